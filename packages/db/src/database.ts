@@ -1,0 +1,172 @@
+import { PGlite } from '@electric-sql/pglite';
+import type { SQL } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
+import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
+import { join } from 'node:path';
+import postgres from 'postgres';
+import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.js';
+
+/** The Drizzle database both drivers give us; domain code depends on this type only. */
+export type AppDatabase<TSchema extends Record<string, unknown> = Record<string, never>> = PgDatabase<PgQueryResultHKT, TSchema>;
+
+export type DatabaseDriver = 'pglite' | 'postgres';
+
+export interface Database<TSchema extends Record<string, unknown> = Record<string, never>> {
+  readonly driver: DatabaseDriver;
+  readonly db: AppDatabase<TSchema>;
+  /** Where embedded data lives (PGlite on disk), for messages; null in memory or on PostgreSQL. */
+  readonly location: string | null;
+  /** Runs raw SQL and returns its rows on either driver. */
+  rows<Row extends Record<string, unknown>>(query: SQL): Promise<Row[]>;
+  /** True when a trivial query succeeds within the time limit. */
+  ping(timeoutMs?: number): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export interface MigrationOptions {
+  /** Folder of drizzle-kit migrations (with meta/_journal.json). */
+  migrationsFolder: string;
+  /** The service's own schema: migrations and their bookkeeping table live there. */
+  schemaName: string;
+}
+
+export type OpenDatabaseOptions<TSchema extends Record<string, unknown>> = MigrationOptions & {
+  schema?: TSchema;
+  /** Skip migrations (tests whose database was cloned from a migrated template). */
+  skipMigrations?: boolean;
+} & (
+    | { driver: 'postgres'; url: string; maxConnections?: number }
+    | { driver: 'pglite'; dataDir: string } // PGlite files under dataDir/<schemaName>; dataDir ':memory:' keeps it in memory
+    | { driver: 'pglite'; instance: PGlite } // an instance made by the caller (a clone in tests)
+  );
+
+/**
+ * `execute()` returns an array on postgres.js and `{ rows }` on PGlite; every raw query
+ * goes through here so callers never branch on the driver.
+ */
+export interface SqlExecutor {
+  execute(query: SQL): PromiseLike<unknown>;
+}
+
+export async function selectRows<Row extends Record<string, unknown>>(executor: SqlExecutor, query: SQL): Promise<Row[]> {
+  const result: unknown = await executor.execute(query);
+  if (Array.isArray(result)) return result as Row[];
+  return ((result as { rows?: Row[] }).rows ?? []) as Row[];
+}
+
+const MIGRATIONS_TABLE = '__drizzle_migrations';
+
+function migrationConfig(options: MigrationOptions) {
+  return { migrationsFolder: options.migrationsFolder, migrationsSchema: options.schemaName, migrationsTable: MIGRATIONS_TABLE };
+}
+
+/**
+ * Applies committed migrations on PostgreSQL under a session advisory lock, on a
+ * dedicated single connection, so instances starting together migrate one at a time
+ * and the later ones find nothing left to do.
+ */
+export async function migratePostgresDatabase(url: string, options: MigrationOptions): Promise<void> {
+  const client = postgres(url, { max: 1, onnotice: () => undefined });
+  try {
+    const lockName = `svc:migrate:${options.schemaName}`;
+    await client`select pg_advisory_lock(hashtext(${lockName}))`;
+    try {
+      await migratePostgres(drizzlePostgres(client), migrationConfig(options));
+    } finally {
+      await client`select pg_advisory_unlock(hashtext(${lockName}))`;
+    }
+  } finally {
+    await client.end({ timeout: 5 });
+  }
+}
+
+async function withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function wrap<TSchema extends Record<string, unknown>>(
+  driver: DatabaseDriver,
+  db: AppDatabase<TSchema>,
+  location: string | null,
+  closeDriver: () => Promise<void>,
+): Database<TSchema> {
+  let closed = false;
+  return {
+    driver,
+    db,
+    location,
+    rows: (query) => selectRows(db, query),
+    async ping(timeoutMs = 1000) {
+      if (closed) return false;
+      try {
+        await withTimeout(selectRows(db, sql`select 1 as ok`), timeoutMs);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await closeDriver();
+    },
+  };
+}
+
+export async function openDatabase<TSchema extends Record<string, unknown> = Record<string, never>>(
+  options: OpenDatabaseOptions<TSchema>,
+): Promise<Database<TSchema>> {
+  const drizzleConfig = options.schema ? { schema: options.schema } : {};
+
+  if (options.driver === 'postgres') {
+    if (!options.skipMigrations) await migratePostgresDatabase(options.url, options);
+    const client = postgres(options.url, { max: options.maxConnections ?? 10, onnotice: () => undefined });
+    const db = drizzlePostgres(client, drizzleConfig) as unknown as AppDatabase<TSchema>;
+    return wrap('postgres', db, null, () => client.end({ timeout: 5 }));
+  }
+
+  let lock: DataDirLock | null = null;
+  let client: PGlite;
+  let location: string | null = null;
+  if ('instance' in options) {
+    client = options.instance;
+  } else if (options.dataDir === ':memory:') {
+    client = await PGlite.create();
+  } else {
+    location = join(options.dataDir, options.schemaName);
+    lock = acquireDataDirLock(location);
+    try {
+      client = await PGlite.create(join(location, 'pglite'));
+    } catch (error) {
+      lock.release();
+      throw error;
+    }
+  }
+  try {
+    const db = drizzlePglite(client, drizzleConfig) as unknown as AppDatabase<TSchema>;
+    if (!options.skipMigrations) await migratePglite(drizzlePglite(client), migrationConfig(options));
+    return wrap('pglite', db, location, async () => {
+      try {
+        await client.close();
+      } finally {
+        lock?.release();
+      }
+    });
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    lock?.release();
+    throw error;
+  }
+}

@@ -1,0 +1,13 @@
+export { findRepositoryRoot, resolveDataDir } from './data-dir.js';
+export { acquireDataDirLock, DataDirLockedError, type DataDirLock } from './data-dir-lock.js';
+export {
+  migratePostgresDatabase,
+  openDatabase,
+  selectRows,
+  type AppDatabase,
+  type Database,
+  type DatabaseDriver,
+  type MigrationOptions,
+  type OpenDatabaseOptions,
+  type SqlExecutor,
+} from './database.js';

@@ -1,0 +1,104 @@
+import { z } from 'zod';
+
+/**
+ * Configuration is parsed once at start from the environment with one zod schema per
+ * service; nothing else reads process.env. A bad variable stops the process with a
+ * message naming every offending variable, not a stack trace.
+ */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Empty strings count as unset, so `FOO=` in a .env file falls back to the default. */
+const emptyAsUndefined = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
+
+export const optionalString = z.preprocess(emptyAsUndefined, z.string().optional());
+
+export function portVariable(defaultPort: number) {
+  return z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(65535).default(defaultPort));
+}
+
+export const databaseUrlVariable = z.preprocess(
+  emptyAsUndefined,
+  z
+    .url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// or postgresql:// URL' })
+    .optional(),
+);
+
+export const redisUrlVariable = z.preprocess(
+  emptyAsUndefined,
+  z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }).optional(),
+);
+
+export const logLevelVariable = z.preprocess(
+  emptyAsUndefined,
+  z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+);
+
+/** 32 bytes as 64 hex characters, or the same 32 bytes base64 (or base64url) encoded. */
+export function decodeSecretsKey(value: string): Buffer | null {
+  const trimmed = value.trim();
+  if (/^[0-9a-fA-F]{64}$/.test(trimmed)) return Buffer.from(trimmed, 'hex');
+  if (/^[A-Za-z0-9+/_-]{43}=?$/.test(trimmed)) {
+    const decoded = Buffer.from(trimmed.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+    if (decoded.length === 32) return decoded;
+  }
+  return null;
+}
+
+export const secretsKeyVariable = z.preprocess(
+  emptyAsUndefined,
+  z
+    .string()
+    .refine((value) => decodeSecretsKey(value) !== null, {
+      error: 'must be 32 bytes written as 64 hex characters (openssl rand -hex 32) or as base64',
+    })
+    .optional(),
+);
+
+/** The variables every service shares. */
+export function baseServiceEnvironment(defaultPort: number) {
+  return z.object({
+    PORT: portVariable(defaultPort),
+    HOST: z.preprocess(emptyAsUndefined, z.string().default('127.0.0.1')),
+    DATABASE_URL: databaseUrlVariable,
+    REDIS_URL: redisUrlVariable,
+    DATA_DIR: optionalString,
+    SECRETS_KEY: secretsKeyVariable,
+    LOG_LEVEL: logLevelVariable,
+  });
+}
+
+/** With a real database the key must be supplied: a generated file would differ per instance. */
+export function requireSecretsKeyWithDatabase(value: { DATABASE_URL?: string | undefined; SECRETS_KEY?: string | undefined }, context: z.core.$RefinementCtx): void {
+  if (value.DATABASE_URL && !value.SECRETS_KEY) {
+    context.addIssue({
+      code: 'custom',
+      path: ['SECRETS_KEY'],
+      message: 'is required when DATABASE_URL is set (every instance must share it); generate one with: openssl rand -hex 32',
+    });
+  }
+}
+
+function describeValue(env: Record<string, string | undefined>, name: string): string {
+  const value = env[name];
+  if (value === undefined) return '';
+  // Never echo secrets back into logs.
+  if (/SECRET|KEY|TOKEN|PASSWORD/.test(name)) return ' (value hidden)';
+  return ` (got ${JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value)})`;
+}
+
+export function parseEnvironment<Schema extends z.ZodType>(schema: Schema, env: Record<string, string | undefined>): Readonly<z.output<Schema>> {
+  const result = schema.safeParse(env);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => {
+      const name = issue.path.map(String).join('.') || 'environment';
+      return `${name}: ${issue.message}${describeValue(env, name)}`;
+    });
+    throw new ConfigError(problems);
+  }
+  return Object.freeze(result.data);
+}

@@ -1,0 +1,29 @@
+export { CORRELATION_ID_HEADER, correlationIdFromRequest, correlationIdPlugin } from './correlation-id.js';
+export {
+  checkDependencies,
+  createServiceDependencies,
+  type CommonEnvironment,
+  type DependencyHealth,
+  type DependencyStatus,
+  type ServiceDependencies,
+} from './dependencies.js';
+export {
+  baseServiceEnvironment,
+  ConfigError,
+  databaseUrlVariable,
+  decodeSecretsKey,
+  logLevelVariable,
+  optionalString,
+  parseEnvironment,
+  portVariable,
+  redisUrlVariable,
+  requireSecretsKeyWithDatabase,
+  secretsKeyVariable,
+} from './environment.js';
+export { healthResponseSchema, healthRoute, type HealthResponse, type HealthRouteOptions } from './health.js';
+export { createBaseApp, type BaseAppOptions, type ServiceApp } from './base-app.js';
+export { serverOptions } from './logging.js';
+export { registerOpenApi } from './openapi.js';
+export { connectRedis, pingRedis, redactUrl } from './redis.js';
+export { runService, type RunServiceOptions } from './run-service.js';
+export { createSecretBox, GENERATED_KEY_FILE, loadSecretsKey, type SecretBox } from './secrets.js';

@@ -1,0 +1,67 @@
+import closeWithGrace from 'close-with-grace';
+import type { FastifyInstance } from 'fastify';
+import { createServiceDependencies, type CommonEnvironment, type ServiceDependencies } from './dependencies.js';
+import { ConfigError } from './environment.js';
+
+export interface RunServiceOptions<TConfig extends CommonEnvironment & { PORT: number; HOST: string }, TSchema extends Record<string, unknown>> {
+  name: string;
+  loadConfig: () => TConfig;
+  schemaName: string;
+  migrationsFolder: string;
+  schema?: TSchema;
+  buildApp: (dependencies: ServiceDependencies<TSchema> & { config: TConfig }) => Promise<FastifyInstance>;
+  /** Milliseconds in-flight requests get to finish after SIGTERM/SIGINT. */
+  shutdownGraceMs?: number;
+}
+
+/**
+ * The only place that listens and handles signals. A configuration or start-up error
+ * (bad variable, database locked by another process, Redis unreachable) prints one
+ * readable message and exits 1, without a stack trace for the operator to decode.
+ */
+export async function runService<TConfig extends CommonEnvironment & { PORT: number; HOST: string }, TSchema extends Record<string, unknown>>(
+  options: RunServiceOptions<TConfig, TSchema>,
+): Promise<void> {
+  let config: TConfig;
+  let app: FastifyInstance;
+  try {
+    config = options.loadConfig();
+    const dependencies = await createServiceDependencies({
+      config,
+      schemaName: options.schemaName,
+      migrationsFolder: options.migrationsFolder,
+      ...(options.schema ? { schema: options.schema } : {}),
+    });
+    try {
+      app = await options.buildApp({ ...dependencies, config });
+    } catch (error) {
+      await dependencies.close();
+      throw error;
+    }
+    // Runs after in-flight requests finish, so no request loses its database mid-flight.
+    app.addHook('onClose', () => dependencies.close());
+    app.log.info(
+      { database: dependencies.database.driver, store: dependencies.redis ? 'redis' : 'memory', dataDir: dependencies.database.location ?? undefined },
+      `${options.name} dependencies ready`,
+    );
+  } catch (error) {
+    const message = error instanceof ConfigError || error instanceof Error ? error.message : String(error);
+    process.stderr.write(`${options.name}: cannot start. ${message}\n`);
+    process.exit(1);
+  }
+
+  closeWithGrace({ delay: options.shutdownGraceMs ?? 10_000 }, async ({ signal, err }) => {
+    if (err) app.log.error({ err }, 'shutting down after an uncaught error');
+    else app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    // Stops accepting connections, waits for in-flight requests, then runs onClose hooks (DB, Redis).
+    await app.close();
+  });
+
+  try {
+    await app.listen({ port: config.PORT, host: config.HOST });
+  } catch (error) {
+    await app.close();
+    process.stderr.write(`${options.name}: cannot listen on ${config.HOST}:${config.PORT}: ${(error as Error).message}\n`);
+    process.exit(1);
+  }
+}

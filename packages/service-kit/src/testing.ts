@@ -1,0 +1,36 @@
+import { createTestDatabase } from '@svc/db/testing';
+import { randomBytes } from 'node:crypto';
+import { connectRedis } from './redis.js';
+import type { ServiceDependencies } from './dependencies.js';
+
+/**
+ * Dependencies for one test file: its own freshly migrated database (PGlite clone, or a
+ * PostgreSQL database cloned from a template when DATABASE_URL is set), the real Redis
+ * when REDIS_URL is set, and a random secrets key.
+ */
+export async function createTestDependencies<TSchema extends Record<string, unknown>>(options: {
+  schemaName: string;
+  migrationsFolder: string;
+  schema?: TSchema;
+}): Promise<ServiceDependencies<TSchema> & { databaseUrl: string | null }> {
+  const testDatabase = await createTestDatabase<TSchema>(options);
+  const redis = process.env.REDIS_URL ? await connectRedis(process.env.REDIS_URL) : null;
+  let closing: Promise<void> | undefined;
+  return {
+    database: testDatabase.database,
+    databaseUrl: testDatabase.url,
+    redis,
+    secretsKey: randomBytes(32),
+    dataDir: ':memory:',
+    close() {
+      closing ??= (async () => {
+        if (redis) await redis.quit().catch(() => redis.disconnect());
+        await testDatabase.cleanup();
+      })();
+      return closing;
+    },
+  };
+}
+export { findFreePort, runServiceProcessToExit, startServiceProcess, type ServiceProcess } from './service-process.js';
+export { describeServiceProcess } from './service-process-suite.js';
+export { describeBaseApp } from './base-app-suite.js';

@@ -1,0 +1,94 @@
+#!/usr/bin/env node
+// The two README commands, `npm start` and `npm test`, must work on a machine with only
+// Node and npm. This script uses nothing but Node built-ins: it installs pnpm when it is
+// missing, installs the workspace when node_modules is missing or older than the
+// lockfile, then builds and starts both services, or runs every package's tests.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const command = process.argv[2];
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (major < 20 || (major === 20 && minor < 18)) {
+  console.error(`Node ${process.versions.node} is too old: partner-services needs Node >= 20.18.`);
+  process.exit(1);
+}
+
+function run(cmd, args, options = {}) {
+  const result = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', ...options });
+  if (result.error) throw result.error;
+  return result.status ?? 1;
+}
+
+function hasPnpm() {
+  return spawnSync('pnpm', ['--version'], { cwd: root, stdio: 'ignore' }).status === 0;
+}
+
+function ensurePnpm() {
+  if (hasPnpm()) return;
+  console.log('pnpm not found: installing pnpm@10 with npm');
+  if (run('npm', ['install', '--global', 'pnpm@10']) !== 0 || !hasPnpm()) {
+    console.error('Could not install pnpm globally. Install it yourself (npm i -g pnpm@10) and try again.');
+    process.exit(1);
+  }
+}
+
+function ensureDependencies() {
+  const marker = join(root, 'node_modules', '.modules.yaml');
+  const lockfile = join(root, 'pnpm-lock.yaml');
+  if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(lockfile).mtimeMs) return;
+  console.log('Installing dependencies (pnpm install --frozen-lockfile)');
+  if (run('pnpm', ['install', '--frozen-lockfile']) !== 0) process.exit(1);
+}
+
+ensurePnpm();
+ensureDependencies();
+
+if (command === 'test') {
+  // turbo builds the shared packages first (test dependsOn ^build), then runs each package's vitest.
+  const reportDir = mkdtempSync(join(tmpdir(), 'svc-test-reports-'));
+  const status = run('pnpm', ['exec', 'turbo', 'run', 'test', '--concurrency=1', ...process.argv.slice(3)], {
+    env: { ...process.env, TEST_REPORT_DIR: reportDir },
+  });
+  const totals = { passed: 0, failed: 0, skipped: 0 };
+  for (const file of readdirSync(reportDir)) {
+    const report = JSON.parse(readFileSync(join(reportDir, file), 'utf8'));
+    totals.passed += report.numPassedTests;
+    totals.failed += report.numFailedTests;
+    totals.skipped += report.numPendingTests + report.numTodoTests;
+  }
+  rmSync(reportDir, { recursive: true, force: true });
+  console.log(`\ntests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
+  process.exit(status !== 0 ? status : totals.passed === 0 ? 1 : 0);
+}
+
+if (command === 'start') {
+  if (run('pnpm', ['exec', 'turbo', 'run', 'build', '--filter=@svc/identity', '--filter=@svc/fx', '--output-logs=errors-only']) !== 0) process.exit(1);
+  const services = ['identity', 'fx'].map((name) =>
+    spawn(process.execPath, ['dist/server.js'], { cwd: join(root, 'services', name), stdio: 'inherit', env: process.env }),
+  );
+  let exiting = false;
+  const stopAll = (signal) => {
+    exiting = true;
+    for (const child of services) if (child.exitCode === null) child.kill(signal);
+  };
+  process.on('SIGINT', () => stopAll('SIGINT'));
+  process.on('SIGTERM', () => stopAll('SIGTERM'));
+  let remaining = services.length;
+  let worst = 0;
+  for (const child of services) {
+    child.on('exit', (code, signal) => {
+      worst = Math.max(worst, code ?? (signal ? 0 : 1));
+      remaining -= 1;
+      // One service failing to start stops the other: a half-running stack only confuses.
+      if (!exiting && code !== 0) stopAll('SIGTERM');
+      if (remaining === 0) process.exit(worst);
+    });
+  }
+} else if (command !== 'test') {
+  console.error('usage: node scripts/run.mjs start|test');
+  process.exit(2);
+}

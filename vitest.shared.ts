@@ -1,0 +1,21 @@
+import { join } from 'node:path';
+import { defineConfig } from 'vitest/config';
+
+/**
+ * One vitest configuration for every package. Test files run in forked processes
+ * (PGlite's WASM heap and process-exit hooks stay per file). When TEST_REPORT_DIR is set
+ * (by `npm test`) each package also writes a JSON report there, which the runner totals
+ * into one closing line for the whole workspace.
+ */
+export function sharedVitestConfig(packageName: string) {
+  const reportDir = process.env.TEST_REPORT_DIR;
+  return defineConfig({
+    test: {
+      include: ['test/**/*.test.ts'],
+      pool: 'forks',
+      testTimeout: 30_000,
+      hookTimeout: 60_000,
+      reporters: reportDir ? ['default', ['json', { outputFile: join(reportDir, `${packageName.replace(/[@/]/g, '_')}.json`) }]] : ['default'],
+    },
+  });
+}
