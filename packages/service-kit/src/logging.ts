@@ -1,4 +1,4 @@
-import type { FastifyServerOptions } from 'fastify';
+import { LogController, type FastifyServerOptions } from 'fastify';
 import { correlationIdFromRequest } from './correlation-id.js';
 
 /**
@@ -25,7 +25,7 @@ export function serverOptions(options: { logLevel: string; serviceName: string }
       },
     },
     genReqId: correlationIdFromRequest,
-    requestIdLogLabel: 'correlationId',
+    logController: new LogController({ requestIdLogLabel: 'correlationId' }),
     requestIdHeader: false,
     // Deployments sit behind a proxy; which hops are trusted is decided per service.
     trustProxy: false,

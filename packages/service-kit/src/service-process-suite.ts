@@ -15,14 +15,14 @@ export function describeServiceProcess(options: { service: string; serviceDir: s
   const { service: name, serviceDir, healthPath } = options;
   const dataDir = mkdtempSync(join(tmpdir(), `svc-${name}-e2e-`));
   let env: Record<string, string | undefined> = { DATA_DIR: dataDir };
-  let cleanupDatabase: () => Promise<void> = async () => undefined;
+  let cleanupDatabase: () => Promise<void> = () => Promise.resolve();
   let service: ServiceProcess;
 
   beforeAll(async () => {
     if (process.env.DATABASE_URL) {
       const database = await createTestDatabase({ schemaName: options.schemaName, migrationsFolder: options.migrationsFolder });
       await database.database.close();
-      cleanupDatabase = database.cleanup;
+      cleanupDatabase = () => database.cleanup();
       env = { ...env, DATABASE_URL: database.url ?? undefined, SECRETS_KEY: randomBytes(32).toString('hex'), REDIS_URL: process.env.REDIS_URL };
     }
     service = await startServiceProcess({ cwd: serviceDir, entry: 'src/server.ts', env, healthPath });

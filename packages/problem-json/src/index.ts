@@ -1,0 +1,25 @@
+export {
+  PROBLEM_CONTENT_TYPE,
+  problemDocumentSchema,
+  problemTypeUri,
+  toProblemDocument,
+  type FieldError,
+  type ProblemDocument,
+} from './problem-document.js';
+export {
+  AccountDisabledError,
+  AccountLockedError,
+  CaseExistsError,
+  ConflictError,
+  ForbiddenError,
+  InternalError,
+  NotFoundError,
+  PayloadTooLargeError,
+  ProblemError,
+  RateLimitedError,
+  UnauthenticatedError,
+  UnsupportedMediaTypeError,
+  ValidationError,
+  type ProblemErrorInit,
+} from './problem-error.js';
+export { problemJsonPlugin, type ProblemJsonPluginOptions } from './problem-json-plugin.js';

@@ -1,0 +1,50 @@
+import { computeSignature } from './compute-signature.js';
+import {
+  CONTENT_TYPE_HEADER,
+  EVENT_HEADER,
+  FX_EVENT_TYPE,
+  FX_SIGNATURE_HEADER,
+  FX_SIGNATURE_VERSION,
+  FX_SIGNATURE_VERSION_HEADER,
+  IDENTITY_SIGNATURE_HEADER,
+  IDENTITY_SIGNATURE_PREFIX,
+  JSON_CONTENT_TYPE,
+  TIMESTAMP_HEADER,
+} from './header-names.js';
+
+export interface SignedHeadersInput {
+  secret: string;
+  /** The exact bytes that will be sent as the request body. */
+  rawBody: string | Uint8Array;
+  /** Unix seconds; defaults to now. */
+  timestamp?: number;
+}
+
+/** Headers for an identity-service delivery: `X-Service-Signature: sha256=<hex>`. */
+export function buildIdentityWebhookHeaders(input: SignedHeadersInput & { eventType: string }): Record<string, string> {
+  const timestamp = input.timestamp ?? currentUnixSeconds();
+  const signature = computeSignature(input.secret, timestamp, input.rawBody);
+  return {
+    [CONTENT_TYPE_HEADER]: JSON_CONTENT_TYPE,
+    [IDENTITY_SIGNATURE_HEADER]: IDENTITY_SIGNATURE_PREFIX + signature,
+    [TIMESTAMP_HEADER]: String(timestamp),
+    [EVENT_HEADER]: input.eventType,
+  };
+}
+
+/** Headers for an FX `rate_alert` delivery: bare hex in `X-Service-Signature-256`, version 2. */
+export function buildFxWebhookHeaders(input: SignedHeadersInput): Record<string, string> {
+  const timestamp = input.timestamp ?? currentUnixSeconds();
+  const signature = computeSignature(input.secret, timestamp, input.rawBody);
+  return {
+    [CONTENT_TYPE_HEADER]: JSON_CONTENT_TYPE,
+    [FX_SIGNATURE_HEADER]: signature,
+    [FX_SIGNATURE_VERSION_HEADER]: FX_SIGNATURE_VERSION,
+    [TIMESTAMP_HEADER]: String(timestamp),
+    [EVENT_HEADER]: FX_EVENT_TYPE,
+  };
+}
+
+function currentUnixSeconds(): number {
+  return Math.floor(Date.now() / 1000);
+}
