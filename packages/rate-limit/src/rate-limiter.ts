@@ -1,0 +1,112 @@
+import type { CounterStore } from './counter-store.js';
+
+/** One fixed window of a policy, e.g. `{ name: 'minute', limit: 60, windowMs: 60_000 }`. */
+export interface RateLimitWindow {
+  name: string;
+  limit: number;
+  windowMs: number;
+}
+
+export interface WindowState {
+  name: string;
+  limit: number;
+  windowMs: number;
+  count: number;
+  remaining: number;
+  resetAt: Date;
+}
+
+/** The top-level fields describe the most restrictive window; `windows` lists every one in policy order. */
+export interface RateLimitDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  resetAt: Date;
+  retryAfterSeconds: number;
+  windows: WindowState[];
+}
+
+export interface RateLimiter {
+  readonly windows: readonly RateLimitWindow[];
+  check(key: string): Promise<RateLimitDecision>;
+}
+
+export interface RateLimiterOptions {
+  store: CounterStore;
+  windows: RateLimitWindow[];
+  keyPrefix: string;
+  clock?: () => number;
+}
+
+// A key outlives its window by this much, so a count is never read after its key expired
+// on a store whose clock runs slightly behind ours.
+const EXPIRY_SLACK_MS = 1000;
+
+function validateWindows(windows: RateLimitWindow[]): void {
+  if (windows.length === 0) throw new Error('rate limiter: at least one window is required');
+  const names = new Set<string>();
+  for (const window of windows) {
+    if (!window.name || /[\s:"]/.test(window.name)) throw new Error(`rate limiter: window name ${JSON.stringify(window.name)} must be non-empty without spaces, colons or quotes`);
+    if (names.has(window.name)) throw new Error(`rate limiter: duplicate window name "${window.name}"`);
+    names.add(window.name);
+    if (!Number.isSafeInteger(window.limit) || window.limit < 1) throw new Error(`rate limiter: window "${window.name}" limit must be a positive integer`);
+    if (!Number.isSafeInteger(window.windowMs) || window.windowMs < 1) throw new Error(`rate limiter: window "${window.name}" windowMs must be a positive integer`);
+  }
+}
+
+/**
+ * Which window answers for the whole decision: when denied, the exceeded window that
+ * frees up last (waiting less would still be refused); when allowed, the one with the
+ * fewest requests left, the shorter window on a tie.
+ */
+function mostRestrictive(states: WindowState[]): WindowState {
+  const exceeded = states.filter((state) => state.count > state.limit);
+  if (exceeded.length > 0) return exceeded.reduce((a, b) => (b.resetAt > a.resetAt ? b : a));
+  return states.reduce((a, b) => (b.remaining < a.remaining || (b.remaining === a.remaining && b.windowMs < a.windowMs) ? b : a));
+}
+
+/**
+ * Fixed windows aligned to the epoch (window index = floor(now / windowMs)): every
+ * instance computes the same window and reset time without talking to the others, and a
+ * test moves the injected clock instead of sleeping. All windows of a check are counted
+ * in one store round trip.
+ */
+export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
+  validateWindows(options.windows);
+  if (!options.keyPrefix) throw new Error('rate limiter: keyPrefix is required');
+  const windows = options.windows.map((window) => ({ ...window }));
+  const clock = options.clock ?? Date.now;
+  return {
+    windows,
+    async check(key) {
+      const now = clock();
+      const slots = windows.map((window) => {
+        const index = Math.floor(now / window.windowMs);
+        const resetAtMs = (index + 1) * window.windowMs;
+        return { window, resetAtMs, storeKey: `${options.keyPrefix}:${window.name}:${key}:${index}` };
+      });
+      const counts = await options.store.increment(slots.map((slot) => ({ key: slot.storeKey, ttlMs: slot.resetAtMs - now + EXPIRY_SLACK_MS })));
+      const states: WindowState[] = slots.map((slot, i) => {
+        const count = counts[i] ?? 0;
+        return {
+          name: slot.window.name,
+          limit: slot.window.limit,
+          windowMs: slot.window.windowMs,
+          count,
+          remaining: Math.max(0, slot.window.limit - count),
+          resetAt: new Date(slot.resetAtMs),
+        };
+      });
+      const deciding = mostRestrictive(states);
+      const allowed = states.every((state) => state.count <= state.limit);
+      return {
+        allowed,
+        limit: deciding.limit,
+        remaining: deciding.remaining,
+        resetAt: deciding.resetAt,
+        retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((deciding.resetAt.getTime() - now) / 1000)),
+        windows: states,
+      };
+    },
+  };
+}

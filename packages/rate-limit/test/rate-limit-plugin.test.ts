@@ -1,0 +1,110 @@
+import { problemJsonPlugin, RateLimitedError } from '@svc/problem-json';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  createRateLimiter,
+  legacyRateLimitHeaders,
+  MemoryCounterStore,
+  rateLimitPlugin,
+  RedisCounterStore,
+  type CounterStore,
+  type RateLimiter,
+} from '../src/index.js';
+
+const apps: FastifyInstance[] = [];
+afterEach(async () => {
+  await Promise.all(apps.splice(0).map((app) => app.close()));
+});
+
+/** An identity-like app: 120/min per IP, problem+json 429; /health not limited. */
+async function buildApp(limiter: RateLimiter, options: { keyFrom?: 'ip' | 'header'; onStoreError?: 'allow' | 'deny' } = {}) {
+  const app = Fastify();
+  apps.push(app);
+  await app.register(problemJsonPlugin);
+  await app.register(rateLimitPlugin, {
+    resolve: (request) => (request.url === '/health' ? null : { limiter, key: options.keyFrom === 'header' ? String(request.headers['x-client']) : request.ip }),
+    headers: (decision) => legacyRateLimitHeaders(decision),
+    onExceeded: (_request, _reply, decision) => {
+      throw new RateLimitedError(decision.retryAfterSeconds, `More than ${decision.limit} requests per minute.`);
+    },
+    ...(options.onStoreError ? { onStoreError: options.onStoreError } : {}),
+  });
+  app.get('/things', async (request) => ({ remaining: request.rateLimit?.remaining }));
+  app.get('/health', async (request) => ({ limited: request.rateLimit !== null }));
+  return app;
+}
+
+describe('rateLimitPlugin', () => {
+  it('allows 120 requests a minute per IP and answers the 121st with a problem+json 429 and Retry-After', async () => {
+    const store = new MemoryCounterStore();
+    const app = await buildApp(createRateLimiter({ store, keyPrefix: 'identity', windows: [{ name: 'minute', limit: 120, windowMs: 60_000 }] }));
+    for (let i = 0; i < 120; i += 1) {
+      const response = await app.inject({ url: '/things', remoteAddress: '203.0.113.9' });
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['x-ratelimit-remaining']).toBe(String(119 - i));
+    }
+    const limited = await app.inject({ url: '/things', remoteAddress: '203.0.113.9' });
+    expect(limited.statusCode).toBe(429);
+    const retryAfter = Number(limited.headers['retry-after']);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(limited.headers['x-ratelimit-limit']).toBe('120');
+    expect(limited.headers['x-ratelimit-remaining']).toBe('0');
+    expect(limited.json()).toMatchObject({ status: 429, code: 'RATE_LIMITED', retryAfter });
+    // Another address has its own counter.
+    expect((await app.inject({ url: '/things', remoteAddress: '203.0.113.10' })).statusCode).toBe(200);
+    store.close();
+  });
+
+  it('does not count or decorate requests the resolver leaves out', async () => {
+    const store = new MemoryCounterStore();
+    const app = await buildApp(createRateLimiter({ store, keyPrefix: 'h', windows: [{ name: 'minute', limit: 1, windowMs: 60_000 }] }));
+    for (let i = 0; i < 3; i += 1) {
+      const response = await app.inject({ url: '/health' });
+      expect(response.statusCode).toBe(200);
+      expect(response.json()).toEqual({ limited: false });
+      expect(response.headers['x-ratelimit-limit']).toBeUndefined();
+    }
+    expect((await app.inject({ url: '/things' })).statusCode).toBe(200);
+    store.close();
+  });
+
+  it('lets requests through when the store fails by default, and answers 503 when told to deny', async () => {
+    const failing: CounterStore = { kind: 'redis', increment: () => Promise.reject(new Error('connection lost')) };
+    const limiter = createRateLimiter({ store: failing, keyPrefix: 'f', windows: [{ name: 'minute', limit: 1, windowMs: 60_000 }] });
+    const lenient = await buildApp(limiter);
+    expect((await lenient.inject({ url: '/things' })).statusCode).toBe(200);
+    const strict = await buildApp(limiter, { onStoreError: 'deny' });
+    const refused = await strict.inject({ url: '/things' });
+    expect(refused.statusCode).toBe(503);
+    expect(refused.json()).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+  });
+});
+
+describe.skipIf(!process.env.REDIS_URL)('two instances sharing one Redis', () => {
+  it('together allow exactly the limit', async () => {
+    const redis = new Redis(process.env.REDIS_URL!);
+    const prefix = `test:${randomBytes(6).toString('hex')}:`;
+    try {
+      const instances = await Promise.all(
+        [0, 1].map(async () => {
+          const app = await buildApp(createRateLimiter({ store: new RedisCounterStore(redis, { prefix }), keyPrefix: 'shared', windows: [{ name: 'minute', limit: 10, windowMs: 60_000 }] }), { keyFrom: 'header' });
+          return app.listen({ port: 0, host: '127.0.0.1' });
+        }),
+      );
+      const statuses: number[] = [];
+      for (let i = 0; i < 11; i += 1) {
+        const response = await fetch(`${instances[i % 2]}/things`, { headers: { 'x-client': 'partner-a' } });
+        statuses.push(response.status);
+      }
+      expect(statuses.slice(0, 10)).toEqual(Array(10).fill(200));
+      expect(statuses[10]).toBe(429);
+    } finally {
+      const keys = await redis.keys(`${prefix}*`);
+      if (keys.length > 0) await redis.del(...keys);
+      await redis.quit();
+    }
+  });
+});

@@ -1,0 +1,73 @@
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRateLimiter, FallbackCounterStore, MemoryCounterStore, RedisCounterStore } from '../src/index.js';
+
+describe.skipIf(!process.env.REDIS_URL)('RedisCounterStore on the real Redis', () => {
+  let redis: Redis;
+  const prefix = `test:${randomBytes(6).toString('hex')}:`;
+  beforeAll(() => {
+    redis = new Redis(process.env.REDIS_URL!);
+  });
+  afterAll(async () => {
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+    await redis.quit();
+  });
+
+  it('counts per key and sets each key to expire with its window', async () => {
+    const store = new RedisCounterStore(redis, { prefix });
+    expect(await store.increment([{ key: 'a', ttlMs: 60_000 }, { key: 'b', ttlMs: 3_600_000 }])).toEqual([1, 1]);
+    expect(await store.increment([{ key: 'a', ttlMs: 60_000 }, { key: 'b', ttlMs: 3_600_000 }])).toEqual([2, 2]);
+    const [ttlA, ttlB] = await Promise.all([redis.pttl(`${prefix}a`), redis.pttl(`${prefix}b`)]);
+    expect(ttlA).toBeGreaterThan(55_000);
+    expect(ttlA).toBeLessThanOrEqual(60_000);
+    expect(ttlB).toBeGreaterThan(3_500_000);
+    expect(ttlB).toBeLessThanOrEqual(3_600_000);
+  });
+
+  it('restores an expiry on a key that lost it', async () => {
+    const store = new RedisCounterStore(redis, { prefix });
+    await redis.set(`${prefix}orphan`, '5');
+    expect(await store.increment([{ key: 'orphan', ttlMs: 10_000 }])).toEqual([6]);
+    expect(await redis.pttl(`${prefix}orphan`)).toBeGreaterThan(0);
+  });
+
+  it('checks every window of a policy in one round trip (a single EVALSHA)', async () => {
+    const store = new RedisCounterStore(redis, { prefix });
+    const limiter = createRateLimiter({ store, keyPrefix: 'one-trip', windows: [{ name: 'minute', limit: 60, windowMs: 60_000 }, { name: 'hour', limit: 1200, windowMs: 3_600_000 }] });
+    await limiter.check('warm-up'); // loads the script (EVALSHA → NOSCRIPT → EVAL) once
+    const monitor = await redis.monitor();
+    const commands: string[] = [];
+    // MONITOR also lists the commands a script runs inside Redis (source "lua"); count only what the client sent.
+    monitor.on('monitor', (_time: string, args: string[], source: string) => {
+      if (source !== 'lua' && args.some((arg) => arg.includes('one-trip:'))) commands.push(String(args[0]).toLowerCase());
+    });
+    await limiter.check('1.2.3.4');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    monitor.disconnect();
+    expect(commands).toEqual(['evalsha']);
+  });
+
+  it('allows exactly the limit under 200 concurrent checks', async () => {
+    const limiter = createRateLimiter({ store: new RedisCounterStore(redis, { prefix }), keyPrefix: 'burst', windows: [{ name: 'minute', limit: 50, windowMs: 60_000 }] });
+    const decisions = await Promise.all(Array.from({ length: 200 }, () => limiter.check('same-client')));
+    expect(decisions.filter((d) => d.allowed)).toHaveLength(50);
+  });
+});
+
+describe('FallbackCounterStore', () => {
+  it('answers from the fallback while the primary fails, and says so', async () => {
+    let primaryUp = false;
+    const primary = { kind: 'redis' as const, increment: () => (primaryUp ? Promise.resolve([42]) : Promise.reject(new Error('redis down'))) };
+    const fallback = new MemoryCounterStore();
+    const store = new FallbackCounterStore(primary, fallback);
+    expect(store.kind).toBe('redis');
+    expect(await store.increment([{ key: 'k', ttlMs: 1000 }])).toEqual([1]);
+    expect(store.degraded).toBe(true);
+    primaryUp = true;
+    expect(await store.increment([{ key: 'k', ttlMs: 1000 }])).toEqual([42]);
+    expect(store.degraded).toBe(false);
+    fallback.close();
+  });
+});
