@@ -13,7 +13,7 @@ export default tseslint.config(
     languageOptions: {
       parserOptions: {
         projectService: {
-          allowDefaultProject: ['*.js', 'vitest.shared.ts', 'scripts/*.mjs'],
+          allowDefaultProject: ['*.js', 'vitest.shared.ts', 'scripts/*.mjs', 'bench/*.mjs', 'services/*/bench/*.mjs'],
         },
         tsconfigRootDir: import.meta.dirname,
       },
@@ -31,7 +31,7 @@ export default tseslint.config(
   {
     files: ['**/*.mjs', '**/*.js'],
     ...tseslint.configs.disableTypeChecked,
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly' } },
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', fetch: 'readonly', AbortSignal: 'readonly' } },
   },
   {
     files: ['**/*.test.ts', '**/test/**/*.ts', 'packages/service-kit/src/*-suite.ts'],
