@@ -67,8 +67,11 @@ if (command === 'test') {
 
 if (command === 'start') {
   if (run('pnpm', ['exec', 'turbo', 'run', 'build', '--filter=@svc/identity', '--filter=@svc/fx', '--output-logs=errors-only']) !== 0) process.exit(1);
+  // Each service in its own process group: a terminal's Ctrl-C reaches only this runner, which
+  // forwards one signal. A service signalled twice (by the terminal and by us) would skip its
+  // graceful shutdown.
   const services = ['identity', 'fx'].map((name) =>
-    spawn(process.execPath, ['dist/server.js'], { cwd: join(root, 'services', name), stdio: 'inherit', env: process.env }),
+    spawn(process.execPath, ['dist/server.js'], { cwd: join(root, 'services', name), stdio: 'inherit', env: process.env, detached: true }),
   );
   let exiting = false;
   const stopAll = (signal) => {
