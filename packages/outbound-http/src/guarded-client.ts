@@ -1,0 +1,97 @@
+import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
+import { isIP } from 'node:net';
+import { Agent, request, type Dispatcher } from 'undici';
+import { nonPublicReason } from './address-policy.js';
+import { unbracket, type TargetPolicy } from './target-url.js';
+
+export class BlockedTargetError extends Error {
+  readonly code = 'ERR_BLOCKED_TARGET';
+  constructor(host: string, address: string, reason: string) {
+    super(`refused to connect to ${host} (${address}): ${reason}`);
+    this.name = 'BlockedTargetError';
+  }
+}
+
+type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/**
+ * A DNS lookup for the socket that refuses non-public answers. Because it runs at
+ * connect time for the very address the socket will use, a host that resolved to a
+ * public address at registration and to 127.0.0.1 now (DNS rebinding) is refused.
+ */
+function guardedLookup(hostname: string, options: LookupOptions, callback: LookupCallback): void {
+  dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+    if (error) return callback(error, []);
+    for (const { address } of addresses) {
+      const reason = nonPublicReason(address);
+      if (reason) return callback(new BlockedTargetError(hostname, address, reason), []);
+    }
+    if (options.all) return callback(null, addresses);
+    const first = addresses[0];
+    if (!first) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), []);
+    callback(null, first.address, first.family);
+  });
+}
+
+/** The one undici dispatcher every outbound webhook uses. Redirects are never followed (undici's default). */
+export function createGuardedDispatcher(policy: TargetPolicy, options: { connectTimeoutMs?: number } = {}): Dispatcher {
+  return new Agent({
+    connect: {
+      timeout: options.connectTimeoutMs ?? 10_000,
+      ...(policy.allowPrivateTargets ? {} : { lookup: guardedLookup }),
+    },
+    // Webhook receivers are many hosts with few requests each: do not hold sockets open long.
+    keepAliveTimeout: 4_000,
+    connections: 8,
+  });
+}
+
+export interface DeliveryResult {
+  /** HTTP status, or 0 when no response arrived (network error, timeout, refused target). */
+  status: number;
+  durationMs: number;
+  /** Why there is no status, for logs and delivery records; never includes the body sent. */
+  error?: string;
+}
+
+/**
+ * POSTs a body once through the guarded dispatcher with a total time limit, reading at
+ * most a few KB of the answer. Never throws for a network failure: the result says what
+ * happened, so the delivery queue can record it and retry.
+ */
+export async function postOnce(options: {
+  url: string;
+  body: string;
+  headers: Record<string, string>;
+  dispatcher: Dispatcher;
+  policy: TargetPolicy;
+  timeoutMs: number;
+}): Promise<DeliveryResult> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  const url = new URL(options.url);
+  const host = unbracket(url.hostname);
+  // An IP literal never goes through the lookup, so it is checked here.
+  if (!options.policy.allowPrivateTargets && isIP(host)) {
+    const reason = nonPublicReason(host);
+    if (reason) return { status: 0, durationMs: 0, error: new BlockedTargetError(host, host, reason).message };
+  }
+  try {
+    const response = await request(url, {
+      method: 'POST',
+      body: options.body,
+      headers: { 'user-agent': 'partner-services-webhooks/1', ...options.headers },
+      dispatcher: options.dispatcher,
+      signal: AbortSignal.timeout(options.timeoutMs),
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+    });
+    await response.body.dump({ limit: 16 * 1024 });
+    return { status: response.statusCode, durationMs: elapsed() };
+  } catch (error) {
+    const cause = (error as { cause?: unknown }).cause;
+    const root = cause instanceof Error ? cause : (error as Error);
+    const timedOut = (error as Error).name === 'TimeoutError' || (error as Error).name === 'AbortError';
+    return { status: 0, durationMs: elapsed(), error: timedOut ? `timed out after ${options.timeoutMs} ms` : root.message };
+  }
+}
