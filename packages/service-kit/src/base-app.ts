@@ -1,6 +1,6 @@
 import type { Database } from '@svc/db';
 import { problemJsonPlugin } from '@svc/problem-json';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawReplyDefaultExpression, type RawRequestDefaultExpression, type RawServerDefault } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyServerOptions, type FastifyInstance, type RawReplyDefaultExpression, type RawRequestDefaultExpression, type RawServerDefault } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Redis } from 'ioredis';
 import { correlationIdPlugin } from './correlation-id.js';
@@ -14,10 +14,15 @@ export interface BaseAppOptions {
   service: string;
   version: string;
   logLevel: string;
-  openapi: { title: string; description: string };
+  /** securitySchemes: every scheme a route's `security` names must be declared here. */
+  openapi: { title: string; description: string; securitySchemes?: Parameters<typeof registerOpenApi>[2] };
   healthPath: string;
   database: Database<Record<string, unknown>> | Database;
   redis: Redis | null;
+  /** Passed to Fastify: which proxies may set X-Forwarded-For (request.ip). Default: none. */
+  trustProxy?: FastifyServerOptions['trustProxy'];
+  /** false: the service registers its own health route at healthPath (richer checks). Default true. */
+  registerHealthRoute?: boolean;
 }
 
 /**
@@ -26,12 +31,15 @@ export interface BaseAppOptions {
  * so every route is documented), then the health route.
  */
 export async function createBaseApp(options: BaseAppOptions): Promise<ServiceApp> {
-  const app = Fastify(serverOptions({ logLevel: options.logLevel, serviceName: options.service })).withTypeProvider<ZodTypeProvider>();
+  const fastifyOptions = serverOptions({ logLevel: options.logLevel, serviceName: options.service });
+  if (options.trustProxy !== undefined) fastifyOptions.trustProxy = options.trustProxy;
+  const app = Fastify(fastifyOptions).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   await app.register(correlationIdPlugin);
   await app.register(problemJsonPlugin);
-  await registerOpenApi(app, { ...options.openapi, version: options.version });
+  await registerOpenApi(app, { title: options.openapi.title, description: options.openapi.description, version: options.version }, options.openapi.securitySchemes);
+  if (options.registerHealthRoute === false) return app;
   await app.register(healthRoute, {
     path: options.healthPath,
     service: options.service,

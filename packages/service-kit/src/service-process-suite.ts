@@ -11,7 +11,15 @@ import { runServiceProcessToExit, startServiceProcess, type ServiceProcess } fro
  * service started as an operator starts it (node + server.ts), over real HTTP, on the
  * embedded default or on PostgreSQL + Redis when DATABASE_URL / REDIS_URL are set.
  */
-export function describeServiceProcess(options: { service: string; serviceDir: string; healthPath: string; schemaName: string; migrationsFolder: string }): void {
+/** expectedHealthStatus: what a freshly started process reports (default "ok"; fx is "degraded" until a source has data). */
+export function describeServiceProcess(options: {
+  service: string;
+  serviceDir: string;
+  healthPath: string;
+  schemaName: string;
+  migrationsFolder: string;
+  expectedHealthStatus?: 'ok' | 'degraded';
+}): void {
   const { service: name, serviceDir, healthPath } = options;
   const dataDir = mkdtempSync(join(tmpdir(), `svc-${name}-e2e-`));
   let env: Record<string, string | undefined> = { DATA_DIR: dataDir };
@@ -40,7 +48,7 @@ export function describeServiceProcess(options: { service: string; serviceDir: s
       expect(response.status).toBe(200);
       expect(response.headers.get('x-correlation-id')).toBe('e2e-check-1');
       const body = (await response.json()) as { status: string; service: string; checks: { database: { driver: string }; redis: { store: string } } };
-      expect(body.status).toBe('ok');
+      expect(body.status).toBe(options.expectedHealthStatus ?? 'ok');
       expect(body.service).toBe(name);
       expect(body.checks.database.driver).toBe(process.env.DATABASE_URL ? 'postgres' : 'pglite');
       expect(body.checks.redis.store).toBe(process.env.REDIS_URL ? 'redis' : 'memory');
