@@ -3,6 +3,7 @@ import { buildApp, SERVICE_NAME } from './app.js';
 import { loadFxConfig } from './config.js';
 import { migrationsFolder, schemaName } from './db/migrations.js';
 import { databaseSchema } from './db/schema.js';
+import { seedEmbeddedFirstStart } from './domain/rates/embedded-first-start.js';
 
 await runService({
   name: SERVICE_NAME,
@@ -10,5 +11,9 @@ await runService({
   schemaName,
   migrationsFolder,
   schema: databaseSchema,
-  buildApp,
+  buildApp: async (dependencies) => {
+    // Seeded before the app is built, so its start-up warning and /health see the demo flag.
+    await seedEmbeddedFirstStart(dependencies.database.db, dependencies.config, new Date());
+    return buildApp(dependencies);
+  },
 });

@@ -8,4 +8,7 @@ describeServiceProcess({
   healthPath: '/api/v1/health',
   schemaName,
   migrationsFolder,
+  // Embedded: seeded with demo data at first start, so both sources are fresh. With DATABASE_URL
+  // nothing is seeded and sources without data are stale.
+  expectedHealthStatus: process.env.DATABASE_URL ? 'degraded' : 'ok',
 });

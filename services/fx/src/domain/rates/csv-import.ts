@@ -1,0 +1,33 @@
+import { ValidationError } from '@svc/problem-json';
+import { ingestRates, type FxExecutor, type RateInput, type RateSource } from './ingest-rates.js';
+
+const HEADER = ['source', 'currency', 'buy', 'sell', 'mid', 'timestampUtc'];
+
+/**
+ * CSV `source,currency,buy,sell,mid,timestampUtc` (mid may be empty). Rows with the same
+ * source and timestamp form one ingestion, so validation and the outbox see them as the
+ * admin API would. Errors name the CSV line.
+ */
+export async function importRatesCsv(tx: FxExecutor, text: string, options: { force: boolean; now: Date }): Promise<{ rows: number; batches: number }> {
+  const lines = text.split(/\r?\n/).map((line) => line.trim());
+  if (lines[0]?.toLowerCase() !== HEADER.join(',').toLowerCase()) throw new ValidationError(`The first line must be the header ${HEADER.join(',')}.`, [{ path: 'line 1', message: 'bad header' }]);
+  const batches = new Map<string, { source: RateSource; observedAt: Date; rates: RateInput[] }>();
+  let rows = 0;
+  lines.slice(1).forEach((line, index) => {
+    if (line === '') return;
+    const lineNumber = index + 2;
+    const [source = '', currency = '', buy = '', sell = '', mid = '', timestamp = ''] = line.split(',').map((cell) => cell.trim());
+    const observedAt = new Date(timestamp);
+    if ((source !== 'CBS' && source !== 'MARKET') || Number.isNaN(observedAt.getTime()) || !/Z$/.test(timestamp)) {
+      throw new ValidationError(`Line ${lineNumber} is invalid.`, [{ path: `line ${lineNumber}`, message: 'source must be CBS or MARKET and timestampUtc ISO 8601 ending in Z' }]);
+    }
+    const key = `${source}|${observedAt.toISOString()}`;
+    const batch = batches.get(key) ?? { source, observedAt, rates: [] };
+    batch.rates.push({ currency: currency.toUpperCase(), buy: Number(buy), sell: Number(sell), mid: mid === '' ? undefined : Number(mid) });
+    batches.set(key, batch);
+    rows += 1;
+  });
+  const ordered = [...batches.values()].sort((left, right) => left.observedAt.getTime() - right.observedAt.getTime());
+  for (const batch of ordered) await ingestRates(tx, { ...batch, force: options.force }, options.now);
+  return { rows, batches: ordered.length };
+}

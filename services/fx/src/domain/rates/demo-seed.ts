@@ -1,0 +1,82 @@
+import { count, eq } from 'drizzle-orm';
+import { datasetFlags, outboxEvents, rateObservations } from '../../db/schema.js';
+import { fromFixedPoint, toFixedPoint } from './decimal.js';
+import type { FxExecutor, RateSource } from './ingest-rates.js';
+
+/** Approximate value of one unit in USD, for plausible demo cross rates. */
+const USD_VALUE: Record<string, number> = {
+  USD: 1, EUR: 1.08, GBP: 1.27, CHF: 1.12, SEK: 0.095, CAD: 0.73, AUD: 0.66, CNY: 0.14,
+  RUB: 0.011, TRY: 0.031, SAR: 0.2667, AED: 0.2723, JOD: 1.41, EGP: 0.0205, KWD: 3.25, QAR: 0.2747,
+  LBP: 0.0000112, IQD: 0.000763,
+};
+
+export interface DemoSeedOptions {
+  now: Date;
+  days: number;
+  redenominationDate: Date;
+  redenominationFactor: number;
+}
+
+/** Small deterministic PRNG: the same seed gives the same demo history on every machine. */
+function mulberry32(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let mixed = Math.imul(state ^ (state >>> 15), 1 | state);
+    mixed = (mixed + Math.imul(mixed ^ (mixed >>> 7), 61 | mixed)) ^ mixed;
+    return ((mixed ^ (mixed >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const toDecimal = (value: number) => fromFixedPoint(toFixedPoint(value.toFixed(6)));
+
+/**
+ * A realistic daily history: the market USD rate random-walks around 13,000 old pounds
+ * (≈130 new ones after the redenomination), CBS about 4% below it, other currencies
+ * crossed through their USD value. Values are stored in the pound in force at each date.
+ */
+export function generateDemoRates(options: DemoSeedOptions) {
+  const random = mulberry32(20260101);
+  const rows: { source: RateSource; currency: string; buy: string; sell: string; mid: string; observedAt: Date }[] = [];
+  let usdNewPounds = 130;
+  // One point a day ending now, so a freshly seeded service reports fresh (not stale) sources.
+  for (let day = options.days - 1; day >= 0; day -= 1) {
+    const observedAt = new Date(options.now.getTime() - day * 86_400_000);
+    usdNewPounds = Math.min(150, Math.max(110, usdNewPounds * (1 + (random() - 0.5) * 0.02)));
+    const scale = observedAt < options.redenominationDate ? options.redenominationFactor : 1;
+    for (const [currency, usdValue] of Object.entries(USD_VALUE)) {
+      const wobble = 1 + (random() - 0.5) * 0.004;
+      const marketMid = usdNewPounds * usdValue * wobble * scale;
+      const sources: [RateSource, number, number][] = [
+        ['MARKET', marketMid, 0.006],
+        ['CBS', marketMid * 0.96, 0.002],
+      ];
+      for (const [source, mid, halfSpread] of sources) {
+        rows.push({ source, currency, buy: toDecimal(mid * (1 - halfSpread)), sell: toDecimal(mid * (1 + halfSpread)), mid: toDecimal(mid), observedAt });
+      }
+    }
+  }
+  return rows;
+}
+
+export async function isDatabaseEmpty(db: FxExecutor): Promise<boolean> {
+  const [row] = await db.select({ rows: count() }).from(rateObservations);
+  return (row?.rows ?? 0) === 0;
+}
+
+export async function isDemoData(db: FxExecutor): Promise<boolean> {
+  const [flag] = await db.select({ value: datasetFlags.value }).from(datasetFlags).where(eq(datasetFlags.key, 'demo'));
+  return flag?.value === true;
+}
+
+/** Loads the demo history and marks the dataset as demo, in one transaction. */
+export async function seedDemoData(tx: FxExecutor, options: DemoSeedOptions): Promise<{ rates: number; days: number }> {
+  const rows = generateDemoRates(options);
+  for (let start = 0; start < rows.length; start += 1000) await tx.insert(rateObservations).values(rows.slice(start, start + 1000));
+  await tx
+    .insert(datasetFlags)
+    .values({ key: 'demo', value: true, updatedAt: options.now })
+    .onConflictDoUpdate({ target: datasetFlags.key, set: { value: true, updatedAt: options.now } });
+  await tx.insert(outboxEvents).values({ topic: 'demo.seeded', payload: { rates: rows.length, days: options.days }, createdAt: options.now });
+  return { rates: rows.length, days: options.days };
+}

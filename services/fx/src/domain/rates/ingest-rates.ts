@@ -1,0 +1,91 @@
+import type { AppDatabase } from '@svc/db';
+import type { FieldError } from '@svc/problem-json';
+import { ValidationError } from '@svc/problem-json';
+import { and, desc, eq } from 'drizzle-orm';
+import { outboxEvents, rateObservations, type FxDatabaseSchema } from '../../db/schema.js';
+import { isSupportedCurrency } from './currencies.js';
+import { decimalString, midpoint } from './decimal.js';
+
+export type RateSource = 'CBS' | 'MARKET';
+/** The database or a transaction on it (drizzle transactions are databases too). */
+export type FxExecutor = AppDatabase<FxDatabaseSchema>;
+
+export interface RateInput {
+  currency: string;
+  buy: number;
+  sell: number;
+  mid?: number | undefined;
+}
+
+export interface IngestRatesInput {
+  source: RateSource;
+  observedAt?: Date | undefined;
+  rates: RateInput[];
+  /** Accept changes over the jump limit (operator confirmed a real move). */
+  force?: boolean | undefined;
+}
+
+/** A move of more than this against the latest stored mid is refused without `force`. */
+export const MAX_JUMP_RATIO = 0.5;
+export const RATES_INGESTED_TOPIC = 'rates.ingested';
+
+export interface IngestedRate {
+  currency: string;
+  buy: string;
+  sell: string;
+  mid: string;
+  previousMid: string | null;
+}
+
+/**
+ * The one way rates enter fx (admin API now; pollers and CLI import reuse it): validates
+ * every item first (400 naming `rates[i].field`), then writes the observations and one
+ * outbox event in the caller's transaction so the alerts issue sees exactly the committed updates.
+ */
+export async function ingestRates(tx: FxExecutor, input: IngestRatesInput, now: Date): Promise<IngestedRate[]> {
+  const observedAt = input.observedAt ?? now;
+  const errors: FieldError[] = [];
+  if (observedAt.getTime() > now.getTime() + 5 * 60_000) errors.push({ path: 'timestampUtc', message: 'must not be in the future' });
+  if (input.rates.length === 0) errors.push({ path: 'rates', message: 'must contain at least one rate' });
+  const seen = new Set<string>();
+  input.rates.forEach((rate, index) => {
+    const at = `rates[${index}]`;
+    if (!isSupportedCurrency(rate.currency)) errors.push({ path: `${at}.currency`, message: `unsupported currency: ${rate.currency}` });
+    if (seen.has(rate.currency)) errors.push({ path: `${at}.currency`, message: `duplicate currency: ${rate.currency}` });
+    seen.add(rate.currency);
+    if (!(rate.buy > 0)) errors.push({ path: `${at}.buy`, message: 'must be positive' });
+    if (!(rate.sell > 0)) errors.push({ path: `${at}.sell`, message: 'must be positive' });
+    if (rate.buy > rate.sell) errors.push({ path: `${at}.buy`, message: 'must not exceed sell' });
+    if (rate.mid !== undefined && (rate.mid < rate.buy || rate.mid > rate.sell)) errors.push({ path: `${at}.mid`, message: 'must lie between buy and sell' });
+  });
+  if (errors.length > 0) throw new ValidationError('The rates are invalid.', errors);
+
+  const accepted: IngestedRate[] = [];
+  for (const [index, rate] of input.rates.entries()) {
+    const mid = rate.mid === undefined ? midpoint(rate.buy, rate.sell) : decimalString(rate.mid);
+    const [previous] = await tx
+      .select({ mid: rateObservations.mid })
+      .from(rateObservations)
+      .where(and(eq(rateObservations.currency, rate.currency), eq(rateObservations.source, input.source)))
+      .orderBy(desc(rateObservations.observedAt))
+      .limit(1);
+    if (previous && !input.force) {
+      // Ratio check only gates acceptance; the stored values stay exact decimal strings.
+      const change = Math.abs(Number(mid) - Number(previous.mid)) / Number(previous.mid);
+      if (change > MAX_JUMP_RATIO) {
+        errors.push({ path: `rates[${index}].mid`, message: `changes ${(change * 100).toFixed(1)}% against the latest rate ${previous.mid}; send "force": true if real` });
+        continue;
+      }
+    }
+    accepted.push({ currency: rate.currency, buy: decimalString(rate.buy), sell: decimalString(rate.sell), mid, previousMid: previous?.mid ?? null });
+  }
+  if (errors.length > 0) throw new ValidationError('A rate moved more than the allowed jump.', errors);
+
+  await tx.insert(rateObservations).values(accepted.map((rate) => ({ source: input.source, currency: rate.currency, buy: rate.buy, sell: rate.sell, mid: rate.mid, observedAt })));
+  await tx.insert(outboxEvents).values({
+    topic: RATES_INGESTED_TOPIC,
+    payload: { source: input.source, observedAt: observedAt.toISOString(), rates: accepted },
+    createdAt: now,
+  });
+  return accepted;
+}

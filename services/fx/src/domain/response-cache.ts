@@ -1,0 +1,57 @@
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+
+export interface CachedResponse {
+  etag: string;
+  body: unknown;
+}
+
+export const CACHE_INVALIDATION_CHANNEL = 'fx:cache:invalidate';
+
+/**
+ * Public responses computed once per data change. Every write calls `invalidate()`, which
+ * clears this instance and, with Redis, publishes so other instances clear theirs too.
+ */
+export class ResponseCache {
+  private readonly entries = new Map<string, CachedResponse>();
+  private subscriber: Redis | null = null;
+
+  constructor(private readonly redis: Redis | null) {}
+
+  async start(): Promise<void> {
+    if (!this.redis) return;
+    this.subscriber = this.redis.duplicate();
+    this.subscriber.on('message', () => this.entries.clear());
+    await this.subscriber.subscribe(CACHE_INVALIDATION_CHANNEL);
+  }
+
+  async stop(): Promise<void> {
+    const subscriber = this.subscriber;
+    this.subscriber = null;
+    if (subscriber) await subscriber.quit().catch(() => subscriber.disconnect());
+  }
+
+  async getOrCompute(key: string, compute: () => Promise<unknown>): Promise<CachedResponse> {
+    const cached = this.entries.get(key);
+    if (cached) return cached;
+    const body = await compute();
+    const etag = `"${createHash('sha256').update(JSON.stringify(body)).digest('base64url').slice(0, 27)}"`;
+    const entry = { etag, body };
+    this.entries.set(key, entry);
+    return entry;
+  }
+
+  async invalidate(): Promise<void> {
+    this.entries.clear();
+    if (this.redis) await this.redis.publish(CACHE_INVALIDATION_CHANNEL, String(Date.now()));
+  }
+}
+
+/** True when an If-None-Match header names this ETag (weak comparison, lists and `*`). */
+export function matchesIfNoneMatch(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  return header.split(',').some((candidate) => {
+    const tag = candidate.trim().replace(/^W\//, '');
+    return tag === '*' || tag === etag;
+  });
+}

@@ -1,0 +1,61 @@
+import { ValidationError } from '@svc/problem-json';
+import * as ar from './ar.js';
+import * as de from './de.js';
+import * as en from './en.js';
+import * as kmr from './kmr.js';
+import * as ku from './ku.js';
+import * as tr from './tr.js';
+
+export const RATE_LANGUAGES = ['ar', 'en', 'de', 'tr', 'ku', 'kmr'] as const;
+/** Crypto and gold are only translated into these. */
+export const PRICE_LANGUAGES = ['ar', 'en', 'de'] as const;
+export type Language = (typeof RATE_LANGUAGES)[number];
+
+const disclaimers: Record<Language, string> = { ar: ar.disclaimer, en: en.disclaimer, de: de.disclaimer, tr: tr.disclaimer, ku: ku.disclaimer, kmr: kmr.disclaimer };
+
+export function disclaimerFor(language: Language): string {
+  return disclaimers[language];
+}
+
+interface WeightedTag {
+  tag: string;
+  quality: number;
+  order: number;
+}
+
+function parseAcceptLanguage(header: string): WeightedTag[] {
+  return header
+    .split(',')
+    .map((part, order) => {
+      const [rawTag = '', ...parameters] = part.trim().split(';');
+      const qualityParameter = parameters.map((parameter) => parameter.trim()).find((parameter) => parameter.startsWith('q='));
+      const quality = qualityParameter === undefined ? 1 : Number(qualityParameter.slice(2));
+      return { tag: rawTag.trim().toLowerCase(), quality: Number.isFinite(quality) ? quality : 0, order };
+    })
+    .filter((entry) => entry.tag.length > 0 && entry.quality > 0)
+    .sort((left, right) => right.quality - left.quality || left.order - right.order);
+}
+
+/** `ckb` is the ISO 639-3 code of Sorani; `ku` alone is served as Sorani, as the spec's `ku` is. */
+const TAG_ALIASES: Record<string, Language> = { ckb: 'ku' };
+
+/**
+ * `lang` wins (400 when not offered); else the highest-q Accept-Language range we offer
+ * (primary subtag match, `*` = default); else Arabic.
+ */
+export function negotiateLanguage(lang: string | undefined, acceptLanguage: string | undefined, offered: readonly Language[]): Language {
+  if (lang !== undefined) {
+    const wanted = lang.toLowerCase();
+    const match = offered.find((language) => language === wanted);
+    if (!match) throw new ValidationError(`Unsupported lang: ${lang}.`, [{ path: 'lang', message: `must be one of ${offered.join(', ')}` }]);
+    return match;
+  }
+  for (const { tag } of parseAcceptLanguage(acceptLanguage ?? '')) {
+    if (tag === '*') return 'ar';
+    const primary = tag.split('-')[0] ?? tag;
+    const candidate = TAG_ALIASES[primary] ?? primary;
+    const match = offered.find((language) => language === candidate);
+    if (match) return match;
+  }
+  return 'ar';
+}

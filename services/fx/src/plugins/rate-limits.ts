@@ -1,0 +1,32 @@
+import { createRateLimiter, draftRateLimitHeaders, legacyRateLimitHeaders, MemoryCounterStore, rateLimitPlugin, RedisCounterStore, type CounterStore } from '@svc/rate-limit';
+import type { FastifyInstance } from 'fastify';
+import type { Redis } from 'ioredis';
+import { anonymousWindows, type LimitsConfiguration } from '../domain/limits/plans.js';
+
+export interface FxRateLimitOptions {
+  limits: LimitsConfiguration;
+  redis: Redis | null;
+  clock: () => Date;
+  /** Redis key prefix; tests pass a random one. */
+  keyPrefix?: string;
+}
+
+/**
+ * Anonymous requests are limited per client IP (request.ip honours TRUSTED_PROXIES via
+ * Fastify trustProxy). The resolver is where the clients issue adds keyed policies
+ * (per key + monthly quota) as further limiters built from the same configuration.
+ */
+export async function registerRateLimits(app: FastifyInstance, options: FxRateLimitOptions): Promise<{ close(): void }> {
+  const now = () => options.clock().getTime();
+  const memoryStore = options.redis ? null : new MemoryCounterStore({ clock: now });
+  const store: CounterStore = options.redis ? new RedisCounterStore(options.redis, { prefix: options.keyPrefix ?? 'fx:rl:' }) : (memoryStore as MemoryCounterStore);
+  const anonymous = createRateLimiter({ store, windows: anonymousWindows(options.limits), keyPrefix: 'ip', clock: now });
+
+  await app.register(rateLimitPlugin, {
+    resolve: (request) => (request.url.startsWith('/api/v1/') && !request.url.startsWith('/api/v1/health') ? { limiter: anonymous, key: request.ip } : null),
+    headers: (decision) => ({ ...legacyRateLimitHeaders(decision, ['X-Rate-Limit-', 'X-RateLimit-']), ...draftRateLimitHeaders(decision, now()) }),
+    onExceeded: (_request, reply, decision) =>
+      reply.code(429).send({ error: `Rate limit exceeded. Try again in ${decision.retryAfterSeconds} seconds.`, retryAfter: decision.retryAfterSeconds }),
+  });
+  return { close: () => memoryStore?.close() };
+}

@@ -1,0 +1,94 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { parseCurrencyList } from '../domain/rates/currencies.js';
+import { ingestRates, type FxExecutor } from '../domain/rates/ingest-rates.js';
+import { removeOverride, setOverride } from '../domain/rates/overrides.js';
+import type { ResponseCache } from '../domain/response-cache.js';
+import { requireAdminToken } from '../plugins/admin-auth.js';
+
+export interface AdminRouteOptions {
+  db: FxExecutor;
+  cache: ResponseCache;
+  clock: () => Date;
+  adminToken: string;
+}
+
+const positiveNumber = z.number().positive();
+const security = [{ adminToken: [] }];
+
+export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, options) => {
+  const typed = app.withTypeProvider<ZodTypeProvider>();
+  app.addHook('preHandler', requireAdminToken(options.adminToken));
+
+  typed.post(
+    '/api/v1/admin/rates',
+    {
+      schema: {
+        summary: 'Ingest rates from one source',
+        description: 'buy ≤ sell, positive; a move over 50% against the latest rate is refused unless force is true.',
+        tags: ['admin'],
+        security,
+        body: z.strictObject({
+          source: z.enum(['CBS', 'MARKET']),
+          timestampUtc: z.iso.datetime().optional(),
+          force: z.boolean().optional(),
+          rates: z.array(z.strictObject({ currency: z.string().min(3).max(3), buy: positiveNumber, sell: positiveNumber, mid: positiveNumber.optional() })).min(1).max(200),
+        }),
+        response: {
+          201: z.object({ accepted: z.array(z.object({ currency: z.string(), buy: z.string(), sell: z.string(), mid: z.string(), previousMid: z.string().nullable() })) }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const now = options.clock();
+      const accepted = await options.db.transaction((tx) =>
+        ingestRates(tx, { source: body.source, observedAt: body.timestampUtc ? new Date(body.timestampUtc) : undefined, force: body.force, rates: body.rates }, now),
+      );
+      await options.cache.invalidate();
+      return reply.code(201).send({ accepted });
+    },
+  );
+
+  typed.post(
+    '/api/v1/admin/overrides',
+    {
+      schema: {
+        summary: 'Set the manual override of a currency (replaces an active one)',
+        tags: ['admin'],
+        security,
+        body: z
+          .strictObject({ currency: z.string().min(3).max(3), buy: positiveNumber, sell: positiveNumber, reason: z.string().trim().min(1).max(500) })
+          .refine((value) => value.buy <= value.sell, { path: ['buy'], message: 'must not exceed sell' }),
+        response: { 201: z.object({ currency: z.string(), buy: z.string(), sell: z.string(), mid: z.string() }) },
+      },
+    },
+    async (request, reply) => {
+      const [currency = ''] = parseCurrencyList(request.body.currency, 'currency');
+      const now = options.clock();
+      const override = await options.db.transaction((tx) => setOverride(tx, { ...request.body, currency, setBy: 'admin-token' }, now));
+      await options.cache.invalidate();
+      return reply.code(201).send(override);
+    },
+  );
+
+  typed.delete(
+    '/api/v1/admin/overrides/:currency',
+    {
+      schema: {
+        summary: 'Remove the active manual override of a currency',
+        tags: ['admin'],
+        security,
+        params: z.object({ currency: z.string() }),
+        response: { 204: z.null() },
+      },
+    },
+    async (request, reply) => {
+      const [currency = ''] = parseCurrencyList(request.params.currency, 'currency');
+      await options.db.transaction((tx) => removeOverride(tx, currency, options.clock()));
+      await options.cache.invalidate();
+      return reply.code(204).send(null);
+    },
+  );
+};

@@ -1,0 +1,32 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { LimitsConfiguration } from '../domain/limits/plans.js';
+
+const pricingSchema = z
+  .object({
+    anonymous: z.object({ perMinute: z.number().int(), perHour: z.number().int() }),
+    plans: z.array(
+      z.object({
+        name: z.string(),
+        monthlyQuota: z.number().int().nullable().describe('null = unlimited'),
+        perMinute: z.number().int(),
+        webhookAllowance: z.number().int(),
+      }),
+    ),
+  })
+  .meta({ id: 'Pricing' });
+
+/** Serves the same limits object the limiter enforces. */
+export const pricingRoutes: FastifyPluginAsync<{ limits: LimitsConfiguration }> = async (app, options) => {
+  app.withTypeProvider<ZodTypeProvider>().get(
+    '/api/v1/pricing',
+    {
+      schema: { summary: 'Anonymous limits and plans', tags: ['pricing'], security: [], querystring: z.strictObject({}), response: { 200: pricingSchema } },
+    },
+    async (_request, reply) => {
+      reply.header('Cache-Control', `public, max-age=300`);
+      return options.limits;
+    },
+  );
+};

@@ -1,0 +1,122 @@
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { parseCurrencyList } from '../domain/rates/currencies.js';
+import type { FxExecutor } from '../domain/rates/ingest-rates.js';
+import { loadLatestRates, toRateEntry, usdCrossRates } from '../domain/rates/latest-rates.js';
+import { matchesIfNoneMatch, type CachedResponse, type ResponseCache } from '../domain/response-cache.js';
+import { disclaimerFor, negotiateLanguage, RATE_LANGUAGES } from '../i18n/languages.js';
+
+export interface RatesRouteOptions {
+  db: FxExecutor;
+  cache: ResponseCache;
+  clock: () => Date;
+}
+
+export const PUBLIC_MAX_AGE_SECONDS = 30;
+
+const rateEntrySchema = z
+  .object({
+    currency: z.string(),
+    buy: z.number(),
+    sell: z.number(),
+    mid: z.number(),
+    timestampUtc: z.string().describe('update time of the entry'),
+    isManualOverride: z.boolean(),
+  })
+  .meta({ id: 'RateEntry' });
+
+const latestRatesSchema = z
+  .object({
+    disclaimer: z.string(),
+    timestampUtc: z.string().describe('when this response was computed (rates change → recomputed)'),
+    cbsRates: z.array(rateEntrySchema),
+    marketRates: z.array(rateEntrySchema),
+    effectiveRates: z.array(rateEntrySchema),
+  })
+  .meta({ id: 'LatestRates' });
+
+const usdBasedSchema = z
+  .object({
+    disclaimer: z.string(),
+    base: z.literal('USD'),
+    date: z.string().nullable().describe('date (YYYY-MM-DD) of the newest underlying update; null with no data'),
+    timestampUtc: z.string(),
+    rates: z.array(z.object({ currency: z.string(), buy: z.number(), sell: z.number(), mid: z.number(), timestampUtc: z.string() })),
+  })
+  .meta({ id: 'UsdBasedRates' });
+
+const langQuery = z.enum(RATE_LANGUAGES).optional().describe('ar (default), en, de, tr, ku (Sorani), kmr (Kurmanji); else Accept-Language');
+const notModified = z.null().describe('Not Modified: the If-None-Match ETag is current');
+
+/** Serves a cached public body with its ETag, or 304 when the client already has it. */
+export function sendCached(request: FastifyRequest, reply: FastifyReply, entry: CachedResponse): FastifyReply {
+  reply.header('ETag', entry.etag);
+  reply.header('Cache-Control', `public, max-age=${PUBLIC_MAX_AGE_SECONDS}`);
+  if (matchesIfNoneMatch(request.headers['if-none-match'], entry.etag)) return reply.code(304).send();
+  return reply.code(200).send(entry.body);
+}
+
+export const ratesRoutes: FastifyPluginAsync<RatesRouteOptions> = async (app, options) => {
+  const typed = app.withTypeProvider<ZodTypeProvider>();
+  // lang is checked by negotiateLanguage, not the enum, so the 400 names the supported set.
+  const langParameter = z.string().optional();
+
+  typed.get(
+    '/api/v1/rates/latest',
+    {
+      schema: {
+        summary: 'Latest official (CBS), market and effective SYP rates',
+        tags: ['rates'],
+        security: [],
+        querystring: z.strictObject({ currencies: z.string().optional().describe('comma-separated ISO 4217 codes'), lang: langParameter.describe(langQuery.description ?? '') }),
+        response: { 200: latestRatesSchema, 304: notModified },
+      },
+    },
+    async (request, reply) => {
+      const language = negotiateLanguage(request.query.lang, request.headers['accept-language'], RATE_LANGUAGES);
+      const currencies = request.query.currencies === undefined ? null : parseCurrencyList(request.query.currencies, 'currencies').sort();
+      const entry = await options.cache.getOrCompute(`latest:${language}:${currencies?.join(',') ?? '*'}`, async () => {
+        const latest = await loadLatestRates(options.db, options.clock());
+        const keep = (rates: typeof latest.market) => (currencies ? rates.filter((rate) => currencies.includes(rate.currency)) : rates).map(toRateEntry);
+        return {
+          disclaimer: disclaimerFor(language),
+          timestampUtc: options.clock().toISOString(),
+          cbsRates: keep(latest.cbs),
+          marketRates: keep(latest.market),
+          effectiveRates: keep(latest.effective),
+        };
+      });
+      return sendCached(request, reply, entry);
+    },
+  );
+
+  typed.get(
+    '/api/v1/rates/usd-based',
+    {
+      schema: {
+        summary: 'USD cross rates derived from the effective SYP rates',
+        description: '1 USD = mid units of the currency; buy/sell crossed so the spread widens. SYP itself included.',
+        tags: ['rates'],
+        security: [],
+        querystring: z.strictObject({ lang: langParameter.describe(langQuery.description ?? '') }),
+        response: { 200: usdBasedSchema, 304: notModified },
+      },
+    },
+    async (request, reply) => {
+      const language = negotiateLanguage(request.query.lang, request.headers['accept-language'], RATE_LANGUAGES);
+      const entry = await options.cache.getOrCompute(`usd-based:${language}`, async () => {
+        const latest = await loadLatestRates(options.db, options.clock());
+        const cross = usdCrossRates(latest.effective);
+        return {
+          disclaimer: disclaimerFor(language),
+          base: 'USD' as const,
+          date: cross.newest ? cross.newest.toISOString().slice(0, 10) : null,
+          timestampUtc: options.clock().toISOString(),
+          rates: cross.rates,
+        };
+      });
+      return sendCached(request, reply, entry);
+    },
+  );
+};
