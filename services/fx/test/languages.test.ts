@@ -54,6 +54,6 @@ describe('disclaimer language', () => {
   it('answers 400 naming lang for an unsupported language', async () => {
     const response = await testApp.app.inject({ method: 'GET', url: '/api/v1/rates/latest?lang=fr' });
     expect(response.statusCode).toBe(400);
-    expect(response.json().errors).toEqual([{ path: 'lang', message: 'must be one of ar, en, de, tr, ku, kmr' }]);
+    expect(response.json().errors).toEqual([{ path: 'query.lang', message: 'must be one of ar, en, de, tr, ku, kmr' }]);
   });
 });

@@ -3,7 +3,8 @@ import type { Redis } from 'ioredis';
 
 export interface CachedResponse {
   etag: string;
-  body: unknown;
+  /** The JSON text, serialized once per data change rather than once per request. */
+  json: string;
 }
 
 export const CACHE_INVALIDATION_CHANNEL = 'fx:cache:invalidate';
@@ -34,9 +35,9 @@ export class ResponseCache {
   async getOrCompute(key: string, compute: () => Promise<unknown>): Promise<CachedResponse> {
     const cached = this.entries.get(key);
     if (cached) return cached;
-    const body = await compute();
-    const etag = `"${createHash('sha256').update(JSON.stringify(body)).digest('base64url').slice(0, 27)}"`;
-    const entry = { etag, body };
+    const json = JSON.stringify(await compute());
+    const etag = `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`;
+    const entry = { etag, json };
     this.entries.set(key, entry);
     return entry;
   }

@@ -47,7 +47,7 @@ export function negotiateLanguage(lang: string | undefined, acceptLanguage: stri
   if (lang !== undefined) {
     const wanted = lang.toLowerCase();
     const match = offered.find((language) => language === wanted);
-    if (!match) throw new ValidationError(`Unsupported lang: ${lang}.`, [{ path: 'lang', message: `must be one of ${offered.join(', ')}` }]);
+    if (!match) throw new ValidationError(`Unsupported lang: ${lang}.`, [{ path: 'query.lang', message: `must be one of ${offered.join(', ')}` }]);
     return match;
   }
   for (const { tag } of parseAcceptLanguage(acceptLanguage ?? '')) {

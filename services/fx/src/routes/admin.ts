@@ -65,7 +65,7 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, op
       },
     },
     async (request, reply) => {
-      const [currency = ''] = parseCurrencyList(request.body.currency, 'currency');
+      const [currency = ''] = parseCurrencyList(request.body.currency, 'body.currency');
       const now = options.clock();
       const override = await options.db.transaction((tx) => setOverride(tx, { ...request.body, currency, setBy: 'admin-token' }, now));
       await options.cache.invalidate();
@@ -85,7 +85,7 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, op
       },
     },
     async (request, reply) => {
-      const [currency = ''] = parseCurrencyList(request.params.currency, 'currency');
+      const [currency = ''] = parseCurrencyList(request.params.currency, 'params.currency');
       await options.db.transaction((tx) => removeOverride(tx, currency, options.clock()));
       await options.cache.invalidate();
       return reply.code(204).send(null);

@@ -49,12 +49,16 @@ const usdBasedSchema = z
 const langQuery = z.enum(RATE_LANGUAGES).optional().describe('ar (default), en, de, tr, ku (Sorani), kmr (Kurmanji); else Accept-Language');
 const notModified = z.null().describe('Not Modified: the If-None-Match ETag is current');
 
-/** Serves a cached public body with its ETag, or 304 when the client already has it. */
+/**
+ * Serves a cached public body with its ETag, or 304 when the client already has it. The body
+ * is pre-serialized JSON text (Fastify does not re-serialize a string with a JSON content
+ * type); the compute functions are typed against the response shape instead.
+ */
 export function sendCached(request: FastifyRequest, reply: FastifyReply, entry: CachedResponse): FastifyReply {
   reply.header('ETag', entry.etag);
   reply.header('Cache-Control', `public, max-age=${PUBLIC_MAX_AGE_SECONDS}`);
   if (matchesIfNoneMatch(request.headers['if-none-match'], entry.etag)) return reply.code(304).send();
-  return reply.code(200).send(entry.body);
+  return reply.code(200).type('application/json; charset=utf-8').send(entry.json);
 }
 
 export const ratesRoutes: FastifyPluginAsync<RatesRouteOptions> = async (app, options) => {
@@ -75,8 +79,8 @@ export const ratesRoutes: FastifyPluginAsync<RatesRouteOptions> = async (app, op
     },
     async (request, reply) => {
       const language = negotiateLanguage(request.query.lang, request.headers['accept-language'], RATE_LANGUAGES);
-      const currencies = request.query.currencies === undefined ? null : parseCurrencyList(request.query.currencies, 'currencies').sort();
-      const entry = await options.cache.getOrCompute(`latest:${language}:${currencies?.join(',') ?? '*'}`, async () => {
+      const currencies = request.query.currencies === undefined ? null : parseCurrencyList(request.query.currencies, 'query.currencies').sort();
+      const entry = await options.cache.getOrCompute(`latest:${language}:${currencies?.join(',') ?? '*'}`, async (): Promise<z.infer<typeof latestRatesSchema>> => {
         const latest = await loadLatestRates(options.db, options.clock());
         const keep = (rates: typeof latest.market) => (currencies ? rates.filter((rate) => currencies.includes(rate.currency)) : rates).map(toRateEntry);
         return {
@@ -105,7 +109,7 @@ export const ratesRoutes: FastifyPluginAsync<RatesRouteOptions> = async (app, op
     },
     async (request, reply) => {
       const language = negotiateLanguage(request.query.lang, request.headers['accept-language'], RATE_LANGUAGES);
-      const entry = await options.cache.getOrCompute(`usd-based:${language}`, async () => {
+      const entry = await options.cache.getOrCompute(`usd-based:${language}`, async (): Promise<z.infer<typeof usdBasedSchema>> => {
         const latest = await loadLatestRates(options.db, options.clock());
         const cross = usdCrossRates(latest.effective);
         return {
