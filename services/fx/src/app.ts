@@ -70,7 +70,12 @@ export async function buildApp(dependencies: FxAppDependencies): Promise<Service
     staleAfterSeconds: config.FX_STALE_SOURCE_SECONDS,
     isDemo: () => isDemoData(database.db),
   });
-  await app.register(ratesRoutes, { db: database.db, cache, clock });
+  await app.register(ratesRoutes, {
+    db: database.db,
+    cache,
+    clock,
+    redenomination: { date: new Date(`${config.FX_REDENOMINATION_DATE}T00:00:00.000Z`), factor: config.FX_REDENOMINATION_FACTOR },
+  });
   await app.register(pricingRoutes, { limits });
   if (config.FX_ADMIN_TOKEN) await app.register(adminRoutes, { db: database.db, cache, clock, adminToken: config.FX_ADMIN_TOKEN });
   return app;

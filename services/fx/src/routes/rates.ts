@@ -1,8 +1,10 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { ValidationError } from '@svc/problem-json';
 import { z } from 'zod';
 import { parseCurrencyList } from '../domain/rates/currencies.js';
 import type { FxExecutor } from '../domain/rates/ingest-rates.js';
+import { loadHistory, MAX_HISTORY_DAYS, type Redenomination } from '../domain/rates/history.js';
 import { loadLatestRates, toRateEntry, usdCrossRates } from '../domain/rates/latest-rates.js';
 import { matchesIfNoneMatch, type CachedResponse, type ResponseCache } from '../domain/response-cache.js';
 import { disclaimerFor, negotiateLanguage, RATE_LANGUAGES } from '../i18n/languages.js';
@@ -11,6 +13,7 @@ export interface RatesRouteOptions {
   db: FxExecutor;
   cache: ResponseCache;
   clock: () => Date;
+  redenomination: Redenomination;
 }
 
 export const PUBLIC_MAX_AGE_SECONDS = 30;
@@ -121,6 +124,61 @@ export const ratesRoutes: FastifyPluginAsync<RatesRouteOptions> = async (app, op
         };
       });
       return sendCached(request, reply, entry);
+    },
+  );
+
+  typed.get(
+    '/api/v1/rates/history',
+    {
+      schema: {
+        summary: 'Daily history (close and OHLC of mid) for one currency and source',
+        description: `startDate/endDate win over days (default 30, max ${MAX_HISTORY_DAYS}). Days before the redenomination are rescaled to the current pound unless denomination=original.`,
+        tags: ['rates'],
+        security: [],
+        querystring: z.strictObject({
+          currency: z.string().describe('ISO 4217 code'),
+          source: z.enum(['CBS', 'MARKET']).default('MARKET'),
+          days: z.coerce.number().int().min(1).max(MAX_HISTORY_DAYS).default(30),
+          startDate: z.iso.date().optional(),
+          endDate: z.iso.date().optional(),
+          denomination: z.enum(['current', 'original']).default('current'),
+        }),
+        response: {
+          200: z
+            .object({
+              currency: z.string(),
+              source: z.enum(['CBS', 'MARKET']),
+              startDate: z.string(),
+              endDate: z.string(),
+              denomination: z.enum(['current', 'original']),
+              points: z.array(
+                z.object({
+                  date: z.string(),
+                  buy: z.number(),
+                  sell: z.number(),
+                  mid: z.number(),
+                  open: z.number(),
+                  high: z.number(),
+                  low: z.number(),
+                  close: z.number(),
+                  denomination: z.enum(['SYP', 'SYP_OLD']),
+                  rescaled: z.boolean(),
+                }),
+              ),
+            })
+            .meta({ id: 'RateHistory' }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const codes = parseCurrencyList(request.query.currency, 'query.currency');
+      const [currency] = codes;
+      if (codes.length !== 1 || currency === undefined) {
+        throw new ValidationError('Give exactly one currency.', [{ path: 'query.currency', message: 'must be exactly one currency code' }]);
+      }
+      const history = await loadHistory(options.db, { ...request.query, currency }, options.clock(), options.redenomination);
+      reply.header('Cache-Control', `public, max-age=${PUBLIC_MAX_AGE_SECONDS}`);
+      return history;
     },
   );
 };

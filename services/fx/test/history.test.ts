@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, manualClock, postRates, type TestApp } from './helpers.js';
+
+const clock = manualClock('2026-01-03T12:00:00.000Z');
+let testApp: TestApp;
+
+beforeAll(async () => {
+  testApp = await buildTestApp({}, { clock: clock.now });
+  const post = async (timestampUtc: string, buy: number, sell: number, force = false) => {
+    const response = await postRates(testApp, { source: 'MARKET', timestampUtc, force, rates: [{ currency: 'USD', buy, sell }] });
+    expect(response.statusCode).toBe(201);
+  };
+  await post('2025-12-30T09:00:00.000Z', 12_900, 13_100);
+  await post('2025-12-31T09:00:00.000Z', 13_000, 13_200);
+  await post('2025-12-31T15:00:00.000Z', 13_400, 13_600);
+  await post('2025-12-31T18:00:00.000Z', 13_100, 13_300);
+  await post('2026-01-02T09:00:00.000Z', 131, 133, true);
+  await post('2026-01-03T09:00:00.000Z', 132, 134);
+});
+afterAll(async () => {
+  await testApp.close();
+});
+
+const history = (query: string) => testApp.app.inject({ method: 'GET', url: `/api/v1/rates/history?${query}` });
+
+describe('GET /api/v1/rates/history', () => {
+  it('serves one point a day with OHLC of mid, rescaled to the current pound across the redenomination', async () => {
+    const response = await history('currency=USD&days=5');
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({
+      currency: 'USD',
+      source: 'MARKET',
+      startDate: '2025-12-30',
+      endDate: '2026-01-03',
+      denomination: 'current',
+      points: [
+        { date: '2025-12-30', buy: 129, sell: 131, mid: 130, open: 130, high: 130, low: 130, close: 130, denomination: 'SYP', rescaled: true },
+        { date: '2025-12-31', buy: 131, sell: 133, mid: 132, open: 131, high: 135, low: 131, close: 132, denomination: 'SYP', rescaled: true },
+        { date: '2026-01-02', buy: 131, sell: 133, mid: 132, open: 132, high: 132, low: 132, close: 132, denomination: 'SYP', rescaled: false },
+        { date: '2026-01-03', buy: 132, sell: 134, mid: 133, open: 133, high: 133, low: 133, close: 133, denomination: 'SYP', rescaled: false },
+      ],
+    });
+  });
+
+  it('returns the values as published with denomination=original', async () => {
+    const points = (await history('currency=usd&denomination=original&startDate=2025-12-31&endDate=2026-01-02')).json().points;
+    expect(points).toEqual([
+      { date: '2025-12-31', buy: 13_100, sell: 13_300, mid: 13_200, open: 13_100, high: 13_500, low: 13_100, close: 13_200, denomination: 'SYP_OLD', rescaled: false },
+      { date: '2026-01-02', buy: 131, sell: 133, mid: 132, open: 132, high: 132, low: 132, close: 132, denomination: 'SYP', rescaled: false },
+    ]);
+  });
+
+  it('lets startDate/endDate win over days and defaults days to 30', async () => {
+    const explicit = (await history('currency=USD&days=1&startDate=2025-12-30&endDate=2025-12-30')).json();
+    expect([explicit.startDate, explicit.endDate, explicit.points.length]).toEqual(['2025-12-30', '2025-12-30', 1]);
+    const onlyStart = (await history('currency=USD&startDate=2026-01-02')).json();
+    expect([onlyStart.startDate, onlyStart.endDate]).toEqual(['2026-01-02', '2026-01-03']);
+    const onlyEnd = (await history('currency=USD&days=2&endDate=2025-12-31')).json();
+    expect([onlyEnd.startDate, onlyEnd.endDate, onlyEnd.points.length]).toEqual(['2025-12-30', '2025-12-31', 2]);
+    const defaults = (await history('currency=USD')).json();
+    expect([defaults.startDate, defaults.endDate]).toEqual(['2025-12-05', '2026-01-03']);
+    const cbs = (await history('currency=USD&source=CBS')).json();
+    expect(cbs.points).toEqual([]);
+  });
+
+  it('answers 400 naming the field for bad input', async () => {
+    const cases: [string, string][] = [
+      ['days=5', 'query.currency'],
+      ['currency=XYZ', 'query.currency'],
+      ['currency=USD,EUR', 'query.currency'],
+      ['currency=USD&startDate=2026-01-03&endDate=2026-01-01', 'query.startDate'],
+      ['currency=USD&days=3651', 'query.days'],
+      ['currency=USD&days=0', 'query.days'],
+      ['currency=USD&startDate=2026-13-01', 'query.startDate'],
+      ['currency=USD&source=BANK', 'query.source'],
+      ['currency=USD&from=2026-01-01', 'query.from'],
+    ];
+    for (const [query, path] of cases) {
+      const response = await history(query);
+      expect(response.statusCode, query).toBe(400);
+      expect(response.json().errors.map((error: { path: string }) => error.path), query).toContain(path);
+    }
+  });
+});
