@@ -6,6 +6,7 @@ import type { FxConfig } from './config.js';
 import type { FxDatabaseSchema } from './db/schema.js';
 import { limitsConfiguration } from './domain/limits/plans.js';
 import { isDemoData } from './domain/rates/demo-seed.js';
+import { jsonRateSource, RatePoller } from './domain/pollers/rate-poller.js';
 import { ResponseCache } from './domain/response-cache.js';
 import { registerRateLimits } from './plugins/rate-limits.js';
 import { adminRoutes } from './routes/admin.js';
@@ -77,6 +78,21 @@ export async function buildApp(dependencies: FxAppDependencies): Promise<Service
     redenomination: { date: new Date(`${config.FX_REDENOMINATION_DATE}T00:00:00.000Z`), factor: config.FX_REDENOMINATION_FACTOR },
   });
   await app.register(pricingRoutes, { limits });
+  const pollers = (
+    [
+      ['CBS', config.FX_POLL_CBS_URL],
+      ['MARKET', config.FX_POLL_MARKET_URL],
+    ] as const
+  ).flatMap(([source, url]) =>
+    url
+      ? [new RatePoller({ adapter: jsonRateSource(source, url), db: database.db, clock, log: app.log, intervalMs: config.FX_POLL_INTERVAL_SECONDS * 1000, onIngested: () => cache.invalidate() })]
+      : [],
+  );
+  // Polling starts once the server listens (not in app.inject tests that never call ready()).
+  app.addHook('onListen', () => pollers.forEach((poller) => poller.start()));
+  app.addHook('onClose', async () => {
+    await Promise.all(pollers.map((poller) => poller.stop()));
+  });
   if (config.FX_ADMIN_TOKEN) await app.register(adminRoutes, { db: database.db, cache, clock, adminToken: config.FX_ADMIN_TOKEN });
   return app;
 }

@@ -13,6 +13,10 @@ export const fxEnvironmentSchema = baseServiceEnvironment(3002)
     RATE_LIMIT_ANON_PER_HOUR: positiveInteger(1200),
     /** A source whose newest rate is older than this is reported stale by /health. */
     FX_STALE_SOURCE_SECONDS: positiveInteger(6 * 3600),
+    /** Upstream pollers (JSON `{timestampUtc?, rates: [...]}`); each is off when its URL is unset. */
+    FX_POLL_CBS_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
+    FX_POLL_MARKET_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
+    FX_POLL_INTERVAL_SECONDS: positiveInteger(300),
     /** The Syrian pound redenomination: from this UTC date, 1 new pound = FACTOR old pounds. */
     FX_REDENOMINATION_DATE: z.preprocess(emptyAsUndefined, z.iso.date().default('2026-01-01')),
     FX_REDENOMINATION_FACTOR: positiveInteger(100),
