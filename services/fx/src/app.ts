@@ -11,6 +11,7 @@ import { ResponseCache } from './domain/response-cache.js';
 import { registerRateLimits } from './plugins/rate-limits.js';
 import { adminRoutes } from './routes/admin.js';
 import { fxHealthRoute } from './routes/health.js';
+import { adminPriceRoutes, priceRoutes } from './routes/prices.js';
 import { pricingRoutes } from './routes/pricing.js';
 import { ratesRoutes } from './routes/rates.js';
 
@@ -77,6 +78,7 @@ export async function buildApp(dependencies: FxAppDependencies): Promise<Service
     clock,
     redenomination: { date: new Date(`${config.FX_REDENOMINATION_DATE}T00:00:00.000Z`), factor: config.FX_REDENOMINATION_FACTOR },
   });
+  await app.register(priceRoutes, { db: database.db, cache, clock });
   await app.register(pricingRoutes, { limits });
   const pollers = (
     [
@@ -93,6 +95,9 @@ export async function buildApp(dependencies: FxAppDependencies): Promise<Service
   app.addHook('onClose', async () => {
     await Promise.all(pollers.map((poller) => poller.stop()));
   });
-  if (config.FX_ADMIN_TOKEN) await app.register(adminRoutes, { db: database.db, cache, clock, adminToken: config.FX_ADMIN_TOKEN });
+  if (config.FX_ADMIN_TOKEN) {
+    await app.register(adminRoutes, { db: database.db, cache, clock, adminToken: config.FX_ADMIN_TOKEN });
+    await app.register(adminPriceRoutes, { db: database.db, cache, clock, adminToken: config.FX_ADMIN_TOKEN });
+  }
   return app;
 }

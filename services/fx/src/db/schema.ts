@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigserial, index, jsonb, numeric, pgSchema, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { bigserial, index, integer, jsonb, numeric, pgSchema, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 
 /** fx owns this Postgres schema; every table of the service is declared on it. */
 export const fxSchema = pgSchema('fx');
@@ -58,5 +58,40 @@ export const datasetFlags = fxSchema.table('dataset_flags', {
   updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull(),
 });
 
-export const databaseSchema = { rateObservations, manualOverrides, outboxEvents, datasetFlags };
+/**
+ * One published crypto price in USD. The 24-hour change is computed at ingestion from the
+ * newest stored price at least 24 hours older (null while there is none), not posted.
+ */
+export const cryptoPrices = fxSchema.table(
+  'crypto_prices',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    symbol: text('symbol').notNull(),
+    name: text('name').notNull(),
+    priceUsd: numeric('price_usd').notNull(),
+    change24h: numeric('change_24h'),
+    changePercent24h: numeric('change_percent_24h'),
+    observedAt: timestamp('observed_at', { withTimezone: true, mode: 'date' }).notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().default(sql`now()`),
+  },
+  (table) => [index('crypto_prices_symbol_observed_idx').on(table.symbol, table.observedAt)],
+);
+
+/** One published gold price in USD per unit (troy ounce or gram) of a karat; change computed as for crypto. */
+export const goldPrices = fxSchema.table(
+  'gold_prices',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    unit: text('unit', { enum: ['ounce', 'gram'] }).notNull(),
+    karat: integer('karat').notNull(),
+    priceUsd: numeric('price_usd').notNull(),
+    change24h: numeric('change_24h'),
+    changePercent24h: numeric('change_percent_24h'),
+    observedAt: timestamp('observed_at', { withTimezone: true, mode: 'date' }).notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().default(sql`now()`),
+  },
+  (table) => [index('gold_prices_unit_karat_observed_idx').on(table.unit, table.karat, table.observedAt)],
+);
+
+export const databaseSchema = { rateObservations, manualOverrides, outboxEvents, datasetFlags, cryptoPrices, goldPrices };
 export type FxDatabaseSchema = typeof databaseSchema;

@@ -1,5 +1,6 @@
 import { count, eq } from 'drizzle-orm';
-import { datasetFlags, outboxEvents, rateObservations } from '../../db/schema.js';
+import { cryptoPrices, datasetFlags, goldPrices, outboxEvents, rateObservations } from '../../db/schema.js';
+import { changeSince } from '../prices/ingest-prices.js';
 import { fromFixedPoint, toFixedPoint } from './decimal.js';
 import type { FxExecutor, RateSource } from './ingest-rates.js';
 
@@ -59,6 +60,46 @@ export function generateDemoRates(options: DemoSeedOptions) {
   return rows;
 }
 
+const DEMO_COINS: [symbol: string, name: string, startUsd: number, dailyVolatility: number][] = [
+  ['BTC', 'Bitcoin', 92_000, 0.03],
+  ['ETH', 'Ethereum', 3_100, 0.04],
+  ['USDT', 'Tether', 1, 0.0005],
+  ['BNB', 'BNB', 610, 0.03],
+  ['SOL', 'Solana', 140, 0.05],
+];
+const GOLD_OUNCE_USD = 2_650;
+const KARAT_PURITY: Record<number, number> = { 24: 1, 22: 22 / 24, 21: 21 / 24, 18: 18 / 24 };
+
+/** Daily crypto and gold prices over the same days, each with its change against the day before. */
+export function generateDemoPrices(options: DemoSeedOptions) {
+  const random = mulberry32(20260102);
+  const crypto: { symbol: string; name: string; priceUsd: string; change24h: string | null; changePercent24h: string | null; observedAt: Date }[] = [];
+  const gold: { unit: 'ounce' | 'gram'; karat: number; priceUsd: string; change24h: string | null; changePercent24h: string | null; observedAt: Date }[] = [];
+  const coinPrices = new Map(DEMO_COINS.map(([symbol, , start]) => [symbol, start]));
+  const previous = new Map<string, string>();
+  let ounce = GOLD_OUNCE_USD;
+  for (let day = options.days - 1; day >= 0; day -= 1) {
+    const observedAt = new Date(options.now.getTime() - day * 86_400_000);
+    for (const [symbol, name, , volatility] of DEMO_COINS) {
+      const price = (coinPrices.get(symbol) ?? 1) * (1 + (random() - 0.5) * 2 * volatility);
+      coinPrices.set(symbol, price);
+      const priceUsd = toDecimal(price);
+      crypto.push({ symbol, name, priceUsd, ...changeSince(previous.get(symbol), priceUsd), observedAt });
+      previous.set(symbol, priceUsd);
+    }
+    ounce *= 1 + (random() - 0.5) * 0.016;
+    for (const [karat, purity] of Object.entries(KARAT_PURITY)) {
+      for (const [unit, perUnit] of [['ounce', ounce * purity], ['gram', (ounce * purity) / 31.1034768]] as const) {
+        const key = `gold:${unit}:${karat}`;
+        const priceUsd = toDecimal(perUnit);
+        gold.push({ unit, karat: Number(karat), priceUsd, ...changeSince(previous.get(key), priceUsd), observedAt });
+        previous.set(key, priceUsd);
+      }
+    }
+  }
+  return { crypto, gold };
+}
+
 export async function isDatabaseEmpty(db: FxExecutor): Promise<boolean> {
   const [row] = await db.select({ rows: count() }).from(rateObservations);
   return (row?.rows ?? 0) === 0;
@@ -73,6 +114,9 @@ export async function isDemoData(db: FxExecutor): Promise<boolean> {
 export async function seedDemoData(tx: FxExecutor, options: DemoSeedOptions): Promise<{ rates: number; days: number }> {
   const rows = generateDemoRates(options);
   for (let start = 0; start < rows.length; start += 1000) await tx.insert(rateObservations).values(rows.slice(start, start + 1000));
+  const prices = generateDemoPrices(options);
+  for (let start = 0; start < prices.crypto.length; start += 1000) await tx.insert(cryptoPrices).values(prices.crypto.slice(start, start + 1000));
+  for (let start = 0; start < prices.gold.length; start += 1000) await tx.insert(goldPrices).values(prices.gold.slice(start, start + 1000));
   await tx
     .insert(datasetFlags)
     .values({ key: 'demo', value: true, updatedAt: options.now })
