@@ -71,6 +71,7 @@ export async function buildApp(dependencies: FxAppDependencies): Promise<Service
     clock,
     staleAfterSeconds: config.FX_STALE_SOURCE_SECONDS,
     isDemo: () => isDemoData(database.db),
+    rateLimitStore: () => rateLimits.store(),
   });
   await app.register(ratesRoutes, {
     db: database.db,

@@ -30,7 +30,11 @@ describe('fx health', () => {
       version: '0.1.0',
       uptimeSeconds: expect.any(Number),
       demo: false,
-      checks: { ...baseChecks, sources: { CBS: { lastUpdateUtc: null, ageSeconds: null, stale: true }, MARKET: { lastUpdateUtc: null, ageSeconds: null, stale: true } } },
+      checks: {
+        ...baseChecks,
+        sources: { CBS: { lastUpdateUtc: null, ageSeconds: null, stale: true }, MARKET: { lastUpdateUtc: null, ageSeconds: null, stale: true } },
+        rateLimits: { store: process.env.REDIS_URL ? 'redis' : 'memory' },
+      },
     });
   });
 

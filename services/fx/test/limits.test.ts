@@ -81,6 +81,20 @@ describe('anonymous per-IP limits', () => {
     expect(limited.statusCode).toBe(429);
     expect(limited.json()).toEqual({ error: 'Rate limit exceeded. Try again in 50 seconds.', retryAfter: 50 });
   });
+
+  it.runIf(process.env.REDIS_URL)('keeps limiting per instance when Redis is lost, and says so in health', async () => {
+    const clock = manualClock('2026-03-10T12:00:10.000Z');
+    const testApp = await open({ RATE_LIMIT_ANON_PER_MINUTE: '3' }, { clock: clock.now });
+    const healthBefore = await testApp.app.inject({ url: '/api/v1/health' });
+    expect(healthBefore.json().checks.rateLimits).toEqual({ store: 'redis' });
+    testApp.dependencies.redis?.disconnect();
+    const statuses = [];
+    for (let index = 0; index < 4; index += 1) statuses.push((await pricing(testApp)).statusCode);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    const health = await testApp.app.inject({ url: '/api/v1/health' });
+    expect(health.statusCode).toBe(200);
+    expect(health.json()).toMatchObject({ status: 'degraded', checks: { redis: { status: 'down' }, rateLimits: { store: 'memory-fallback' } } });
+  });
 });
 
 describe('GET /api/v1/pricing', () => {

@@ -1,4 +1,13 @@
-import { createRateLimiter, draftRateLimitHeaders, legacyRateLimitHeaders, MemoryCounterStore, rateLimitPlugin, RedisCounterStore, type CounterStore } from '@svc/rate-limit';
+import {
+  createRateLimiter,
+  draftRateLimitHeaders,
+  FallbackCounterStore,
+  legacyRateLimitHeaders,
+  MemoryCounterStore,
+  rateLimitPlugin,
+  RedisCounterStore,
+  type CounterStore,
+} from '@svc/rate-limit';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import { anonymousWindows, type LimitsConfiguration } from '../domain/limits/plans.js';
@@ -16,10 +25,18 @@ export interface FxRateLimitOptions {
  * Fastify trustProxy). The resolver is where the clients issue adds keyed policies
  * (per key + monthly quota) as further limiters built from the same configuration.
  */
-export async function registerRateLimits(app: FastifyInstance, options: FxRateLimitOptions): Promise<{ close(): void }> {
+export interface FxRateLimits {
+  /** 'redis' (shared), 'memory' (embedded default) or 'memory-fallback' (Redis configured but failing: limits per instance). */
+  store(): 'redis' | 'memory' | 'memory-fallback';
+  close(): void;
+}
+
+export async function registerRateLimits(app: FastifyInstance, options: FxRateLimitOptions): Promise<FxRateLimits> {
   const now = () => options.clock().getTime();
-  const memoryStore = options.redis ? null : new MemoryCounterStore({ clock: now });
-  const store: CounterStore = options.redis ? new RedisCounterStore(options.redis, { prefix: options.keyPrefix ?? 'fx:rl:' }) : (memoryStore as MemoryCounterStore);
+  const memoryStore = new MemoryCounterStore({ clock: now });
+  // With Redis, a Redis outage falls back to per-instance counting instead of no limits at all.
+  const fallback = options.redis ? new FallbackCounterStore(new RedisCounterStore(options.redis, { prefix: options.keyPrefix ?? 'fx:rl:' }), memoryStore) : null;
+  const store: CounterStore = fallback ?? memoryStore;
   const anonymous = createRateLimiter({ store, windows: anonymousWindows(options.limits), keyPrefix: 'ip', clock: now });
 
   await app.register(rateLimitPlugin, {
@@ -28,5 +45,8 @@ export async function registerRateLimits(app: FastifyInstance, options: FxRateLi
     onExceeded: (_request, reply, decision) =>
       reply.code(429).send({ error: `Rate limit exceeded. Try again in ${decision.retryAfterSeconds} seconds.`, retryAfter: decision.retryAfterSeconds }),
   });
-  return { close: () => memoryStore?.close() };
+  return {
+    store: () => (fallback ? (fallback.degraded ? 'memory-fallback' : 'redis') : 'memory'),
+    close: () => memoryStore.close(),
+  };
 }

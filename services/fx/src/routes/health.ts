@@ -17,13 +17,18 @@ export interface FxHealthOptions {
   staleAfterSeconds: number;
   /** True while the data is the generated demo history. */
   isDemo: () => Promise<boolean>;
+  /** Which store the rate limiter counts in right now. */
+  rateLimitStore: () => 'redis' | 'memory' | 'memory-fallback';
 }
 
 const sourceSchema = z.object({ lastUpdateUtc: z.string().nullable(), ageSeconds: z.number().int().nullable(), stale: z.boolean() });
 const fxHealthSchema = healthResponseSchema
   .extend({
     demo: z.boolean().describe('true while serving generated demo data'),
-    checks: healthResponseSchema.shape.checks.extend({ sources: z.object({ CBS: sourceSchema, MARKET: sourceSchema }) }),
+    checks: healthResponseSchema.shape.checks.extend({
+      sources: z.object({ CBS: sourceSchema, MARKET: sourceSchema }),
+      rateLimits: z.object({ store: z.enum(['redis', 'memory', 'memory-fallback']).describe('memory-fallback: Redis failing, limits counted per instance') }),
+    }),
   })
   .meta({ id: 'FxHealth' });
 
@@ -49,7 +54,8 @@ export const fxHealthRoute: FastifyPluginAsync<FxHealthOptions> = async (app, op
           ? { CBS: stale, MARKET: stale }
           : await sourceFreshness(options.database.db, now, options.staleAfterSeconds).catch(() => ({ CBS: stale, MARKET: stale }));
       const anyStale = sources.CBS.stale || sources.MARKET.stale;
-      const status = dependencies.status === 'ok' && anyStale ? 'degraded' : dependencies.status;
+      const rateLimitStore = options.rateLimitStore();
+      const status = dependencies.status === 'ok' && (anyStale || rateLimitStore === 'memory-fallback') ? 'degraded' : dependencies.status;
       reply.header('Cache-Control', 'no-store');
       return reply.code(status === 'down' ? 503 : 200).send({
         status,
@@ -57,7 +63,7 @@ export const fxHealthRoute: FastifyPluginAsync<FxHealthOptions> = async (app, op
         version: options.version,
         uptimeSeconds: Math.floor((Date.now() - startedAt) / 1000),
         demo: dependencies.status === 'down' ? false : await options.isDemo().catch(() => false),
-        checks: { ...dependencies.checks, sources },
+        checks: { ...dependencies.checks, sources, rateLimits: { store: rateLimitStore } },
       });
     },
   );
