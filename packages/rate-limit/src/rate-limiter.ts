@@ -1,10 +1,15 @@
 import type { CounterStore } from './counter-store.js';
 
-/** One fixed window of a policy, e.g. `{ name: 'minute', limit: 60, windowMs: 60_000 }`. */
+/**
+ * One fixed window of a policy, e.g. `{ name: 'minute', limit: 60, windowMs: 60_000 }`, or
+ * a calendar month in UTC (`{ name: 'month', limit: 300, windowMs: 0, calendar: 'utc-month' }`,
+ * for monthly quotas that reset at the first instant of the next month).
+ */
 export interface RateLimitWindow {
   name: string;
   limit: number;
   windowMs: number;
+  calendar?: 'utc-month';
 }
 
 export interface WindowState {
@@ -50,8 +55,22 @@ function validateWindows(windows: RateLimitWindow[]): void {
     if (names.has(window.name)) throw new Error(`rate limiter: duplicate window name "${window.name}"`);
     names.add(window.name);
     if (!Number.isSafeInteger(window.limit) || window.limit < 1) throw new Error(`rate limiter: window "${window.name}" limit must be a positive integer`);
-    if (!Number.isSafeInteger(window.windowMs) || window.windowMs < 1) throw new Error(`rate limiter: window "${window.name}" windowMs must be a positive integer`);
+    if (window.calendar === undefined && (!Number.isSafeInteger(window.windowMs) || window.windowMs < 1)) {
+      throw new Error(`rate limiter: window "${window.name}" windowMs must be a positive integer`);
+    }
   }
+}
+
+/** The window containing `now`: its index (part of the store key), start and end. */
+function windowAt(window: RateLimitWindow, now: number): { index: string | number; startMs: number; resetAtMs: number } {
+  if (window.calendar === 'utc-month') {
+    const date = new Date(now);
+    const startMs = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
+    const resetAtMs = Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
+    return { index: `${date.getUTCFullYear()}-${String(date.getUTCMonth() + 1).padStart(2, '0')}`, startMs, resetAtMs };
+  }
+  const index = Math.floor(now / window.windowMs);
+  return { index, startMs: index * window.windowMs, resetAtMs: (index + 1) * window.windowMs };
 }
 
 /**
@@ -81,8 +100,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     async check(key) {
       const now = clock();
       const slots = windows.map((window) => {
-        const index = Math.floor(now / window.windowMs);
-        const resetAtMs = (index + 1) * window.windowMs;
+        const { index, resetAtMs } = windowAt(window, now);
         return { window, resetAtMs, storeKey: `${options.keyPrefix}:${window.name}:${key}:${index}` };
       });
       const counts = await options.store.increment(slots.map((slot) => ({ key: slot.storeKey, ttlMs: slot.resetAtMs - now + EXPIRY_SLACK_MS })));
@@ -91,7 +109,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
         return {
           name: slot.window.name,
           limit: slot.window.limit,
-          windowMs: slot.window.windowMs,
+          windowMs: slot.window.calendar ? slot.resetAtMs - windowAt(slot.window, now).startMs : slot.window.windowMs,
           count,
           remaining: Math.max(0, slot.window.limit - count),
           resetAt: new Date(slot.resetAtMs),

@@ -117,3 +117,37 @@ describe('MemoryCounterStore', () => {
     expect(await store.increment([{ key: 'a', ttlMs: 1000 }])).toEqual([1]);
   });
 });
+
+describe('calendar-month windows (monthly quotas)', () => {
+  const quota = [
+    { name: 'minute', limit: 60, windowMs: MINUTE },
+    { name: 'month', limit: 3, windowMs: 0, calendar: 'utc-month' as const },
+  ];
+
+  it('allows the quota, refuses the next request until the first instant of the next UTC month, then starts again', async () => {
+    now = Date.UTC(2026, 10, 30, 23, 59, 0); // 2026-11-30T23:59:00Z
+    const limiter = createRateLimiter({ store: memoryStore(), windows: quota, keyPrefix: 'key', clock });
+    for (let i = 0; i < 3; i += 1) {
+      expect((await limiter.check('svc_pub_a')).allowed).toBe(true);
+      now += MINUTE / 4;
+    }
+    const exhausted = await limiter.check('svc_pub_a');
+    expect(exhausted).toMatchObject({ allowed: false, limit: 3, remaining: 0 });
+    expect(exhausted.resetAt.toISOString()).toBe('2026-12-01T00:00:00.000Z');
+    expect(exhausted.retryAfterSeconds).toBe(15);
+    expect(exhausted.windows[1]).toMatchObject({ name: 'month', windowMs: 30 * 86_400_000 });
+    now = Date.UTC(2026, 11, 1, 0, 0, 0);
+    expect(await limiter.check('svc_pub_a')).toMatchObject({ allowed: true, windows: [expect.anything(), expect.objectContaining({ count: 1, remaining: 2 })] });
+  });
+
+  it('rolls over at the year boundary and keeps keys apart', async () => {
+    now = Date.UTC(2026, 11, 31, 23, 0, 0);
+    const limiter = createRateLimiter({ store: memoryStore(), windows: [{ name: 'month', limit: 1, windowMs: 0, calendar: 'utc-month' }], keyPrefix: 'key', clock });
+    expect((await limiter.check('a')).allowed).toBe(true);
+    expect((await limiter.check('b')).allowed).toBe(true);
+    const refused = await limiter.check('a');
+    expect(refused.resetAt.toISOString()).toBe('2027-01-01T00:00:00.000Z');
+    now = Date.UTC(2027, 0, 1, 0, 0, 0);
+    expect((await limiter.check('a')).allowed).toBe(true);
+  });
+});

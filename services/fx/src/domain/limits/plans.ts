@@ -38,3 +38,13 @@ export function anonymousWindows(limits: LimitsConfiguration): RateLimitWindow[]
     { name: 'hour', limit: limits.anonymous.perHour, windowMs: 3_600_000 },
   ];
 }
+
+/**
+ * Windows of a keyed plan: per key per minute, plus the monthly quota as a calendar-month
+ * window (reset at the first instant of the next UTC month); unlimited plans have none.
+ */
+export function planWindows(plan: PlanLimits): RateLimitWindow[] {
+  const windows: RateLimitWindow[] = [{ name: 'minute', limit: plan.perMinute, windowMs: 60_000 }];
+  if (plan.monthlyQuota !== null) windows.push({ name: 'month', limit: plan.monthlyQuota, windowMs: 0, calendar: 'utc-month' });
+  return windows;
+}
