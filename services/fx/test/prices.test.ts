@@ -118,3 +118,15 @@ describe('gold prices', () => {
     expect(response.json<{ errors: { path: string }[] }>().errors.map((error) => error.path)).toContain(path);
   });
 });
+
+describe('rounding', () => {
+  it('rounds a change like its price: cents above a dollar, 6 decimals below', async () => {
+    clock.set('2026-03-08T12:00:00.000Z');
+    await post('/api/v1/admin/crypto', { prices: [{ symbol: 'DOGE', name: 'Dogecoin', priceUsd: 0.1234567 }, { symbol: 'LTC', name: 'Litecoin', priceUsd: 84.461 }] });
+    clock.set('2026-03-10T12:00:00.000Z');
+    await post('/api/v1/admin/crypto', { prices: [{ symbol: 'DOGE', name: 'Dogecoin', priceUsd: 0.1301 }, { symbol: 'LTC', name: 'Litecoin', priceUsd: 85.016254 }] });
+    const prices = (await testApp.app.inject({ url: '/api/v1/crypto/latest?lang=en' })).json<{ prices: { symbol: string; priceUsd: number; change24h: number }[] }>().prices;
+    expect(prices.find((price) => price.symbol === 'LTC')).toMatchObject({ priceUsd: 85.02, change24h: 0.56 });
+    expect(prices.find((price) => price.symbol === 'DOGE')).toMatchObject({ priceUsd: 0.1301, change24h: 0.006643 });
+  });
+});

@@ -7,10 +7,13 @@ import { loadLatestRates } from '../rates/latest-rates.js';
 
 export const GRAMS_PER_TROY_OUNCE = '31.1034768';
 
-/** USD to the cent; prices under one dollar (small coins) keep 6 decimals. */
-function roundUsd(value: string): number {
-  const number = Number(value);
-  return Math.abs(number) >= 1 ? Math.round(number * 100) / 100 : Math.round(number * 1e6) / 1e6;
+/**
+ * USD to the cent; prices under one dollar (small coins) keep 6 decimals. A change is
+ * rounded like the price it belongs to, so a $84 price never shows a $0.555254 change.
+ */
+function roundUsd(value: string, priceForPrecision: string = value): number {
+  const decimals = Math.abs(Number(priceForPrecision)) >= 1 ? 100 : 1e6;
+  return Math.round(Number(value) * decimals) / decimals;
 }
 
 function roundNullable(value: string | null, decimals: number): number | null {
@@ -28,7 +31,7 @@ export async function loadLatestCrypto(db: FxExecutor) {
     symbol: row.symbol,
     name: row.name,
     priceUsd: roundUsd(row.priceUsd),
-    change24h: row.change24h === null ? null : roundUsd(row.change24h),
+    change24h: row.change24h === null ? null : roundUsd(row.change24h, row.priceUsd),
     changePercent24h: roundNullable(row.changePercent24h, 2),
     timestampUtc: row.observedAt.toISOString(),
   }));
@@ -65,7 +68,7 @@ export async function loadLatestGold(db: FxExecutor, language: Language, now: Da
       karat: row.karat,
       name: `${names.gold} ${row.karat}K / ${names[row.unit]}`,
       priceUsd: roundUsd(row.priceUsd),
-      change24h: row.change24h === null ? null : roundUsd(row.change24h),
+      change24h: row.change24h === null ? null : roundUsd(row.change24h, row.priceUsd),
       changePercent24h: roundNullable(row.changePercent24h, 2),
       pricePerGramSyp: perGramSyp,
       timestampUtc: row.observedAt.toISOString(),
