@@ -130,3 +130,12 @@ describe('rounding', () => {
     expect(prices.find((price) => price.symbol === 'DOGE')).toMatchObject({ priceUsd: 0.1301, change24h: 0.006643 });
   });
 });
+
+describe('admin authentication order', () => {
+  it('answers 401 for a wrong or missing token before looking at the body', async () => {
+    for (const url of ['/api/v1/admin/rates', '/api/v1/admin/crypto', '/api/v1/admin/gold', '/api/v1/admin/overrides']) {
+      expect((await post(url, {}, 'wrong-token')).statusCode).toBe(401);
+      expect((await testApp.app.inject({ method: 'POST', url, payload: {} })).statusCode).toBe(401);
+    }
+  });
+});

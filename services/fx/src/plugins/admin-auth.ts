@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
-/** preHandler for admin routes: X-Admin-Token compared in constant time (digests have equal length). */
+/** onRequest hook for admin routes (before body validation): X-Admin-Token compared in constant time (digests have equal length). */
 export function requireAdminToken(adminToken: string) {
   const expected = digest(adminToken);
   return async (request: FastifyRequest): Promise<void> => {

@@ -19,7 +19,8 @@ const security = [{ adminToken: [] }];
 
 export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, options) => {
   const typed = app.withTypeProvider<ZodTypeProvider>();
-  app.addHook('preHandler', requireAdminToken(options.adminToken));
+  // onRequest: a caller without the token learns nothing about the body schema (401 before validation).
+  app.addHook('onRequest', requireAdminToken(options.adminToken));
 
   typed.post(
     '/api/v1/admin/rates',

@@ -94,7 +94,8 @@ const security = [{ adminToken: [] }];
 
 export const adminPriceRoutes: FastifyPluginAsync<PriceRouteOptions & { adminToken: string }> = async (app, options) => {
   const typed = app.withTypeProvider<ZodTypeProvider>();
-  app.addHook('preHandler', requireAdminToken(options.adminToken));
+  // onRequest: a caller without the token learns nothing about the body schema (401 before validation).
+  app.addHook('onRequest', requireAdminToken(options.adminToken));
   const acceptedChange = { change24h: z.string().nullable(), changePercent24h: z.string().nullable() };
 
   typed.post(
