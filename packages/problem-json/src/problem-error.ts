@@ -9,6 +9,11 @@ export interface ProblemErrorInit {
   extensions?: Record<string, unknown>;
   /** Response headers the error needs, such as `Retry-After`. */
   headers?: Record<string, string>;
+  /**
+   * Media type of the body; default application/problem+json. OAuth endpoints answer
+   * application/json (RFC 6749 §5.2), which OAuth client libraries insist on.
+   */
+  contentType?: string;
   cause?: unknown;
 }
 
@@ -23,6 +28,7 @@ export class ProblemError extends Error {
   readonly detail: string;
   readonly extensions: Record<string, unknown>;
   readonly headers: Record<string, string>;
+  readonly contentType: string | undefined;
 
   constructor(init: ProblemErrorInit) {
     // A problem is an error answer: anything else would fail later inside the error handler.
@@ -37,6 +43,7 @@ export class ProblemError extends Error {
     this.detail = init.detail;
     this.extensions = { ...init.extensions };
     this.headers = { ...init.headers };
+    this.contentType = init.contentType;
   }
 }
 

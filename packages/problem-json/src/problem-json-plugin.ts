@@ -39,7 +39,7 @@ const problemJson: FastifyPluginAsync<ProblemJsonPluginOptions> = (app, options)
     void reply
       .code(problem.status)
       .headers(problem.headers)
-      .type(`${PROBLEM_CONTENT_TYPE}; charset=utf-8`)
+      .type(`${problem.contentType ?? PROBLEM_CONTENT_TYPE}; charset=utf-8`)
       .send(JSON.stringify(body));
   }
 

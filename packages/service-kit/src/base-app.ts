@@ -1,6 +1,7 @@
+import type { Server as HttpsServer, ServerOptions as HttpsServerOptions } from 'node:https';
 import type { Database } from '@svc/db';
 import { problemJsonPlugin } from '@svc/problem-json';
-import Fastify, { type FastifyBaseLogger, type FastifyServerOptions, type FastifyInstance, type RawReplyDefaultExpression, type RawRequestDefaultExpression, type RawServerDefault } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyHttpsOptions, type FastifyServerOptions, type FastifyInstance, type RawReplyDefaultExpression, type RawRequestDefaultExpression, type RawServerDefault } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Redis } from 'ioredis';
 import { correlationIdPlugin } from './correlation-id.js';
@@ -23,6 +24,8 @@ export interface BaseAppOptions {
   trustProxy?: FastifyServerOptions['trustProxy'];
   /** false: the service registers its own health route at healthPath (richer checks). Default true. */
   registerHealthRoute?: boolean;
+  /** Serve HTTPS (e.g. direct mutual TLS with requestCert); plain HTTP when absent. */
+  https?: HttpsServerOptions;
 }
 
 /**
@@ -33,7 +36,8 @@ export interface BaseAppOptions {
 export async function createBaseApp(options: BaseAppOptions): Promise<ServiceApp> {
   const fastifyOptions = serverOptions({ logLevel: options.logLevel, serviceName: options.service });
   if (options.trustProxy !== undefined) fastifyOptions.trustProxy = options.trustProxy;
-  const app = Fastify(fastifyOptions).withTypeProvider<ZodTypeProvider>();
+  // The HTTPS server is a drop-in for the HTTP one here: request.raw.socket is a TLSSocket.
+  const app = (options.https ? (Fastify({ ...(fastifyOptions as FastifyHttpsOptions<HttpsServer>), https: options.https }) as unknown as FastifyInstance) : Fastify(fastifyOptions)).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   await app.register(correlationIdPlugin);

@@ -1,11 +1,20 @@
+import cookie from '@fastify/cookie';
 import type { Database } from '@svc/db';
-import { createBaseApp, type ServiceApp } from '@svc/service-kit';
+import { createAddressMatcher, createBaseApp, type ServiceApp } from '@svc/service-kit';
 import type { Redis } from 'ioredis';
 import type { IdentityConfig } from './config.js';
 import type { IdentityDatabaseSchema } from './db/schema.js';
+import { LastUsedRecorder } from './domain/last-used.js';
+import { authenticationPlugin } from './plugins/authentication.js';
+import { clientCertificatePlugin } from './plugins/client-certificate.js';
+import { registerIdentityRateLimit } from './plugins/rate-limit.js';
+import { oauthClientRoutes } from './routes/oauth-clients.js';
+import { oauthTokenRoutes } from './routes/oauth-tokens.js';
+import { portalRoutes } from './routes/portal.js';
 
 export const SERVICE_NAME = 'identity';
 export const SERVICE_VERSION = '0.1.0';
+export const API_BASE_PATH = '/api/partner/v1';
 
 export interface IdentityAppDependencies {
   config: IdentityConfig;
@@ -15,21 +24,64 @@ export interface IdentityAppDependencies {
   /** AES-256-GCM key for secrets read back later (webhook signing secrets). */
   secretsKey: Buffer;
   clock?: () => Date;
+  /** Redis key prefix of the rate-limit counters (tests isolate themselves with a random one). */
+  rateLimitKeyPrefix?: string;
+  /** How often client lastUsedAt is written (default 10 s). */
+  lastUsedFlushMs?: number;
 }
+
+const securitySchemes = {
+  accessToken: { type: 'http', scheme: 'bearer', description: 'Certificate-bound access token svc_at_… from POST /oauth/token; send it with the same client certificate' },
+  portalSession: { type: 'http', scheme: 'bearer', description: 'Partner portal session svc_ps_… from POST /portal/login' },
+  portalCookie: { type: 'apiKey', in: 'cookie', name: 'svc_portal_session', description: 'The same portal session, as the cookie set by POST /portal/login' },
+  mutualTls: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Client-Cert-Thumbprint',
+    description: 'The client certificate: presented in the TLS handshake (direct mTLS), or forwarded by the trusted TLS-terminating proxy',
+  },
+} as const;
 
 /** The identity app, not listening: server.ts listens, tests use app.inject(). The caller owns the dependencies. */
 export async function buildApp(dependencies: IdentityAppDependencies): Promise<ServiceApp> {
+  const { config, database, redis } = dependencies;
+  const clock = dependencies.clock ?? (() => new Date());
+  const isTrustedProxy = createAddressMatcher(config.TRUSTED_PROXIES);
   const app = await createBaseApp({
     service: SERVICE_NAME,
     version: SERVICE_VERSION,
-    logLevel: dependencies.config.LOG_LEVEL,
+    logLevel: config.LOG_LEVEL,
     openapi: {
       title: 'Identity Verification Partner API',
-      description: 'Tenant-scoped identity verification (KYC) for partners. Base path /api/partner/v1.',
+      description:
+        'Tenant-scoped identity verification (KYC) for partners. Base path /api/partner/v1. OAuth 2.0 client credentials with certificate-bound tokens (RFC 8705). Scopes: `verifications` for /verifications*, `evidence` for /evidence/*, `webhooks` for /webhooks*, `reports` for /reports/*. Every route is limited to 120 requests per IP per minute.',
+      securitySchemes,
     },
     healthPath: '/health',
-    database: dependencies.database,
-    redis: dependencies.redis,
+    database,
+    redis,
+    trustProxy: (address: string) => isTrustedProxy(address),
+    ...(config.TLS_CERT && config.TLS_KEY ? { https: { cert: config.TLS_CERT, key: config.TLS_KEY, requestCert: true, rejectUnauthorized: false } } : {}),
   });
+  const db = database.db;
+  const lastUsed = new LastUsedRecorder(db, { flushIntervalMs: dependencies.lastUsedFlushMs ?? 10_000, onError: (error) => app.log.warn({ err: error }, 'lastUsedAt flush failed') });
+  lastUsed.start();
+  // Rate limit first: a flood is turned away before any authentication work.
+  const rateLimit = await registerIdentityRateLimit(app, { perMinute: config.RATE_LIMIT_PER_MINUTE, basePath: API_BASE_PATH, redis, clock, keyPrefix: dependencies.rateLimitKeyPrefix });
+  app.addHook('onClose', async () => {
+    rateLimit.close();
+    await lastUsed.stop();
+  });
+  await app.register(cookie);
+  await app.register(clientCertificatePlugin, { isTrustedProxy, escapedPemHeader: config.CLIENT_CERT_HEADER });
+  await app.register(authenticationPlugin, { db, clock, basePath: API_BASE_PATH, lastUsed });
+  await app.register(
+    async (api) => {
+      await api.register(portalRoutes, { db, clock, cookieSecure: config.PORTAL_COOKIE_SECURE, cookiePath: API_BASE_PATH });
+      await api.register(oauthClientRoutes, { db, clock });
+      await api.register(oauthTokenRoutes, { db, clock, lastUsed });
+    },
+    { prefix: API_BASE_PATH },
+  );
   return app;
 }

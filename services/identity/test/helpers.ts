@@ -1,20 +1,92 @@
+import { randomUUID } from 'node:crypto';
 import { createTestDependencies } from '@svc/service-kit/testing';
 import { buildApp } from '../src/app.js';
 import { loadIdentityConfig } from '../src/config.js';
 import { migrationsFolder, schemaName } from '../src/db/migrations.js';
 import { databaseSchema } from '../src/db/schema.js';
+import { createTenant } from '../src/domain/tenants.js';
+import { makeCertificate, type TestCertificate } from './certificates.js';
+
+export const BASE = '/api/partner/v1';
+export const PASSWORD = 'correct horse battery staple';
+
+/** A clock tests move by hand (lockout expiry, token expiry). */
+export function manualClock(start = new Date()) {
+  let now = start.getTime();
+  return {
+    now: () => new Date(now),
+    advance(ms: number) {
+      now += ms;
+    },
+  };
+}
 
 /** A fresh identity app on its own database; `close()` releases everything. */
-export async function buildTestApp(env: Record<string, string> = {}) {
+export async function buildTestApp(env: Record<string, string> = {}, options: { clock?: () => Date; lastUsedFlushMs?: number } = {}) {
   const dependencies = await createTestDependencies({ schemaName, migrationsFolder, schema: databaseSchema });
   const config = loadIdentityConfig({ LOG_LEVEL: 'silent', ...env });
-  const app = await buildApp({ ...dependencies, config });
+  const app = await buildApp({
+    ...dependencies,
+    config,
+    rateLimitKeyPrefix: `test:${randomUUID()}:`,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.lastUsedFlushMs ? { lastUsedFlushMs: options.lastUsedFlushMs } : {}),
+  });
   return {
     app,
     dependencies,
+    db: dependencies.database.db,
     async close() {
       await app.close();
       await dependencies.close();
     },
   };
+}
+
+export type TestApp = Awaited<ReturnType<typeof buildTestApp>>;
+
+/** A tenant with a PartnerAdmin, logged in. */
+export async function createLoggedInTenant(test: TestApp, name = 'Acme') {
+  const email = `admin-${randomUUID()}@example.com`;
+  const { tenantId, adminUserId } = await test.db.transaction((tx) => createTenant(tx, { name, adminEmail: email, adminPassword: PASSWORD }, new Date()));
+  const response = await test.app.inject({ method: 'POST', url: `${BASE}/portal/login`, payload: { email, password: PASSWORD } });
+  if (response.statusCode !== 200) throw new Error(`login failed: ${response.statusCode} ${response.body}`);
+  const sessionToken = response.json<{ sessionToken: string }>().sessionToken;
+  return { tenantId, adminUserId, email, sessionToken, portal: { authorization: `Bearer ${sessionToken}` } };
+}
+
+export type LoggedInTenant = Awaited<ReturnType<typeof createLoggedInTenant>>;
+
+export async function registerClient(test: TestApp, tenant: LoggedInTenant, certificate?: TestCertificate, allowedScopes?: string) {
+  const cert = certificate ?? (await makeCertificate());
+  const response = await test.app.inject({
+    method: 'POST',
+    url: `${BASE}/oauth/clients`,
+    headers: tenant.portal,
+    payload: { clientName: 'Backend', certificatePem: cert.certPem, ...(allowedScopes ? { allowedScopes } : {}) },
+  });
+  if (response.statusCode !== 201) throw new Error(`register failed: ${response.statusCode} ${response.body}`);
+  const body = response.json<{ clientId: string; client: { id: string } }>();
+  return { cert, clientId: body.clientId, id: body.client.id };
+}
+
+/** The header a trusted proxy (loopback, app.inject's default address) forwards. */
+export const certificateHeader = (cert: TestCertificate) => ({ 'x-client-cert-thumbprint': cert.thumbprint });
+
+export async function requestToken(test: TestApp, clientId: string, cert: TestCertificate | null, extra: Record<string, string> = {}) {
+  return test.app.inject({
+    method: 'POST',
+    url: `${BASE}/oauth/token`,
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(cert ? certificateHeader(cert) : {}) },
+    payload: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, ...extra }).toString(),
+  });
+}
+
+/** Register a client and get a token for it. */
+export async function clientWithToken(test: TestApp, tenant: LoggedInTenant, allowedScopes?: string, scope?: string) {
+  const client = await registerClient(test, tenant, undefined, allowedScopes);
+  const response = await requestToken(test, client.clientId, client.cert, scope ? { scope } : {});
+  if (response.statusCode !== 200) throw new Error(`token failed: ${response.statusCode} ${response.body}`);
+  const token = response.json<{ access_token: string }>().access_token;
+  return { ...client, token, headers: { authorization: `Bearer ${token}`, ...certificateHeader(client.cert) } };
 }

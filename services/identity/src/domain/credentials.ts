@@ -1,0 +1,41 @@
+import { createHash, randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+
+/** `<prefix><hex>`: characters a user can paste anywhere, with a prefix that says what it is (and lets secret scanners find it). */
+export function generateOpaqueToken(prefix: string, randomByteCount: number): string {
+  return `${prefix}${randomBytes(randomByteCount).toString('hex')}`;
+}
+
+/** Tokens are stored only as this hash; a database leak yields nothing that authenticates. */
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+// OWASP's scrypt minimum (N=2^17 would cost 128 MiB per login on a 2-core box); ~50 ms here.
+const SCRYPT = { N: 16_384, r: 8, p: 1, keyLength: 64, saltLength: 16 } as const;
+
+function scryptAsync(password: string, salt: Buffer, keyLength: number, options: ScryptOptions): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    scrypt(password.normalize('NFKC'), salt, keyLength, options, (error, key) => (error ? reject(error) : resolve(key)));
+  });
+}
+
+/** `scrypt$N$r$p$<salt b64>$<key b64>`: parameters travel with the hash so they can be raised later. */
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(SCRYPT.saltLength);
+  const key = await scryptAsync(password, salt, SCRYPT.keyLength, { N: SCRYPT.N, r: SCRYPT.r, p: SCRYPT.p });
+  return ['scrypt', SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString('base64'), key.toString('base64')].join('$');
+}
+
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const [scheme, n, r, p, saltText, keyText] = stored.split('$');
+  if (scheme !== 'scrypt' || !saltText || !keyText) return false;
+  const expected = Buffer.from(keyText, 'base64');
+  const actual = await scryptAsync(password, Buffer.from(saltText, 'base64'), expected.length, { N: Number(n), r: Number(r), p: Number(p), maxmem: 64 * 1024 * 1024 });
+  return timingSafeEqual(actual, expected);
+}
+
+/**
+ * A hash of a password nobody knows: a login for an unknown email verifies against it,
+ * so both answers cost one scrypt and take the same time.
+ */
+export const UNKNOWN_USER_PASSWORD_HASH: Promise<string> = hashPassword(randomBytes(32).toString('hex'));

@@ -1,0 +1,113 @@
+import { AccountDisabledError, AccountLockedError, UnauthenticatedError } from '@svc/problem-json';
+import { selectRows } from '@svc/db';
+import { and, eq, isNull, sql } from 'drizzle-orm';
+import { loginThrottle, portalSessions, portalUsers, tenants, type IdentityExecutor } from '../db/schema.js';
+import { writeAudit } from './audit.js';
+import { generateOpaqueToken, hashToken, UNKNOWN_USER_PASSWORD_HASH, verifyPassword } from './credentials.js';
+
+export const PORTAL_SESSION_PREFIX = 'svc_ps_';
+export const PORTAL_SESSION_SECONDS = 8 * 3600;
+const LOCKOUT = { failures: 5, windowSeconds: 15 * 60, lockSeconds: 15 * 60 };
+
+export interface PortalPrincipal {
+  userId: string;
+  tenantId: string;
+  role: string;
+  sessionId: string;
+}
+
+const INVALID_LOGIN = 'The email or password is incorrect.';
+
+/** Seconds the address stays locked, or 0. Checked before the password, for known and unknown addresses alike. */
+async function lockedForSeconds(executor: IdentityExecutor, email: string, now: Date): Promise<number> {
+  const [row] = await executor.select({ lockedUntil: loginThrottle.lockedUntil }).from(loginThrottle).where(eq(loginThrottle.email, email));
+  const until = row?.lockedUntil?.getTime() ?? 0;
+  return until > now.getTime() ? Math.ceil((until - now.getTime()) / 1000) : 0;
+}
+
+/**
+ * Counts one failure atomically (concurrent wrong guesses cannot slip past the limit) and
+ * returns whether this failure locked the address. A window older than 15 minutes, or an
+ * expired lock, starts counting afresh.
+ */
+async function recordFailure(executor: IdentityExecutor, email: string, now: Date): Promise<boolean> {
+  const windowStart = new Date(now.getTime() - LOCKOUT.windowSeconds * 1000).toISOString();
+  const lockUntil = new Date(now.getTime() + LOCKOUT.lockSeconds * 1000).toISOString();
+  const nowText = now.toISOString();
+  const fresh = sql`(t.window_started_at <= ${windowStart}::timestamptz or t.locked_until is not null)`;
+  const [row] = await selectRows<{ failures: number; locked: boolean }>(
+    executor,
+    sql`insert into identity.login_throttle as t (email, window_started_at, failures, locked_until)
+        values (${email}, ${nowText}::timestamptz, 1, null)
+        on conflict (email) do update set
+          failures = case when ${fresh} then 1 else t.failures + 1 end,
+          window_started_at = case when ${fresh} then ${nowText}::timestamptz else t.window_started_at end,
+          locked_until = case when not ${fresh} and t.failures + 1 >= ${LOCKOUT.failures} then ${lockUntil}::timestamptz else null end
+        returning failures, locked_until is not null as locked`,
+  );
+  return row?.locked === true;
+}
+
+export async function login(
+  db: IdentityExecutor,
+  input: { email: string; password: string; correlationId: string },
+  now: Date,
+): Promise<{ sessionToken: string; expiresAt: Date; userId: string; tenantId: string }> {
+  const { email, correlationId } = input;
+  const locked = await lockedForSeconds(db, email, now);
+  if (locked > 0) throw new AccountLockedError(locked);
+  const [user] = await db
+    .select({ id: portalUsers.id, tenantId: portalUsers.tenantId, passwordHash: portalUsers.passwordHash, tenantStatus: tenants.status })
+    .from(portalUsers)
+    .innerJoin(tenants, eq(tenants.id, portalUsers.tenantId))
+    .where(eq(portalUsers.email, email));
+  // One scrypt either way: an unknown address answers like a wrong password, in the same time.
+  const passwordMatches = await verifyPassword(input.password, user?.passwordHash ?? (await UNKNOWN_USER_PASSWORD_HASH));
+  if (!user || !passwordMatches) {
+    const nowLocked = await db.transaction(async (tx) => {
+      const justLocked = await recordFailure(tx, email, now);
+      const audit = { tenantId: user?.tenantId ?? null, actor: user ? `user:${user.id}` : 'anonymous', target: `email:${email}`, correlationId };
+      await writeAudit(tx, { ...audit, action: 'login.failed' }, now);
+      if (justLocked) await writeAudit(tx, { ...audit, action: 'login.locked', after: { lockedForSeconds: LOCKOUT.lockSeconds } }, now);
+      return justLocked;
+    });
+    if (nowLocked) throw new UnauthenticatedError(`${INVALID_LOGIN} Too many failed attempts: the account is now locked for ${LOCKOUT.lockSeconds / 60} minutes.`);
+    throw new UnauthenticatedError(INVALID_LOGIN);
+  }
+  if (user.tenantStatus !== 'active') {
+    await writeAudit(db, { tenantId: user.tenantId, actor: `user:${user.id}`, action: 'login.refused', target: `email:${email}`, correlationId, after: { reason: 'tenant disabled' } }, now);
+    throw new AccountDisabledError();
+  }
+  const sessionToken = generateOpaqueToken(PORTAL_SESSION_PREFIX, 32);
+  const expiresAt = new Date(now.getTime() + PORTAL_SESSION_SECONDS * 1000);
+  await db.transaction(async (tx) => {
+    await tx.delete(loginThrottle).where(eq(loginThrottle.email, email));
+    const [session] = await tx
+      .insert(portalSessions)
+      .values({ tokenHash: hashToken(sessionToken), userId: user.id, tenantId: user.tenantId, createdAt: now, expiresAt })
+      .returning({ id: portalSessions.id });
+    await writeAudit(tx, { tenantId: user.tenantId, actor: `user:${user.id}`, action: 'login.succeeded', target: `session:${session?.id}`, correlationId }, now);
+  });
+  return { sessionToken, expiresAt, userId: user.id, tenantId: user.tenantId };
+}
+
+/** One indexed look-up; the tenant's status is read live, so disabling a tenant ends its sessions at once. */
+export async function authenticatePortalSession(db: IdentityExecutor, sessionToken: string, now: Date): Promise<PortalPrincipal> {
+  if (!sessionToken.startsWith(PORTAL_SESSION_PREFIX)) throw new UnauthenticatedError('The portal session is missing, expired or invalid.');
+  const [row] = await db
+    .select({ sessionId: portalSessions.id, userId: portalUsers.id, tenantId: portalSessions.tenantId, role: portalUsers.role, expiresAt: portalSessions.expiresAt, tenantStatus: tenants.status })
+    .from(portalSessions)
+    .innerJoin(portalUsers, eq(portalUsers.id, portalSessions.userId))
+    .innerJoin(tenants, eq(tenants.id, portalSessions.tenantId))
+    .where(and(eq(portalSessions.tokenHash, hashToken(sessionToken)), isNull(portalSessions.endedAt)));
+  if (!row || row.expiresAt.getTime() <= now.getTime()) throw new UnauthenticatedError('The portal session is missing, expired or invalid.');
+  if (row.tenantStatus !== 'active') throw new AccountDisabledError();
+  return { userId: row.userId, tenantId: row.tenantId, role: row.role, sessionId: row.sessionId };
+}
+
+export async function endPortalSession(db: IdentityExecutor, principal: PortalPrincipal, correlationId: string, now: Date): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.update(portalSessions).set({ endedAt: now }).where(and(eq(portalSessions.id, principal.sessionId), isNull(portalSessions.endedAt)));
+    await writeAudit(tx, { tenantId: principal.tenantId, actor: `user:${principal.userId}`, action: 'logout', target: `session:${principal.sessionId}`, correlationId }, now);
+  });
+}

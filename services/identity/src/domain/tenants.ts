@@ -1,0 +1,69 @@
+import { eq } from 'drizzle-orm';
+import { ConflictError, NotFoundError, ValidationError } from '@svc/problem-json';
+import { z } from 'zod';
+import { portalUsers, tenants, type IdentityExecutor } from '../db/schema.js';
+import { writeAudit } from './audit.js';
+import { hashPassword } from './credentials.js';
+
+export const PORTAL_ROLES = ['PartnerAdmin'] as const;
+export type PortalRole = (typeof PORTAL_ROLES)[number];
+
+export const emailSchema = z
+  .string()
+  .trim()
+  .max(254)
+  .pipe(z.email({ error: 'must be an email address' }))
+  .transform((email) => email.toLowerCase());
+export const passwordSchema = z.string().min(12, 'must be at least 12 characters').max(256, 'must be at most 256 characters');
+const tenantNameSchema = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
+const uuidSchema = z.uuid({ error: 'must be a UUID' });
+
+function parse<T>(schema: z.ZodType<T>, value: unknown, field: string): T {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const message = result.error.issues[0]?.message ?? 'is invalid';
+  throw new ValidationError(`--${field} ${message}`);
+}
+
+export async function createPortalUser(
+  tx: IdentityExecutor,
+  input: { tenantId: string; email: string; password: string; role: string },
+  now: Date,
+): Promise<{ userId: string }> {
+  const email = parse(emailSchema, input.email, 'email');
+  const password = parse(passwordSchema, input.password, 'password');
+  const role = parse(z.enum(PORTAL_ROLES, { error: `must be one of ${PORTAL_ROLES.join(', ')}` }), input.role, 'role');
+  const tenantId = parse(uuidSchema, input.tenantId, 'tenant');
+  const [tenant] = await tx.select({ id: tenants.id }).from(tenants).where(eq(tenants.id, tenantId));
+  if (!tenant) throw new NotFoundError(`No tenant with id ${tenantId}.`);
+  const passwordHash = await hashPassword(password);
+  const [user] = await tx.insert(portalUsers).values({ tenantId, email, role, passwordHash, createdAt: now }).onConflictDoNothing().returning({ id: portalUsers.id });
+  if (!user) throw new ConflictError(`A portal user with email ${email} already exists.`);
+  await writeAudit(tx, { tenantId, actor: 'cli', action: 'user.created', target: `user:${user.id}`, after: { email, role } }, now);
+  return { userId: user.id };
+}
+
+export async function createTenant(
+  tx: IdentityExecutor,
+  input: { name: string; adminEmail: string; adminPassword: string },
+  now: Date,
+): Promise<{ tenantId: string; adminUserId: string }> {
+  const name = parse(tenantNameSchema, input.name, 'name');
+  // Validate the admin before writing anything, so a bad flag leaves no tenant behind.
+  parse(emailSchema, input.adminEmail, 'admin-email');
+  parse(passwordSchema, input.adminPassword, 'admin-password');
+  const [tenant] = await tx.insert(tenants).values({ name, createdAt: now, updatedAt: now }).returning({ id: tenants.id });
+  if (!tenant) throw new Error('tenant insert returned no row');
+  await writeAudit(tx, { tenantId: tenant.id, actor: 'cli', action: 'tenant.created', target: `tenant:${tenant.id}`, after: { name } }, now);
+  const { userId } = await createPortalUser(tx, { tenantId: tenant.id, email: input.adminEmail, password: input.adminPassword, role: 'PartnerAdmin' }, now);
+  return { tenantId: tenant.id, adminUserId: userId };
+}
+
+export async function setTenantStatus(tx: IdentityExecutor, tenantId: string, status: 'active' | 'disabled', now: Date): Promise<{ tenantId: string; status: string }> {
+  const id = parse(uuidSchema, tenantId, 'id');
+  const [before] = await tx.select({ status: tenants.status }).from(tenants).where(eq(tenants.id, id)).for('update');
+  if (!before) throw new NotFoundError(`No tenant with id ${id}.`);
+  await tx.update(tenants).set({ status, updatedAt: now }).where(eq(tenants.id, id));
+  await writeAudit(tx, { tenantId: id, actor: 'cli', action: status === 'active' ? 'tenant.enabled' : 'tenant.disabled', target: `tenant:${id}`, before, after: { status } }, now);
+  return { tenantId: id, status };
+}

@@ -1,0 +1,101 @@
+import { ForbiddenError, UnauthenticatedError } from '@svc/problem-json';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import type { IdentityExecutor } from '../db/schema.js';
+import { ACCESS_TOKEN_PREFIX, authenticateAccessToken, type TokenPrincipal } from '../domain/access-tokens.js';
+import type { LastUsedRecorder } from '../domain/last-used.js';
+import { authenticatePortalSession, PORTAL_SESSION_PREFIX, type PortalPrincipal } from '../domain/portal-sessions.js';
+import { scopeForPath } from '../domain/scopes.js';
+
+/**
+ * Who may call a route, declared in its `config.auth`:
+ * - `public`: anyone (login, and the OAuth endpoints, which authenticate the client themselves);
+ * - `portal` / `portal-admin`: a partner-portal session (cookie or Bearer svc_ps_), the latter with role PartnerAdmin;
+ * - `portal-or-token`: either a portal session or a certificate-bound access token;
+ * - `token` (the default, also for unknown paths): a certificate-bound access token holding the path's scope.
+ */
+export type AuthPolicy = 'public' | 'portal' | 'portal-admin' | 'portal-or-token' | 'token';
+
+export type Principal = ({ kind: 'portal' } & PortalPrincipal) | ({ kind: 'token' } & TokenPrincipal);
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    auth?: AuthPolicy;
+  }
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+}
+
+export const PORTAL_COOKIE = 'svc_portal_session';
+
+export interface AuthenticationOptions {
+  db: IdentityExecutor;
+  clock: () => Date;
+  basePath: string;
+  lastUsed: LastUsedRecorder;
+}
+
+function bearerToken(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  if (!header) return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!match?.[1]) throw new UnauthenticatedError('The Authorization header must be "Bearer <token>".');
+  return match[1];
+}
+
+/** Portal credentials: Authorization Bearer svc_ps_… first, else the session cookie. */
+function portalSessionToken(request: FastifyRequest, bearer: string | null): string | null {
+  if (bearer?.startsWith(PORTAL_SESSION_PREFIX)) return bearer;
+  return request.cookies[PORTAL_COOKIE] ?? null;
+}
+
+function decodedPath(url: string): string {
+  const raw = url.split('?', 1)[0] ?? '';
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
+/**
+ * Deny by default: a route under the base path without `config.auth`, or a path that
+ * matches no route, requires a token with the path's scope. Runs for 404s too, so an
+ * unauthenticated caller cannot map which routes exist.
+ */
+const authentication: FastifyPluginAsync<AuthenticationOptions> = async (app, options) => {
+  app.decorateRequest('principal', null);
+  app.addHook('onRequest', async (request) => {
+    // The matched route's pattern when there is one: the raw URL may be percent-encoded.
+    const path = request.routeOptions.url ?? decodedPath(request.url);
+    if (!path.startsWith(`${options.basePath}/`)) return;
+    const policy: AuthPolicy = request.routeOptions.config.auth ?? 'token';
+    if (policy === 'public') return;
+    const now = options.clock();
+    const bearer = bearerToken(request);
+    const wantsToken = policy === 'token' || (policy === 'portal-or-token' && bearer?.startsWith(ACCESS_TOKEN_PREFIX) === true);
+    if (wantsToken) {
+      if (!bearer) throw new UnauthenticatedError('An access token is required: send Authorization: Bearer svc_at_… over mutual TLS.');
+      const principal = await authenticateAccessToken(options.db, bearer, request.clientCertificateThumbprint(), now);
+      const scope = scopeForPath(path.slice(options.basePath.length));
+      if (scope && !principal.scopes.includes(scope)) throw new ForbiddenError(`The access token lacks the scope "${scope}" that this endpoint requires.`);
+      options.lastUsed.record(principal.clientEntityId, now);
+      request.principal = { kind: 'token', ...principal };
+      return;
+    }
+    const sessionToken = portalSessionToken(request, bearer);
+    if (!sessionToken) throw new UnauthenticatedError('A partner portal session is required: log in with POST /portal/login.');
+    const principal = await authenticatePortalSession(options.db, sessionToken, now);
+    if (policy === 'portal-admin' && principal.role !== 'PartnerAdmin') throw new ForbiddenError('This action requires the PartnerAdmin role.');
+    request.principal = { kind: 'portal', ...principal };
+  });
+};
+
+export const authenticationPlugin = fp(authentication, { name: 'identity-authentication', dependencies: ['@fastify/cookie', 'identity-client-certificate'] });
+
+/** The principal of an authenticated route (the hook guarantees it). */
+export function requirePrincipal(request: FastifyRequest): Principal {
+  if (!request.principal) throw new UnauthenticatedError();
+  return request.principal;
+}

@@ -1,0 +1,32 @@
+import { RateLimitedError } from '@svc/problem-json';
+import { createRateLimiter, draftRateLimitHeaders, FallbackCounterStore, legacyRateLimitHeaders, MemoryCounterStore, rateLimitPlugin, RedisCounterStore } from '@svc/rate-limit';
+import type { FastifyInstance } from 'fastify';
+import type { Redis } from 'ioredis';
+
+export interface IdentityRateLimitOptions {
+  perMinute: number;
+  basePath: string;
+  redis: Redis | null;
+  clock: () => Date;
+  keyPrefix?: string;
+}
+
+/**
+ * 120 requests per client IP per fixed minute on the partner API (health and docs are not
+ * counted). request.ip honours X-Forwarded-For only from TRUSTED_PROXIES (Fastify trustProxy).
+ * With Redis the count is shared by every instance; if Redis fails, each instance counts alone.
+ */
+export async function registerIdentityRateLimit(app: FastifyInstance, options: IdentityRateLimitOptions): Promise<{ close(): void }> {
+  const now = () => options.clock().getTime();
+  const memory = new MemoryCounterStore({ clock: now });
+  const store = options.redis ? new FallbackCounterStore(new RedisCounterStore(options.redis, { prefix: options.keyPrefix ?? 'identity:rl:' }), memory) : memory;
+  const limiter = createRateLimiter({ store, windows: [{ name: 'minute', limit: options.perMinute, windowMs: 60_000 }], keyPrefix: 'ip', clock: now });
+  await app.register(rateLimitPlugin, {
+    resolve: (request) => (request.url.startsWith(`${options.basePath}/`) ? { limiter, key: request.ip } : null),
+    headers: (decision) => ({ ...legacyRateLimitHeaders(decision), ...draftRateLimitHeaders(decision, now()) }),
+    onExceeded: (_request, _reply, decision) => {
+      throw new RateLimitedError(decision.retryAfterSeconds, `More than ${options.perMinute} requests per minute from this address. Retry after ${decision.retryAfterSeconds} seconds.`);
+    },
+  });
+  return { close: () => memory.close() };
+}
