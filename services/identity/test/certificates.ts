@@ -31,7 +31,8 @@ export async function makeCertificate(options: { cn?: string; notBefore?: Date; 
   }
   const certificate = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: (serial++).toString(16).padStart(2, '0'),
-    name: `CN=${options.cn ?? 'partner-client'}, O=Test Partner, C=SY`,
+    // Encoded in this order (C first), as openssl req -subj '/C=SY/O=…/CN=…' does.
+    name: `C=SY, O=Test Partner, CN=${options.cn ?? 'partner-client'}`,
     notBefore: options.notBefore ?? new Date(now - DAY),
     notAfter: options.notAfter ?? new Date(now + 30 * DAY),
     signingAlgorithm: ALGORITHM,

@@ -84,6 +84,11 @@ const authentication: FastifyPluginAsync<AuthenticationOptions> = async (app, op
       request.principal = { kind: 'token', ...principal };
       return;
     }
+    if (bearer?.startsWith(ACCESS_TOKEN_PREFIX)) {
+      // A valid API token on a portal-only route: authenticated, but not allowed.
+      await authenticateAccessToken(options.db, bearer, request.clientCertificateThumbprint(), now);
+      throw new ForbiddenError('This action needs a partner portal session (PartnerAdmin), not an API access token.');
+    }
     const sessionToken = portalSessionToken(request, bearer);
     if (!sessionToken) throw new UnauthenticatedError('A partner portal session is required: log in with POST /portal/login.');
     const principal = await authenticatePortalSession(options.db, sessionToken, now);
