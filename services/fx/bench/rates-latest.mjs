@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServiceDependencies } from '@svc/service-kit';
+import { compareWithBare } from '../../../bench/compare-with-bare.mjs';
 import { buildApp } from '../dist/app.js';
 import { loadFxConfig } from '../dist/config.js';
 import { migrationsFolder, schemaName } from '../dist/db/migrations.js';
@@ -14,7 +15,6 @@ import { databaseSchema } from '../dist/db/schema.js';
 import { seedEmbeddedFirstStart } from '../dist/domain/rates/embedded-first-start.js';
 
 const seconds = Math.min(Number(process.argv[2] ?? 5), 30);
-const run = (url) => autocannon({ url, connections: 10, duration: seconds });
 
 // Embedded PGlite in a throw-away data directory (REDIS_URL in the environment selects the Redis store).
 const dataDir = mkdtempSync(join(tmpdir(), 'fx-bench-'));
@@ -31,29 +31,8 @@ const app = await buildApp({ ...dependencies, config, rateLimitKeyPrefix: `fx-be
 await app.listen({ host: '127.0.0.1', port: 0 });
 const fxUrl = `http://127.0.0.1:${app.server.address().port}/api/v1/rates/latest`;
 
-const body = await (await fetch(fxUrl)).text();
-const bare = Fastify({ logger: false });
-bare.get('/bare', async (_request, reply) => reply.type('application/json').send(body));
-await bare.listen({ host: '127.0.0.1', port: 0 });
-const bareUrl = `http://127.0.0.1:${bare.server.address().port}/bare`;
-
-await run(bareUrl); // warm-up, both sides share the machine equally afterwards
-const bareResult = await run(bareUrl);
-const fxResult = await run(fxUrl);
-const limited = fxResult.non2xx;
+const result = await compareWithBare({ autocannon, Fastify, url: fxUrl, seconds });
 await app.close();
-await bare.close();
 await dependencies.close();
 rmSync(dataDir, { recursive: true, force: true });
-
-console.log(
-  JSON.stringify({
-    seconds,
-    connections: 10,
-    store: dependencies.redis ? 'redis' : 'memory',
-    bareRequestsPerSecond: bareResult.requests.average,
-    fxRequestsPerSecond: fxResult.requests.average,
-    fxNon2xx: limited,
-    ratio: Number((fxResult.requests.average / bareResult.requests.average).toFixed(3)),
-  }),
-);
+console.log(JSON.stringify({ store: dependencies.redis ? 'redis' : 'memory', ...result }));

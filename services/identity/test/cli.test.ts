@@ -12,7 +12,7 @@ const serviceDir = fileURLToPath(new URL('..', import.meta.url));
 
 /** Runs the operator CLI as `pnpm --filter @svc/identity cli` does (tsx src/cli.ts). */
 function cli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: serviceDir, env: { PATH: process.env.PATH, LOG_LEVEL: 'warn', ...env } });
+  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'src/cli.ts', ...args], { cwd: serviceDir, env: { PATH: process.env.PATH, LOG_LEVEL: 'warn', ...env } });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

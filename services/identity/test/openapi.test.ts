@@ -1,0 +1,33 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp } from './helpers.js';
+
+describe('OpenAPI document', () => {
+  let test: TestApp;
+  beforeAll(async () => {
+    test = await buildTestApp();
+  });
+  afterAll(() => test.close());
+
+  it('documents every partner route with its security and its errors', async () => {
+    const response = await test.app.inject({ method: 'GET', url: '/docs/json' });
+    expect(response.statusCode).toBe(200);
+    const document = response.json<{ paths: Record<string, Record<string, { security?: unknown[]; responses: Record<string, unknown> }>>; components: { securitySchemes: Record<string, unknown> } }>();
+    const expected: [string, string, string[]][] = [
+      ['/api/partner/v1/portal/login', 'post', ['200', '400', '401', '403', '429']],
+      ['/api/partner/v1/portal/logout', 'post', ['204', '401', '403']],
+      ['/api/partner/v1/oauth/clients', 'post', ['201', '400', '401', '403', '409', '429']],
+      ['/api/partner/v1/oauth/clients', 'get', ['200', '401', '403', '429']],
+      ['/api/partner/v1/oauth/clients/{clientEntityId}', 'delete', ['204', '400', '401', '403', '404', '429']],
+      ['/api/partner/v1/oauth/token', 'post', ['200', '400', '401', '403', '429']],
+      ['/api/partner/v1/oauth/introspect', 'post', ['200', '400', '401', '403', '429']],
+      ['/api/partner/v1/oauth/revoke', 'post', ['200', '400', '401', '403', '429']],
+    ];
+    for (const [path, method, statuses] of expected) {
+      const operation = document.paths[path]?.[method];
+      expect(operation, `${method} ${path}`).toBeDefined();
+      expect(Object.keys(operation!.responses).sort()).toEqual(statuses.sort());
+      if (!path.endsWith('/login')) expect(operation!.security?.length, `${method} ${path}`).toBeGreaterThan(0);
+    }
+    expect(Object.keys(document.components.securitySchemes).sort()).toEqual(['accessToken', 'mutualTls', 'portalCookie', 'portalSession']);
+  });
+});
