@@ -54,6 +54,12 @@ describe('rate limit: 120 requests per IP per fixed minute', () => {
     expect((await hit(test, { remoteAddress: '203.0.113.5', headers: { 'x-forwarded-for': '10.0.0.99' } })).statusCode).toBe(429);
   });
 
+  it('counts a percent-encoded path like the plain one', async () => {
+    const { test } = await start({ RATE_LIMIT_PER_MINUTE: '1' });
+    expect((await test.app.inject({ method: 'GET', url: '/api/%70artner/v1/oauth/clients' })).statusCode).toBe(401);
+    expect((await test.app.inject({ method: 'GET', url: '/api/%70artner/v1/oauth/clients' })).statusCode).toBe(429);
+  });
+
   it('does not count health checks or docs', async () => {
     const { test } = await start({ RATE_LIMIT_PER_MINUTE: '1' });
     for (let index = 0; index < 3; index++) expect((await test.app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200);

@@ -6,6 +6,7 @@ import { ACCESS_TOKEN_PREFIX, authenticateAccessToken, type TokenPrincipal } fro
 import type { LastUsedRecorder } from '../domain/last-used.js';
 import { authenticatePortalSession, PORTAL_SESSION_PREFIX, type PortalPrincipal } from '../domain/portal-sessions.js';
 import { scopeForPath } from '../domain/scopes.js';
+import { routingPath } from './request-path.js';
 
 /**
  * Who may call a route, declared in its `config.auth`:
@@ -50,15 +51,6 @@ function portalSessionToken(request: FastifyRequest, bearer: string | null): str
   return request.cookies[PORTAL_COOKIE] ?? null;
 }
 
-function decodedPath(url: string): string {
-  const raw = url.split('?', 1)[0] ?? '';
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    return raw;
-  }
-}
-
 /**
  * Deny by default: a route under the base path without `config.auth`, or a path that
  * matches no route, requires a token with the path's scope. Runs for 404s too, so an
@@ -67,8 +59,7 @@ function decodedPath(url: string): string {
 const authentication: FastifyPluginAsync<AuthenticationOptions> = async (app, options) => {
   app.decorateRequest('principal', null);
   app.addHook('onRequest', async (request) => {
-    // The matched route's pattern when there is one: the raw URL may be percent-encoded.
-    const path = request.routeOptions.url ?? decodedPath(request.url);
+    const path = routingPath(request);
     if (!path.startsWith(`${options.basePath}/`)) return;
     const policy: AuthPolicy = request.routeOptions.config.auth ?? 'token';
     if (policy === 'public') return;

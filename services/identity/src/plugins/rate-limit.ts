@@ -2,6 +2,7 @@ import { RateLimitedError } from '@svc/problem-json';
 import { createRateLimiter, draftRateLimitHeaders, FallbackCounterStore, legacyRateLimitHeaders, MemoryCounterStore, rateLimitPlugin, RedisCounterStore } from '@svc/rate-limit';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
+import { routingPath } from './request-path.js';
 
 export interface IdentityRateLimitOptions {
   perMinute: number;
@@ -22,7 +23,7 @@ export async function registerIdentityRateLimit(app: FastifyInstance, options: I
   const store = options.redis ? new FallbackCounterStore(new RedisCounterStore(options.redis, { prefix: options.keyPrefix ?? 'identity:rl:' }), memory) : memory;
   const limiter = createRateLimiter({ store, windows: [{ name: 'minute', limit: options.perMinute, windowMs: 60_000 }], keyPrefix: 'ip', clock: now });
   await app.register(rateLimitPlugin, {
-    resolve: (request) => (request.url.startsWith(`${options.basePath}/`) ? { limiter, key: request.ip } : null),
+    resolve: (request) => (routingPath(request).startsWith(`${options.basePath}/`) ? { limiter, key: request.ip } : null),
     headers: (decision) => ({ ...legacyRateLimitHeaders(decision), ...draftRateLimitHeaders(decision, now()) }),
     onExceeded: (_request, _reply, decision) => {
       throw new RateLimitedError(decision.retryAfterSeconds, `More than ${options.perMinute} requests per minute from this address. Retry after ${decision.retryAfterSeconds} seconds.`);
