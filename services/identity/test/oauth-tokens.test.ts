@@ -238,7 +238,9 @@ describe('certificate-bound tokens: issue, use, introspect, revoke', () => {
       const response = await listClients({ authorization, ...certificateHeader(cert) });
       expect(response.statusCode, authorization).toBe(401);
       expect(response.json()).toMatchObject({ code: 'UNAUTHENTICATED' });
+      expect(response.headers['www-authenticate']).toBe('Bearer realm="identity", error="invalid_token"');
     }
+    expect((await listClients({})).headers['www-authenticate']).toBe('Bearer realm="identity"');
   });
 });
 

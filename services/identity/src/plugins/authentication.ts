@@ -1,4 +1,4 @@
-import { ForbiddenError, UnauthenticatedError } from '@svc/problem-json';
+import { ForbiddenError, ProblemError, UnauthenticatedError } from '@svc/problem-json';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { IdentityExecutor } from '../db/schema.js';
@@ -59,6 +59,14 @@ function portalSessionToken(request: FastifyRequest, bearer: string | null): str
 const authentication: FastifyPluginAsync<AuthenticationOptions> = async (app, options) => {
   app.decorateRequest('principal', null);
   app.addHook('onRequest', async (request) => {
+    try {
+      await authenticate(request);
+    } catch (error) {
+      throw withBearerChallenge(error, request.headers.authorization !== undefined);
+    }
+  });
+
+  async function authenticate(request: FastifyRequest): Promise<void> {
     const path = routingPath(request);
     if (!path.startsWith(`${options.basePath}/`)) return;
     const policy: AuthPolicy = request.routeOptions.config.auth ?? 'token';
@@ -85,8 +93,22 @@ const authentication: FastifyPluginAsync<AuthenticationOptions> = async (app, op
     const principal = await authenticatePortalSession(options.db, sessionToken, now);
     if (policy === 'portal-admin' && principal.role !== 'PartnerAdmin') throw new ForbiddenError('This action requires the PartnerAdmin role.');
     request.principal = { kind: 'portal', ...principal };
-  });
+  }
 };
+
+/** RFC 6750 §3: a 401 from a bearer-protected resource says how to authenticate. */
+function withBearerChallenge(error: unknown, credentialsSent: boolean): unknown {
+  if (!(error instanceof ProblemError) || error.status !== 401) return error;
+  const challenge = credentialsSent ? 'Bearer realm="identity", error="invalid_token"' : 'Bearer realm="identity"';
+  return new ProblemError({
+    status: error.status,
+    code: error.code,
+    title: error.title,
+    detail: error.detail,
+    extensions: error.extensions,
+    headers: { ...error.headers, 'WWW-Authenticate': challenge },
+  });
+}
 
 export const authenticationPlugin = fp(authentication, { name: 'identity-authentication', dependencies: ['@fastify/cookie', 'identity-client-certificate'] });
 
