@@ -9,7 +9,7 @@ export interface CounterIncrement {
 /** Increments every key by one in a single atomic step and returns the new counts, in order. */
 export interface CounterStore {
   increment(counters: CounterIncrement[]): Promise<number[]>;
-  readonly kind: 'memory' | 'redis';
+  readonly kind: 'memory' | 'redis' | 'database';
 }
 
 /** One process's counters. Expired keys are swept on a timer so the map never grows without bound. */

@@ -1,15 +1,20 @@
 import cors from '@fastify/cors';
 import type { Database } from '@svc/db';
-import { createBaseApp, type ServiceApp } from '@svc/service-kit';
+import { createBaseApp, createSecretBox, LastUsedBatcher, type ServiceApp } from '@svc/service-kit';
+import { sql } from 'drizzle-orm';
 import type { Redis } from 'ioredis';
 import type { FxConfig } from './config.js';
-import type { FxDatabaseSchema } from './db/schema.js';
+import { apiClients, type FxDatabaseSchema } from './db/schema.js';
+import { createAlertDeliveryWorker } from './domain/alerts/alert-delivery.js';
 import { limitsConfiguration } from './domain/limits/plans.js';
 import { isDemoData } from './domain/rates/demo-seed.js';
 import { jsonRateSource, RatePoller } from './domain/pollers/rate-poller.js';
 import { ResponseCache } from './domain/response-cache.js';
 import { registerRateLimits } from './plugins/rate-limits.js';
+import { apiKeysPlugin } from './plugins/api-keys.js';
 import { adminRoutes } from './routes/admin.js';
+import { adminClientRoutes } from './routes/admin-clients.js';
+import { clientRoutes } from './routes/client.js';
 import { fxHealthRoute } from './routes/health.js';
 import { adminPriceRoutes, priceRoutes } from './routes/prices.js';
 import { pricingRoutes } from './routes/pricing.js';
@@ -29,6 +34,8 @@ export interface FxAppDependencies {
   clock?: () => Date;
   /** Redis key prefix of the rate-limit counters (tests isolate themselves with a random one). */
   rateLimitKeyPrefix?: string;
+  /** How often client lastUsedUtc is written (default 10 s). */
+  lastUsedFlushMs?: number;
 }
 
 /** The fx app, not listening: server.ts listens, tests use app.inject(). The caller owns the dependencies. */
@@ -42,7 +49,11 @@ export async function buildApp(dependencies: FxAppDependencies): Promise<Service
     openapi: {
       title: 'Syrian Pound Exchange Rate API',
       description: 'Official (CBS) and parallel-market Syrian pound rates, USD cross rates, history, crypto and gold prices. Base path /api/v1.',
-      securitySchemes: { adminToken: { type: 'apiKey', in: 'header', name: 'X-Admin-Token', description: 'FX_ADMIN_TOKEN (admin API off when unset)' } },
+      securitySchemes: {
+        adminToken: { type: 'apiKey', in: 'header', name: 'X-Admin-Token', description: 'FX_ADMIN_TOKEN (admin API off when unset)' },
+        apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'Public key svc_pub_… (with X-Api-Secret)' },
+        apiSecret: { type: 'apiKey', in: 'header', name: 'X-Api-Secret', description: 'Private key svc_prv_… (with X-Api-Key), shown once at creation' },
+      },
     },
     healthPath: HEALTH_PATH,
     database,
@@ -53,8 +64,30 @@ export async function buildApp(dependencies: FxAppDependencies): Promise<Service
   const limits = limitsConfiguration(config);
   const cache = new ResponseCache(redis);
   await cache.start();
-  const rateLimits = await registerRateLimits(app, { limits, redis, clock, keyPrefix: dependencies.rateLimitKeyPrefix });
+  const db = database.db;
+  const lastUsed = new LastUsedBatcher({
+    flushIntervalMs: dependencies.lastUsedFlushMs ?? 10_000,
+    onError: (error) => app.log.warn({ err: error }, 'lastUsedUtc flush failed'),
+    async write(entries) {
+      for (const [id, at] of entries) {
+        await db.update(apiClients).set({ lastUsedUtc: sql`greatest(${apiClients.lastUsedUtc}, ${at.toISOString()}::timestamptz)` }).where(sql`${apiClients.id} = ${id}`);
+      }
+    },
+  });
+  lastUsed.start();
+  // Keys first: the limiter picks per-key limits from request.apiClient.
+  await app.register(apiKeysPlugin, { db, clock, lastUsed });
+  const rateLimits = await registerRateLimits(app, { limits, redis, clock, keyPrefix: dependencies.rateLimitKeyPrefix, db });
+  const box = createSecretBox(dependencies.secretsKey);
+  const policy = { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS };
+  const alertAttempts = config.ALERT_RETRY_SCHEDULE_MS.length;
+  const alertWorker = createAlertDeliveryWorker({ db, box, policy, retryScheduleMs: config.ALERT_RETRY_SCHEDULE_MS, timeoutMs: config.ALERT_DELIVERY_TIMEOUT_MS, clock, logger: app.log });
+  // Like the pollers, the worker starts when the server listens (never in app.inject tests).
+  if (config.ALERT_WORKER_IN_PROCESS) app.addHook('onListen', () => alertWorker.start());
+  const afterRatesChanged = () => alertWorker.wake();
   app.addHook('onClose', async () => {
+    await alertWorker.close();
+    await lastUsed.stop();
     rateLimits.close();
     await cache.stop();
   });
@@ -81,6 +114,7 @@ export async function buildApp(dependencies: FxAppDependencies): Promise<Service
   });
   await app.register(priceRoutes, { db: database.db, cache, clock });
   await app.register(pricingRoutes, { limits });
+  await app.register(clientRoutes, { db, clock, box, policy, limits });
   const pollers = (
     [
       ['CBS', config.FX_POLL_CBS_URL],
@@ -88,7 +122,20 @@ export async function buildApp(dependencies: FxAppDependencies): Promise<Service
     ] as const
   ).flatMap(([source, url]) =>
     url
-      ? [new RatePoller({ adapter: jsonRateSource(source, url), db: database.db, clock, log: app.log, intervalMs: config.FX_POLL_INTERVAL_SECONDS * 1000, onIngested: () => cache.invalidate() })]
+      ? [
+          new RatePoller({
+            adapter: jsonRateSource(source, url),
+            db,
+            clock,
+            log: app.log,
+            intervalMs: config.FX_POLL_INTERVAL_SECONDS * 1000,
+            alertAttempts,
+            onIngested: async () => {
+              await cache.invalidate();
+              afterRatesChanged();
+            },
+          }),
+        ]
       : [],
   );
   // Polling starts once the server listens (not in app.inject tests that never call ready()).
@@ -97,7 +144,8 @@ export async function buildApp(dependencies: FxAppDependencies): Promise<Service
     await Promise.all(pollers.map((poller) => poller.stop()));
   });
   if (config.FX_ADMIN_TOKEN) {
-    await app.register(adminRoutes, { db: database.db, cache, clock, adminToken: config.FX_ADMIN_TOKEN });
+    await app.register(adminRoutes, { db, cache, clock, adminToken: config.FX_ADMIN_TOKEN, alertAttempts, afterRatesChanged });
+    await app.register(adminClientRoutes, { db, clock, adminToken: config.FX_ADMIN_TOKEN });
     await app.register(adminPriceRoutes, { db: database.db, cache, clock, adminToken: config.FX_ADMIN_TOKEN });
   }
   return app;

@@ -4,7 +4,7 @@ import { createAddressMatcher, createBaseApp, type ServiceApp } from '@svc/servi
 import type { Redis } from 'ioredis';
 import type { IdentityConfig } from './config.js';
 import type { IdentityDatabaseSchema } from './db/schema.js';
-import { LastUsedRecorder } from './domain/last-used.js';
+import { createClientLastUsed } from './domain/last-used.js';
 import { authenticationPlugin } from './plugins/authentication.js';
 import { clientCertificatePlugin } from './plugins/client-certificate.js';
 import { registerIdentityRateLimit } from './plugins/rate-limit.js';
@@ -64,7 +64,7 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
     ...(config.TLS_CERT && config.TLS_KEY ? { https: { cert: config.TLS_CERT, key: config.TLS_KEY, requestCert: true, rejectUnauthorized: false } } : {}),
   });
   const db = database.db;
-  const lastUsed = new LastUsedRecorder(db, { flushIntervalMs: dependencies.lastUsedFlushMs ?? 10_000, onError: (error) => app.log.warn({ err: error }, 'lastUsedAt flush failed') });
+  const lastUsed = createClientLastUsed(db, { flushIntervalMs: dependencies.lastUsedFlushMs ?? 10_000, onError: (error) => app.log.warn({ err: error }, 'lastUsedAt flush failed') });
   lastUsed.start();
   // Rate limit first: a flood is turned away before any authentication work.
   const rateLimit = await registerIdentityRateLimit(app, { perMinute: config.RATE_LIMIT_PER_MINUTE, basePath: API_BASE_PATH, redis, clock, keyPrefix: dependencies.rateLimitKeyPrefix });

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { bigserial, index, integer, jsonb, numeric, pgSchema, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { defineDeliveryTable } from '@svc/outbox';
+import { bigserial, boolean, index, integer, jsonb, numeric, pgSchema, smallint, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
 /** fx owns this Postgres schema; every table of the service is declared on it. */
 export const fxSchema = pgSchema('fx');
@@ -93,5 +94,68 @@ export const goldPrices = fxSchema.table(
   (table) => [index('gold_prices_unit_karat_observed_idx').on(table.unit, table.karat, table.observedAt)],
 );
 
-export const databaseSchema = { rateObservations, manualOverrides, outboxEvents, datasetFlags, cryptoPrices, goldPrices };
+const timestampTz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+/** API-key clients: the private key is stored only as its SHA-256 (hex). */
+export const apiClients = fxSchema.table(
+  'api_clients',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    name: text('name').notNull(),
+    plan: text('plan', { enum: ['Free', 'Starter', 'Professional', 'Enterprise'] }).notNull(),
+    publicKey: text('public_key').notNull(),
+    privateKeyHash: text('private_key_hash').notNull(),
+    isActive: boolean('is_active').notNull().default(true),
+    createdUtc: timestampTz('created_utc').notNull(),
+    lastUsedUtc: timestampTz('last_used_utc'),
+  },
+  (table) => [uniqueIndex('api_clients_public_key_key').on(table.publicKey)],
+);
+
+/**
+ * Rate-alert webhooks. `triggerLevel` is the rate at which the alert fires next: the threshold
+ * for ABOVE/BELOW, reference × (1 ± percent/100) for the percent alerts; evaluation selects
+ * the crossed range of it through one index. `primed`: created or re-enabled since the last
+ * update, so the next update fires it if the condition already holds.
+ */
+export const rateAlerts = fxSchema.table(
+  'rate_alerts',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    clientId: uuid('client_id').notNull().references(() => apiClients.id),
+    webhookUrl: text('webhook_url').notNull(),
+    currency: text('currency').notNull(),
+    source: text('source', { enum: ['CBS', 'MARKET'] }).notNull(),
+    alertType: smallint('alert_type').notNull(),
+    thresholdValue: numeric('threshold_value').notNull(),
+    label: text('label'),
+    isActive: boolean('is_active').notNull().default(true),
+    referenceRate: numeric('reference_rate'),
+    triggerLevel: numeric('trigger_level'),
+    primed: boolean('primed').notNull().default(true),
+    /** AES-256-GCM sealed with SECRETS_KEY (service-kit secret box); shown in clear only once. */
+    signingSecretSealed: text('signing_secret_sealed').notNull(),
+    lastDeliveryStatusCode: integer('last_delivery_status_code'),
+    consecutiveFailures: integer('consecutive_failures').notNull().default(0),
+    lastTriggeredUtc: timestampTz('last_triggered_utc'),
+    createdUtc: timestampTz('created_utc').notNull(),
+  },
+  (table) => [
+    index('rate_alerts_evaluation_idx').on(table.currency, table.source, table.alertType, table.triggerLevel).where(sql`${table.isActive}`),
+    index('rate_alerts_primed_idx').on(table.currency, table.source).where(sql`${table.isActive} and ${table.primed}`),
+    index('rate_alerts_client_idx').on(table.clientId, table.createdUtc),
+  ],
+);
+
+/** Keyed quota counters when there is no Redis (embedded default): monthly usage survives restarts. */
+export const usageCounters = fxSchema.table('usage_counters', {
+  key: text('key').primaryKey(),
+  count: integer('count').notNull(),
+  expiresAt: timestampTz('expires_at').notNull(),
+});
+
+/** The shared durable delivery queue (@svc/outbox), in fx's schema. */
+export const alertDeliveries = defineDeliveryTable(fxSchema, 'alert_deliveries');
+
+export const databaseSchema = { rateObservations, manualOverrides, outboxEvents, datasetFlags, cryptoPrices, goldPrices, apiClients, rateAlerts, usageCounters, alertDeliveries };
 export type FxDatabaseSchema = typeof databaseSchema;

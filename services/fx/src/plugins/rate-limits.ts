@@ -9,9 +9,13 @@ import {
   type CounterStore,
   type RateLimitDecision,
 } from '@svc/rate-limit';
-import type { FastifyInstance } from 'fastify';
+import { routingPath } from '@svc/service-kit';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
-import { anonymousWindows, type LimitsConfiguration } from '../domain/limits/plans.js';
+import { DatabaseCounterStore } from '../domain/limits/database-counter-store.js';
+import { anonymousWindows, planWindows, type LimitsConfiguration } from '../domain/limits/plans.js';
+import type { FxExecutor } from '../domain/rates/ingest-rates.js';
+import { CLIENT_PATH_PREFIX } from './api-keys.js';
 
 export interface FxRateLimitOptions {
   limits: LimitsConfiguration;
@@ -19,12 +23,15 @@ export interface FxRateLimitOptions {
   clock: () => Date;
   /** Redis key prefix; tests pass a random one. */
   keyPrefix?: string;
+  /** Keyed counters live here when there is no Redis, so monthly quotas survive restarts. */
+  db: FxExecutor;
 }
 
 /**
  * Anonymous requests are limited per client IP (request.ip honours TRUSTED_PROXIES via
- * Fastify trustProxy). The resolver is where the clients issue adds keyed policies
- * (per key + monthly quota) as further limiters built from the same configuration.
+ * Fastify trustProxy). A request with a valid API key (request.apiClient) is limited per key
+ * instead, by its plan: 60 per minute plus the monthly quota on data routes; the same minute
+ * counter but no quota on /client/* (managing webhooks does not spend the data quota).
  */
 /** fx's 429 body `{error, retryAfter}`; a used-up monthly quota says so and when it resets. */
 export function tooManyRequestsBody(decision: RateLimitDecision): { error: string; retryAfter: number } {
@@ -41,17 +48,47 @@ export interface FxRateLimits {
   close(): void;
 }
 
+/** X-Quota-Limit / X-Quota-Remaining from the monthly window; none for an unlimited plan. */
+export function quotaHeaders(decision: RateLimitDecision): Record<string, string> {
+  const month = decision.windows.find((window) => window.name === 'month');
+  if (!month) return {};
+  return { 'X-Quota-Limit': String(month.limit), 'X-Quota-Remaining': String(Math.max(0, month.limit - month.count)) };
+}
+
 export async function registerRateLimits(app: FastifyInstance, options: FxRateLimitOptions): Promise<FxRateLimits> {
   const now = () => options.clock().getTime();
   const memoryStore = new MemoryCounterStore({ clock: now });
   // With Redis, a Redis outage falls back to per-instance counting instead of no limits at all.
   const fallback = options.redis ? new FallbackCounterStore(new RedisCounterStore(options.redis, { prefix: options.keyPrefix ?? 'fx:rl:' }), memoryStore) : null;
   const store: CounterStore = fallback ?? memoryStore;
+  const keyedStore: CounterStore = fallback ?? new DatabaseCounterStore(options.db, now);
   const anonymous = createRateLimiter({ store, windows: anonymousWindows(options.limits), keyPrefix: 'ip', clock: now });
+  const keyed = new Map(
+    options.limits.plans.map((plan) => {
+      const windows = planWindows(plan);
+      return [
+        plan.name,
+        {
+          data: createRateLimiter({ store: keyedStore, windows, keyPrefix: 'key', clock: now }),
+          management: createRateLimiter({ store: keyedStore, windows: windows.filter((window) => window.name !== 'month'), keyPrefix: 'key', clock: now }),
+        },
+      ] as const;
+    }),
+  );
+
+  function resolve(request: FastifyRequest) {
+    const path = routingPath(request);
+    if (!path.startsWith('/api/v1/') || path === '/api/v1/health') return null;
+    const client = request.apiClient;
+    if (!client) return { limiter: anonymous, key: request.ip };
+    const limiters = keyed.get(client.plan);
+    if (!limiters) throw new Error(`no limits configured for plan ${client.plan}`);
+    return { limiter: path.startsWith(CLIENT_PATH_PREFIX) ? limiters.management : limiters.data, key: client.id };
+  }
 
   await app.register(rateLimitPlugin, {
-    resolve: (request) => (request.url.startsWith('/api/v1/') && !request.url.startsWith('/api/v1/health') ? { limiter: anonymous, key: request.ip } : null),
-    headers: (decision) => ({ ...legacyRateLimitHeaders(decision, ['X-Rate-Limit-', 'X-RateLimit-']), ...draftRateLimitHeaders(decision, now()) }),
+    resolve,
+    headers: (decision) => ({ ...legacyRateLimitHeaders(decision, ['X-Rate-Limit-', 'X-RateLimit-']), ...draftRateLimitHeaders(decision, now()), ...quotaHeaders(decision) }),
     onExceeded: (_request, reply, decision) => reply.code(429).send(tooManyRequestsBody(decision)),
   });
   return {

@@ -12,6 +12,10 @@ export interface AdminRouteOptions {
   cache: ResponseCache;
   clock: () => Date;
   adminToken: string;
+  /** Delivery attempts per alert firing (ALERT_RETRY_SCHEDULE_MS length). */
+  alertAttempts: number;
+  /** After a committed rate change: deliver the alerts it fired without waiting for the next poll. */
+  afterRatesChanged: () => void;
 }
 
 const positiveNumber = z.number().positive();
@@ -45,9 +49,10 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, op
       const body = request.body;
       const now = options.clock();
       const accepted = await options.db.transaction((tx) =>
-        ingestRates(tx, { source: body.source, observedAt: body.timestampUtc ? new Date(body.timestampUtc) : undefined, force: body.force, rates: body.rates }, now),
+        ingestRates(tx, { source: body.source, observedAt: body.timestampUtc ? new Date(body.timestampUtc) : undefined, force: body.force, rates: body.rates, alertAttempts: options.alertAttempts }, now),
       );
       await options.cache.invalidate();
+      options.afterRatesChanged();
       return reply.code(201).send({ accepted });
     },
   );
@@ -68,8 +73,9 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, op
     async (request, reply) => {
       const [currency = ''] = parseCurrencyList(request.body.currency, 'body.currency');
       const now = options.clock();
-      const override = await options.db.transaction((tx) => setOverride(tx, { ...request.body, currency, setBy: 'admin-token' }, now));
+      const override = await options.db.transaction((tx) => setOverride(tx, { ...request.body, currency, setBy: 'admin-token' }, now, options.alertAttempts));
       await options.cache.invalidate();
+      options.afterRatesChanged();
       return reply.code(201).send(override);
     },
   );
@@ -87,8 +93,9 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, op
     },
     async (request, reply) => {
       const [currency = ''] = parseCurrencyList(request.params.currency, 'params.currency');
-      await options.db.transaction((tx) => removeOverride(tx, currency, options.clock()));
+      await options.db.transaction((tx) => removeOverride(tx, currency, options.clock(), options.alertAttempts));
       await options.cache.invalidate();
+      options.afterRatesChanged();
       return reply.code(204).send(null);
     },
   );

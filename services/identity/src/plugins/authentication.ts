@@ -3,10 +3,10 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { IdentityExecutor } from '../db/schema.js';
 import { ACCESS_TOKEN_PREFIX, authenticateAccessToken, type TokenPrincipal } from '../domain/access-tokens.js';
-import type { LastUsedRecorder } from '../domain/last-used.js';
+import type { LastUsedBatcher } from '@svc/service-kit';
 import { authenticatePortalSession, PORTAL_SESSION_PREFIX, type PortalPrincipal } from '../domain/portal-sessions.js';
 import { scopeForPath } from '../domain/scopes.js';
-import { routingPath } from './request-path.js';
+import { routingPath } from '@svc/service-kit';
 
 /**
  * Who may call a route, declared in its `config.auth`:
@@ -34,7 +34,7 @@ export interface AuthenticationOptions {
   db: IdentityExecutor;
   clock: () => Date;
   basePath: string;
-  lastUsed: LastUsedRecorder;
+  lastUsed: LastUsedBatcher;
 }
 
 function bearerToken(request: FastifyRequest): string | null {

@@ -2,7 +2,7 @@ import { RateLimitedError } from '@svc/problem-json';
 import { createRateLimiter, draftRateLimitHeaders, FallbackCounterStore, legacyRateLimitHeaders, MemoryCounterStore, rateLimitPlugin, RedisCounterStore } from '@svc/rate-limit';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
-import { routingPath } from './request-path.js';
+import { routingPath } from '@svc/service-kit';
 
 export interface IdentityRateLimitOptions {
   perMinute: number;

@@ -4,14 +4,14 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { IdentityExecutor } from '../db/schema.js';
 import { authenticateCallingClient, introspectToken, issueAccessToken, revokeToken } from '../domain/access-tokens.js';
-import type { LastUsedRecorder } from '../domain/last-used.js';
+import type { LastUsedBatcher } from '@svc/service-kit';
 import { OAuthError } from '../domain/oauth-errors.js';
 import { problemResponses, RATE_LIMITED } from './openapi.js';
 
 export interface OAuthTokenRouteOptions {
   db: IdentityExecutor;
   clock: () => Date;
-  lastUsed: LastUsedRecorder;
+  lastUsed: LastUsedBatcher;
 }
 
 const FORM = 'application/x-www-form-urlencoded';

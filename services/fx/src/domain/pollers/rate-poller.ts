@@ -54,8 +54,10 @@ export class RatePoller {
       log: FastifyBaseLogger;
       intervalMs: number;
       timeoutMs?: number;
-      /** Called after an accepted ingestion (cache invalidation). */
+      /** Called after an accepted ingestion (cache invalidation, waking the alert worker). */
       onIngested?: () => Promise<void>;
+      /** Delivery attempts per alert firing. */
+      alertAttempts?: number;
     },
   ) {}
 
@@ -90,7 +92,7 @@ export class RatePoller {
     try {
       const input = await adapter.fetchRates(AbortSignal.timeout(this.options.timeoutMs ?? 10_000));
       const now = clock();
-      await db.transaction((tx) => ingestRates(tx, input, now));
+      await db.transaction((tx) => ingestRates(tx, { ...input, alertAttempts: this.options.alertAttempts }, now));
       await this.options.onIngested?.();
       this.status.lastSuccessUtc = now.toISOString();
       this.status.lastError = null;

@@ -3,6 +3,8 @@ import type { FieldError } from '@svc/problem-json';
 import { ValidationError } from '@svc/problem-json';
 import { and, desc, eq } from 'drizzle-orm';
 import { outboxEvents, rateObservations, type FxDatabaseSchema } from '../../db/schema.js';
+import { activeOverrideMid } from '../alerts/current-rate.js';
+import { evaluateAlerts, lockAlertStream } from '../alerts/evaluate-alerts.js';
 import { isSupportedCurrency } from './currencies.js';
 import { decimalString, midpoint } from './decimal.js';
 
@@ -23,6 +25,8 @@ export interface IngestRatesInput {
   rates: RateInput[];
   /** Accept changes over the jump limit (operator confirmed a real move). */
   force?: boolean | undefined;
+  /** Delivery attempts per alert firing (the length of ALERT_RETRY_SCHEDULE_MS). */
+  alertAttempts?: number | undefined;
 }
 
 /** A move of more than this against the latest stored mid is refused without `force`. */
@@ -60,6 +64,9 @@ export async function ingestRates(tx: FxExecutor, input: IngestRatesInput, now: 
   });
   if (errors.length > 0) throw new ValidationError('The rates are invalid.', errors);
 
+  // One writer per (currency, source) at a time: the previous rate read below stays the previous
+  // rate until commit, so the jump check and alert crossings see a consistent before/after.
+  for (const currency of [...seen].sort()) await lockAlertStream(tx, currency, input.source);
   const accepted: IngestedRate[] = [];
   for (const [index, rate] of input.rates.entries()) {
     const mid = rate.mid === undefined ? midpoint(rate.buy, rate.sell) : decimalString(rate.mid);
@@ -87,5 +94,10 @@ export async function ingestRates(tx: FxExecutor, input: IngestRatesInput, now: 
     payload: { source: input.source, observedAt: observedAt.toISOString(), rates: accepted },
     createdAt: now,
   });
+  for (const rate of accepted) {
+    // MARKET alerts watch the effective rate: while an override is active the market does not move it.
+    if (input.source === 'MARKET' && (await activeOverrideMid(tx, rate.currency, now)) !== null) continue;
+    await evaluateAlerts(tx, { currency: rate.currency, source: input.source, previous: rate.previousMid, current: rate.mid }, { now, maxAttempts: input.alertAttempts });
+  }
   return accepted;
 }

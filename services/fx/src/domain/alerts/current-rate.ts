@@ -1,0 +1,30 @@
+import { and, desc, eq, gt, isNull, lte, or } from 'drizzle-orm';
+import { manualOverrides, rateObservations } from '../../db/schema.js';
+import type { FxExecutor, RateSource } from '../rates/ingest-rates.js';
+
+/** Latest stored mid of a currency from one source, as published. */
+export async function latestMid(tx: FxExecutor, currency: string, source: RateSource): Promise<string | null> {
+  const [row] = await tx
+    .select({ mid: rateObservations.mid })
+    .from(rateObservations)
+    .where(and(eq(rateObservations.currency, currency), eq(rateObservations.source, source)))
+    .orderBy(desc(rateObservations.observedAt))
+    .limit(1);
+  return row?.mid ?? null;
+}
+
+export async function activeOverrideMid(tx: FxExecutor, currency: string, now: Date): Promise<string | null> {
+  const [row] = await tx
+    .select({ mid: manualOverrides.mid })
+    .from(manualOverrides)
+    .where(and(eq(manualOverrides.currency, currency), lte(manualOverrides.activeFrom, now), or(isNull(manualOverrides.activeTo), gt(manualOverrides.activeTo, now))))
+    .orderBy(desc(manualOverrides.activeFrom))
+    .limit(1);
+  return row?.mid ?? null;
+}
+
+/** The rate an alert watches: CBS = the official mid; MARKET = the effective mid (an active override, else the market). */
+export async function watchedMid(tx: FxExecutor, currency: string, source: RateSource, now: Date): Promise<string | null> {
+  if (source === 'MARKET') return (await activeOverrideMid(tx, currency, now)) ?? (await latestMid(tx, currency, 'MARKET'));
+  return latestMid(tx, currency, 'CBS');
+}

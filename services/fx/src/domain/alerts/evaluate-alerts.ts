@@ -1,0 +1,96 @@
+import { selectRows } from '@svc/db';
+import { sql, type SQL } from 'drizzle-orm';
+import type { FxExecutor, RateSource } from '../rates/ingest-rates.js';
+
+export const ALERT_TYPE_NAMES = ['ABOVE', 'BELOW', 'CHANGE_INCREASE', 'CHANGE_DECREASE'] as const;
+export const RATE_ALERT_TOPIC = 'rate_alert';
+/** Attempts per firing when the caller does not say (ALERT_RETRY_SCHEDULE_MS has three entries by default). */
+export const DEFAULT_ALERT_ATTEMPTS = 3;
+
+export interface RateChange {
+  currency: string;
+  source: RateSource;
+  /** The watched mid before this update; null when there was none. */
+  previous: string | null;
+  current: string;
+}
+
+/** Serialises evaluations of one (currency, source) until the transaction ends, so no alert fires twice for one crossing. */
+export async function lockAlertStream(tx: FxExecutor, currency: string, source: RateSource): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`fx:alerts:${currency}:${source}`}, 0))`);
+}
+
+/**
+ * Fires the alerts an update crosses and enqueues their deliveries, inside the caller's
+ * transaction (the rate change, the alert state and the deliveries commit together).
+ * Each branch is one range scan of rate_alerts_evaluation_idx (currency, source, type,
+ * trigger level) or of the small primed index, never a scan of every alert:
+ * - ABOVE: trigger level in (previous, current]; BELOW: in [current, previous);
+ * - CHANGE_INCREASE: trigger level ≤ current; CHANGE_DECREASE: trigger level ≥ current
+ *   (the level is reference × (1 ± percent/100); firing resets the reference to current);
+ * - primed (new or re-enabled) ABOVE/BELOW: the condition holds now.
+ * Returns the number of deliveries enqueued.
+ */
+export async function evaluateAlerts(tx: FxExecutor, change: RateChange, options: { now: Date; maxAttempts?: number }): Promise<number> {
+  const { currency, source, previous } = change;
+  const current = sql`${change.current}::numeric`;
+  const scope = sql`is_active and currency = ${currency} and source = ${source}`;
+  const branches: SQL[] = [
+    sql`select id from fx.rate_alerts where ${scope} and alert_type = 2 and trigger_level <= ${current}`,
+    sql`select id from fx.rate_alerts where ${scope} and alert_type = 3 and trigger_level >= ${current}`,
+    sql`select id from fx.rate_alerts where ${scope} and primed and ((alert_type = 0 and trigger_level <= ${current}) or (alert_type = 1 and trigger_level >= ${current}))`,
+  ];
+  if (previous !== null) {
+    const before = sql`${previous}::numeric`;
+    branches.push(
+      sql`select id from fx.rate_alerts where ${scope} and not primed and alert_type = 0 and trigger_level > ${before} and trigger_level <= ${current}`,
+      sql`select id from fx.rate_alerts where ${scope} and not primed and alert_type = 1 and trigger_level < ${before} and trigger_level >= ${current}`,
+    );
+  }
+  const nowIso = options.now.toISOString();
+  const [result] = await selectRows<{ enqueued: number }>(
+    tx,
+    sql`with candidates as (${sql.join(branches, sql` union `)}),
+        fired as (
+          update fx.rate_alerts a set
+            last_triggered_utc = ${nowIso}::timestamptz,
+            primed = false,
+            reference_rate = case when a.alert_type in (2, 3) then ${current} else a.reference_rate end,
+            trigger_level = case
+              when a.alert_type = 2 then ${current} * (1 + a.threshold_value / 100)
+              when a.alert_type = 3 then ${current} * (1 - a.threshold_value / 100)
+              else a.trigger_level end
+          from candidates c where a.id = c.id
+          returning a.id, a.currency, a.source, a.alert_type, a.threshold_value, a.label
+        ),
+        enqueued as (
+          insert into fx.alert_deliveries (topic, subscription_id, payload, status, attempt_count, max_attempts, next_attempt_at, created_at)
+          select ${RATE_ALERT_TOPIC}, f.id,
+            json_build_object(
+              'event', ${RATE_ALERT_TOPIC}::text,
+              'currency', f.currency,
+              'source', f.source,
+              'alertType', (array['ABOVE', 'BELOW', 'CHANGE_INCREASE', 'CHANGE_DECREASE'])[f.alert_type + 1],
+              'threshold', trim_scale(f.threshold_value),
+              'currentRate', trim_scale(${current}),
+              'previousRate', trim_scale(${previous}::numeric),
+              'label', coalesce(f.label, ''),
+              'webhookId', f.id,
+              'timestampUtc', ${nowIso}::text
+            )::text,
+            'pending', 0, ${options.maxAttempts ?? DEFAULT_ALERT_ATTEMPTS}, ${nowIso}::timestamptz, ${nowIso}::timestamptz
+          from fired f
+          returning 1
+        )
+        select count(*)::int as enqueued from enqueued`,
+  );
+  // Whatever fired or not, this update was "the next update" for alerts created since the last one.
+  await tx.execute(sql`update fx.rate_alerts set primed = false where ${scope} and primed`);
+  // Percent alerts created before any rate existed take this rate as their reference.
+  await tx.execute(
+    sql`update fx.rate_alerts set reference_rate = ${current},
+          trigger_level = case when alert_type = 2 then ${current} * (1 + threshold_value / 100) else ${current} * (1 - threshold_value / 100) end
+        where ${scope} and alert_type in (2, 3) and trigger_level is null`,
+  );
+  return Number(result?.enqueued ?? 0);
+}

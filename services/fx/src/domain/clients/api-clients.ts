@@ -1,0 +1,98 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { NotFoundError, UnauthenticatedError, ValidationError } from '@svc/problem-json';
+import { count, eq } from 'drizzle-orm';
+import { z } from 'zod';
+import { apiClients, rateAlerts } from '../../db/schema.js';
+import type { FxExecutor } from '../rates/ingest-rates.js';
+
+export const PLAN_NAMES = ['Free', 'Starter', 'Professional', 'Enterprise'] as const;
+export type PlanName = (typeof PLAN_NAMES)[number];
+export type ApiClient = typeof apiClients.$inferSelect;
+
+export const PUBLIC_KEY_PREFIX = 'svc_pub_';
+export const PRIVATE_KEY_PREFIX = 'svc_prv_';
+const PUBLIC_KEY_SHAPE = /^svc_pub_[0-9a-f]{48}$/;
+const PRIVATE_KEY_SHAPE = /^svc_prv_[0-9a-f]{64}$/;
+
+export const planSchema = z.enum(PLAN_NAMES, { error: `must be one of ${PLAN_NAMES.join(', ')}` });
+export const clientNameSchema = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
+
+const hashPrivateKey = (privateKey: string) => createHash('sha256').update(privateKey, 'utf8').digest();
+
+function parseField<T>(schema: z.ZodType<T>, value: unknown, field: string): T {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const message = result.error.issues[0]?.message ?? 'is invalid';
+  throw new ValidationError(`${field} ${message}`, [{ path: field, message }]);
+}
+
+/** Keys in lowercase hex: characters a user can paste anywhere. The private key is returned here only. */
+export async function createApiClient(tx: FxExecutor, input: { name: string; plan: string }, now: Date): Promise<{ id: string; publicKey: string; privateKey: string }> {
+  const name = parseField(clientNameSchema, input.name, 'name');
+  const plan = parseField(planSchema, input.plan, 'plan');
+  const publicKey = `${PUBLIC_KEY_PREFIX}${randomBytes(24).toString('hex')}`;
+  const privateKey = `${PRIVATE_KEY_PREFIX}${randomBytes(32).toString('hex')}`;
+  const [row] = await tx
+    .insert(apiClients)
+    .values({ name, plan, publicKey, privateKeyHash: hashPrivateKey(privateKey).toString('hex'), createdUtc: now })
+    .returning({ id: apiClients.id });
+  if (!row) throw new Error('client insert returned no row');
+  return { id: row.id, publicKey, privateKey };
+}
+
+async function updateClient(tx: FxExecutor, id: string, values: Partial<typeof apiClients.$inferInsert>): Promise<ApiClient> {
+  const clientId = parseField(z.uuid({ error: 'must be a UUID' }), id, 'id');
+  const [row] = await tx.update(apiClients).set(values).where(eq(apiClients.id, clientId)).returning();
+  if (!row) throw new NotFoundError(`No API client with id ${clientId}.`);
+  return row;
+}
+
+/** A new private key; the old one stops working at once. The public key stays. */
+export async function rotateClientSecret(tx: FxExecutor, id: string): Promise<{ id: string; publicKey: string; privateKey: string }> {
+  const privateKey = `${PRIVATE_KEY_PREFIX}${randomBytes(32).toString('hex')}`;
+  const row = await updateClient(tx, id, { privateKeyHash: hashPrivateKey(privateKey).toString('hex') });
+  return { id: row.id, publicKey: row.publicKey, privateKey };
+}
+
+export async function deactivateClient(tx: FxExecutor, id: string) {
+  return toAdminView(await updateClient(tx, id, { isActive: false }));
+}
+
+export async function setClientPlan(tx: FxExecutor, id: string, plan: string) {
+  return toAdminView(await updateClient(tx, id, { plan: parseField(planSchema, plan, 'plan') }));
+}
+
+export function toAdminView(row: ApiClient) {
+  return { id: row.id, name: row.name, plan: row.plan, publicKey: row.publicKey, isActive: row.isActive, createdUtc: row.createdUtc.toISOString(), lastUsedUtc: row.lastUsedUtc?.toISOString() ?? null };
+}
+
+/** The spec's client profile; webhookCount is counted live, and this request is the latest use. */
+export async function clientProfile(tx: FxExecutor, client: ApiClient, now: Date) {
+  const [webhooks] = await tx.select({ n: count() }).from(rateAlerts).where(eq(rateAlerts.clientId, client.id));
+  return {
+    id: client.id,
+    name: client.name,
+    publicKey: client.publicKey,
+    isActive: client.isActive,
+    createdUtc: client.createdUtc.toISOString(),
+    lastUsedUtc: now.toISOString(),
+    webhookCount: webhooks?.n ?? 0,
+  };
+}
+
+export const INVALID_API_KEY = 'Missing or invalid API key: send X-Api-Key (svc_pub_…) and X-Api-Secret (svc_prv_…) of an active client.';
+
+/**
+ * One message for every failure (missing header, unknown key, wrong secret, inactive client),
+ * so a caller cannot tell which half was wrong. The secret is compared as a SHA-256 digest
+ * in constant time; an unknown key still costs one hash.
+ */
+export async function authenticateApiKey(tx: FxExecutor, publicKey: string | undefined, privateKey: string | undefined): Promise<ApiClient> {
+  if (!publicKey || !privateKey || !PUBLIC_KEY_SHAPE.test(publicKey) || !PRIVATE_KEY_SHAPE.test(privateKey)) throw new UnauthenticatedError(INVALID_API_KEY);
+  const [row] = await tx.select().from(apiClients).where(eq(apiClients.publicKey, publicKey));
+  const presented = hashPrivateKey(privateKey);
+  const stored = row ? Buffer.from(row.privateKeyHash, 'hex') : Buffer.alloc(32);
+  const matches = timingSafeEqual(presented, stored);
+  if (!row || !matches || !row.isActive) throw new UnauthenticatedError(INVALID_API_KEY);
+  return row;
+}

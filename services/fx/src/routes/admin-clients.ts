@@ -1,0 +1,77 @@
+import { problemDocumentSchema } from '@svc/problem-json';
+import type { FastifyPluginAsync } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { clientNameSchema, createApiClient, deactivateClient, planSchema, rotateClientSecret, setClientPlan } from '../domain/clients/api-clients.js';
+import type { FxExecutor } from '../domain/rates/ingest-rates.js';
+import { requireAdminToken } from '../plugins/admin-auth.js';
+
+export interface AdminClientRouteOptions {
+  db: FxExecutor;
+  clock: () => Date;
+  adminToken: string;
+}
+
+const security = [{ adminToken: [] }];
+const tags = ['admin'];
+const errors = (statuses: Record<number, string>) => Object.fromEntries(Object.entries(statuses).map(([status, text]) => [status, problemDocumentSchema.describe(text)]));
+const keysSchema = z.object({ id: z.uuid(), publicKey: z.string(), privateKey: z.string().meta({ description: 'svc_prv_…, shown only in this response' }) });
+const clientSchema = z.object({ id: z.uuid(), name: z.string(), plan: planSchema, publicKey: z.string(), isActive: z.boolean(), createdUtc: z.string(), lastUsedUtc: z.string().nullable() });
+const idParams = z.object({ id: z.uuid({ error: 'must be a client id (UUID)' }) });
+
+/** The operator CLI's client commands as HTTP, behind X-Admin-Token. */
+export const adminClientRoutes: FastifyPluginAsync<AdminClientRouteOptions> = async (app, options) => {
+  const typed = app.withTypeProvider<ZodTypeProvider>();
+  app.addHook('onRequest', requireAdminToken(options.adminToken));
+
+  typed.post(
+    '/api/v1/admin/clients',
+    {
+      schema: {
+        summary: 'Create an API-key client (the private key is shown once)',
+        tags,
+        security,
+        body: z.strictObject({ name: clientNameSchema, plan: planSchema }),
+        response: { 201: keysSchema, ...errors({ 400: 'Invalid name or plan', 401: 'Missing or wrong X-Admin-Token' }) },
+      },
+    },
+    async (request, reply) => reply.code(201).send(await options.db.transaction((tx) => createApiClient(tx, request.body, options.clock()))),
+  );
+
+  typed.post(
+    '/api/v1/admin/clients/:id/rotate-secret',
+    {
+      schema: {
+        summary: 'Issue a new private key; the old one stops working at once',
+        tags,
+        security,
+        params: idParams,
+        response: { 200: keysSchema, ...errors({ 401: 'Missing or wrong X-Admin-Token', 404: 'Unknown client' }) },
+      },
+    },
+    async (request) => rotateClientSecret(options.db, request.params.id),
+  );
+
+  typed.post(
+    '/api/v1/admin/clients/:id/deactivate',
+    {
+      schema: { summary: 'Deactivate a client: its keys get 401', tags, security, params: idParams, response: { 200: clientSchema, ...errors({ 401: 'Missing or wrong X-Admin-Token', 404: 'Unknown client' }) } },
+    },
+    async (request) => deactivateClient(options.db, request.params.id),
+  );
+
+  typed.put(
+    '/api/v1/admin/clients/:id/plan',
+    {
+      schema: {
+        summary: 'Move a client to another plan (limits apply from the next request; the month’s usage is kept)',
+        tags,
+        security,
+        params: idParams,
+        body: z.strictObject({ plan: planSchema }),
+        response: { 200: clientSchema, ...errors({ 400: 'Unknown plan', 401: 'Missing or wrong X-Admin-Token', 404: 'Unknown client' }) },
+      },
+    },
+    async (request) => setClientPlan(options.db, request.params.id, request.body.plan),
+  );
+};
