@@ -1,0 +1,87 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createSecretBox } from '@svc/service-kit';
+import { sql } from 'drizzle-orm';
+import { createAlertDeliveryWorker } from '../src/domain/alerts/alert-delivery.js';
+import { ADMIN_TOKEN, buildTestApp, type TestApp } from './helpers.js';
+
+export interface ReceivedWebhook {
+  headers: IncomingHttpHeaders;
+  rawBody: Buffer;
+  body: Record<string, unknown>;
+}
+
+/** A real HTTP receiver on loopback that records every POST and answers with `status`. */
+export async function startReceiver() {
+  const received: ReceivedWebhook[] = [];
+  const state = { status: 200 };
+  const server: Server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const rawBody = Buffer.concat(chunks);
+      received.push({ headers: request.headers, rawBody, body: JSON.parse(rawBody.toString('utf8')) as Record<string, unknown> });
+      response.writeHead(state.status).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+    received,
+    respondWith(status: number) {
+      state.status = status;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** An fx app allowing loopback webhook targets, with a client, and a delivery worker the test drives. */
+export async function buildAlertTestApp(env: Record<string, string> = {}) {
+  // Admin calls count against the per-IP limit like any other; tests post far more than 60 a minute.
+  const test = await buildTestApp({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', RATE_LIMIT_ANON_PER_MINUTE: '100000', RATE_LIMIT_ANON_PER_HOUR: '100000', ...env });
+  const worker = createAlertDeliveryWorker({
+    db: test.dependencies.database.db,
+    box: createSecretBox(test.dependencies.secretsKey),
+    policy: { allowPrivateTargets: true },
+    retryScheduleMs: [0, 1, 1],
+    timeoutMs: 2000,
+  });
+  /** Runs the worker until no delivery is pending or in flight (retries are 1 ms apart). */
+  async function drain(): Promise<void> {
+    for (let round = 0; round < 200; round++) {
+      await worker.runOnce();
+      const [row] = await test.dependencies.database.rows<{ open: number }>(sql`select count(*)::int as open from fx.alert_deliveries where status in ('pending', 'in_flight')`);
+      if (!row || row.open === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    throw new Error('deliveries did not settle');
+  }
+  return {
+    ...test,
+    drain,
+    async close() {
+      await worker.close();
+      await test.close();
+    },
+  };
+}
+
+export type AlertTestApp = Awaited<ReturnType<typeof buildAlertTestApp>>;
+
+export async function createClient(test: TestApp, plan = 'Free') {
+  const response = await test.app.inject({ method: 'POST', url: '/api/v1/admin/clients', headers: { 'X-Admin-Token': ADMIN_TOKEN }, payload: { name: `client-${plan}`, plan } });
+  if (response.statusCode !== 201) throw new Error(`client create failed: ${response.statusCode} ${response.body}`);
+  const keys = response.json<{ id: string; publicKey: string; privateKey: string }>();
+  return { ...keys, headers: { 'X-Api-Key': keys.publicKey, 'X-Api-Secret': keys.privateKey } };
+}
+
+/** Posts one rate with buy = sell = mid, so the watched mid is exactly `mid`. */
+export async function postMid(test: TestApp, source: 'CBS' | 'MARKET', currency: string, mid: number) {
+  const response = await test.app.inject({
+    method: 'POST',
+    url: '/api/v1/admin/rates',
+    headers: { 'X-Admin-Token': ADMIN_TOKEN },
+    payload: { source, force: true, rates: [{ currency, buy: mid, sell: mid }] },
+  });
+  if (response.statusCode !== 201) throw new Error(`rates failed: ${response.statusCode} ${response.body}`);
+}
