@@ -9,7 +9,8 @@ export async function runCli(name: string, main: (argv: string[]) => Promise<unk
     result = await main(argv);
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
-    const fields = (error as { extensions?: { errors?: { path: string; message: string }[] } }).extensions?.errors;
+    // Field errors add what the message does not already say (CSV lines, rates[i].field).
+    const fields = (error as { extensions?: { errors?: { path: string; message: string }[] } }).extensions?.errors?.filter((field) => !detail.includes(field.message));
     const line = `${name}: ${detail}${fields?.length ? ` ${fields.map((field) => `${field.path}: ${field.message}`).join('; ')}` : ''}`;
     process.stderr.write(`${line.replace(/\s*\n\s*/g, ' ')}\n`);
     process.exitCode = 1;

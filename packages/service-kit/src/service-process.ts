@@ -88,3 +88,23 @@ export async function runServiceProcessToExit(options: { cwd: string; entry: str
   clearTimeout(timer);
   return { code, output };
 }
+
+/**
+ * Runs a service's operator CLI as `pnpm --filter <service> cli` does (TypeScript sources
+ * through tsx, packages by their `source` export condition), with stdout and stderr apart.
+ */
+export async function runCliProcess(options: { cwd: string; entry?: string; args: string[]; env: Record<string, string | undefined>; timeoutMs?: number }): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', options.entry ?? 'src/cli.ts', ...options.args], {
+    cwd: options.cwd,
+    env: { PATH: process.env.PATH, LOG_LEVEL: 'warn', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  clearTimeout(timer);
+  return { code, stdout, stderr };
+}

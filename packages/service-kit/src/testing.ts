@@ -31,6 +31,7 @@ export async function createTestDependencies<TSchema extends Record<string, unkn
     },
   };
 }
-export { findFreePort, runServiceProcessToExit, startServiceProcess, type ServiceProcess } from './service-process.js';
+export { findFreePort, runCliProcess, runServiceProcessToExit, startServiceProcess, type ServiceProcess } from './service-process.js';
 export { describeServiceProcess } from './service-process-suite.js';
 export { describeBaseApp } from './base-app-suite.js';
+export { expectCliFailure } from './cli-expectations.js';

@@ -1,31 +1,15 @@
-import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServiceProcess } from '@svc/service-kit/testing';
+import { expectCliFailure, runCliProcess, startServiceProcess } from '@svc/service-kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASE, buildTestApp, PASSWORD, type TestApp } from './helpers.js';
 
 const serviceDir = fileURLToPath(new URL('..', import.meta.url));
 
-/** Runs the operator CLI as `pnpm --filter @svc/identity cli` does (tsx src/cli.ts). */
-function cli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'src/cli.ts', ...args], { cwd: serviceDir, env: { PATH: process.env.PATH, LOG_LEVEL: 'warn', ...env } });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
-}
-
-function expectFailure(result: { code: number | null; stdout: string; stderr: string }, message: RegExp) {
-  expect(result.code).toBe(1);
-  expect(result.stdout).toBe('');
-  expect(result.stderr).toMatch(message);
-  expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
-}
+const cli = (args: string[], env: Record<string, string>) => runCliProcess({ cwd: serviceDir, args, env });
 
 describe('operator CLI (embedded database)', () => {
   const env = { DATA_DIR: mkdtempSync(join(tmpdir(), 'identity-cli-')) };
@@ -37,10 +21,10 @@ describe('operator CLI (embedded database)', () => {
   });
 
   it('refuses unknown commands and missing or bad flags with one line on stderr and nothing on stdout', async () => {
-    expectFailure(await cli(['tenant:destroy'], env), /unknown command "tenant:destroy"/);
-    expectFailure(await cli(['tenant:create', '--name', 'Acme'], env), /--admin-email is required/);
-    expectFailure(await cli(['tenant:create', '--name', 'Acme', '--admin-email', 'a@b.io', '--admin-password', PASSWORD, '--colour', 'red'], env), /Unknown option '--colour'/);
-    expectFailure(await cli(['tenant:disable', '--id', 'not-a-uuid'], env), /--id must be a UUID/);
+    expectCliFailure(await cli(['tenant:destroy'], env), /unknown command "tenant:destroy"/);
+    expectCliFailure(await cli(['tenant:create', '--name', 'Acme'], env), /--admin-email is required/);
+    expectCliFailure(await cli(['tenant:create', '--name', 'Acme', '--admin-email', 'a@b.io', '--admin-password', PASSWORD, '--colour', 'red'], env), /Unknown option '--colour'/);
+    expectCliFailure(await cli(['tenant:disable', '--id', 'not-a-uuid'], env), /--id must be a UUID/);
   });
 
   it('creates a tenant with its admin, adds users, disables and enables it; bad input changes nothing', async () => {
@@ -52,20 +36,20 @@ describe('operator CLI (embedded database)', () => {
     expect(tenantId).toMatch(/^[0-9a-f-]{36}$/);
     expect(adminUserId).toMatch(/^[0-9a-f-]{36}$/);
 
-    expectFailure(await cli(['tenant:create', '--name', 'Copy', '--admin-email', email.toUpperCase(), '--admin-password', PASSWORD], env), /already exists/);
-    expectFailure(await cli(['tenant:create', '--name', 'Weak', '--admin-email', 'weak@example.com', '--admin-password', 'short'], env), /--admin-password must be at least 12 characters/);
+    expectCliFailure(await cli(['tenant:create', '--name', 'Copy', '--admin-email', email.toUpperCase(), '--admin-password', PASSWORD], env), /already exists/);
+    expectCliFailure(await cli(['tenant:create', '--name', 'Weak', '--admin-email', 'weak@example.com', '--admin-password', 'short'], env), /--admin-password must be at least 12 characters/);
 
     const user = await cli(['user:create', '--tenant', tenantId, '--email', `ops-${randomUUID()}@example.com`, '--password', PASSWORD, '--role', 'PartnerAdmin'], env);
     expect(user.code).toBe(0);
     expect(JSON.parse(user.stdout)).toEqual({ userId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
-    expectFailure(await cli(['user:create', '--tenant', tenantId, '--email', 'x@example.com', '--password', PASSWORD, '--role', 'Owner'], env), /--role must be one of PartnerAdmin/);
-    expectFailure(await cli(['user:create', '--tenant', randomUUID(), '--email', 'y@example.com', '--password', PASSWORD, '--role', 'PartnerAdmin'], env), /No tenant with id/);
+    expectCliFailure(await cli(['user:create', '--tenant', tenantId, '--email', 'x@example.com', '--password', PASSWORD, '--role', 'Owner'], env), /--role must be one of PartnerAdmin/);
+    expectCliFailure(await cli(['user:create', '--tenant', randomUUID(), '--email', 'y@example.com', '--password', PASSWORD, '--role', 'PartnerAdmin'], env), /No tenant with id/);
 
     const disabled = await cli(['tenant:disable', '--id', tenantId], env);
     expect(JSON.parse(disabled.stdout)).toEqual({ tenantId, status: 'disabled' });
     const enabled = await cli(['tenant:enable', '--id', tenantId], env);
     expect(JSON.parse(enabled.stdout)).toEqual({ tenantId, status: 'active' });
-    expectFailure(await cli(['tenant:enable', '--id', randomUUID()], env), /No tenant with id/);
+    expectCliFailure(await cli(['tenant:enable', '--id', randomUUID()], env), /No tenant with id/);
   });
 });
 

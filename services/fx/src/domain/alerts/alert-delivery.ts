@@ -17,6 +17,8 @@ export interface AlertDeliveryOptions {
   timeoutMs: number;
   clock?: () => Date;
   pollIntervalMs?: number;
+  /** Deliveries claimed and sent concurrently per batch (default 20). */
+  batchSize?: number;
   logger?: { warn(object: object, message: string): void; error(object: object, message: string): void };
 }
 
@@ -36,6 +38,7 @@ export function createAlertDeliveryWorker(options: AlertDeliveryOptions): Delive
     retryScheduleMs: options.retryScheduleMs,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.pollIntervalMs ? { pollIntervalMs: options.pollIntervalMs } : {}),
+    ...(options.batchSize ? { batchSize: options.batchSize } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
     workerId: 'fx-alerts',
     async deliver(delivery) {
