@@ -5,7 +5,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyHttpsOptions, type Fastify
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Redis } from 'ioredis';
 import { correlationIdPlugin } from './correlation-id.js';
-import { healthRoute } from './health.js';
+import { healthRoute, type HealthExtension } from './health.js';
 import { serverOptions } from './logging.js';
 import { registerOpenApi } from './openapi.js';
 
@@ -22,8 +22,8 @@ export interface BaseAppOptions {
   redis: Redis | null;
   /** Passed to Fastify: which proxies may set X-Forwarded-For (request.ip). Default: none. */
   trustProxy?: FastifyServerOptions['trustProxy'];
-  /** false: the service registers its own health route at healthPath (richer checks). Default true. */
-  registerHealthRoute?: boolean;
+  /** A service's own members and checks in the shared health body (fx: data sources, limiter store). */
+  healthExtension?: HealthExtension;
   /** Serve HTTPS (e.g. direct mutual TLS with requestCert); plain HTTP when absent. */
   https?: HttpsServerOptions;
 }
@@ -43,8 +43,8 @@ export async function createBaseApp(options: BaseAppOptions): Promise<ServiceApp
   await app.register(correlationIdPlugin);
   await app.register(problemJsonPlugin);
   await registerOpenApi(app, { title: options.openapi.title, description: options.openapi.description, version: options.version }, options.openapi.securitySchemes);
-  if (options.registerHealthRoute === false) return app;
   await app.register(healthRoute, {
+    extension: options.healthExtension,
     path: options.healthPath,
     service: options.service,
     version: options.version,

@@ -3,7 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { checkDependencies } from './dependencies.js';
+import { checkDependencies, type DependencyHealth } from './dependencies.js';
 
 export const healthResponseSchema = z
   .object({
@@ -23,12 +23,23 @@ export const healthResponseSchema = z
 
 export type HealthResponse = z.infer<typeof healthResponseSchema>;
 
+/**
+ * What a service adds to the shared health body: more top-level members and checks, and
+ * whether they make it degraded. `schema` is the shared one extended (healthResponseSchema.extend).
+ */
+export interface HealthExtension {
+  schema: z.ZodType;
+  description?: string;
+  inspect(dependencies: DependencyHealth): Promise<{ degraded: boolean; members?: Record<string, unknown>; checks?: Record<string, unknown> }>;
+}
+
 export interface HealthRouteOptions {
   path: string;
   service: string;
   version: string;
   database: Database<Record<string, unknown>> | Database;
   redis: Redis | null;
+  extension?: HealthExtension | undefined;
 }
 
 /** Liveness and dependency status, unauthenticated, never cached. */
@@ -39,22 +50,25 @@ export const healthRoute: FastifyPluginAsync<HealthRouteOptions> = async (app, o
     {
       schema: {
         summary: 'Service health',
-        description: 'Database and Redis status. 200 when the database answers (Redis lost → degraded), 503 otherwise.',
+        description: options.extension?.description ?? 'Database and Redis status. 200 when the database answers (Redis lost → degraded), 503 otherwise.',
         tags: ['health'],
-        response: { 200: healthResponseSchema, 503: healthResponseSchema },
+        response: { 200: options.extension?.schema ?? healthResponseSchema, 503: options.extension?.schema ?? healthResponseSchema },
       },
     },
     async (_request, reply) => {
       const dependencies = await checkDependencies(options.database, options.redis);
-      const body: HealthResponse = {
-        status: dependencies.status,
+      const extra = options.extension ? await options.extension.inspect(dependencies) : { degraded: false };
+      const status = dependencies.status === 'ok' && extra.degraded ? 'degraded' : dependencies.status;
+      const body: HealthResponse & Record<string, unknown> = {
+        status,
         service: options.service,
         version: options.version,
         uptimeSeconds: Math.floor((Date.now() - startedAt) / 1000),
-        checks: dependencies.checks,
+        ...extra.members,
+        checks: { ...dependencies.checks, ...extra.checks },
       };
       reply.header('Cache-Control', 'no-store');
-      return reply.code(body.status === 'down' ? 503 : 200).send(body);
+      return reply.code(status === 'down' ? 503 : 200).send(body);
     },
   );
 };

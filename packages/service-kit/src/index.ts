@@ -20,7 +20,7 @@ export {
   requireSecretsKeyWithDatabase,
   secretsKeyVariable,
 } from './environment.js';
-export { healthResponseSchema, healthRoute, type HealthResponse, type HealthRouteOptions } from './health.js';
+export { healthResponseSchema, healthRoute, type HealthExtension, type HealthResponse, type HealthRouteOptions } from './health.js';
 export { createBaseApp, type BaseAppOptions, type ServiceApp } from './base-app.js';
 export { serverOptions } from './logging.js';
 export { registerOpenApi } from './openapi.js';

@@ -10,12 +10,12 @@ import { limitsConfiguration } from './domain/limits/plans.js';
 import { isDemoData } from './domain/rates/demo-seed.js';
 import { jsonRateSource, RatePoller } from './domain/pollers/rate-poller.js';
 import { ResponseCache } from './domain/response-cache.js';
-import { registerRateLimits } from './plugins/rate-limits.js';
+import { registerRateLimits, type FxRateLimits } from './plugins/rate-limits.js';
 import { apiKeysPlugin } from './plugins/api-keys.js';
 import { adminRoutes } from './routes/admin.js';
 import { adminClientRoutes } from './routes/admin-clients.js';
 import { clientRoutes } from './routes/client.js';
-import { fxHealthRoute } from './routes/health.js';
+import { fxHealthExtension } from './routes/health.js';
 import { adminPriceRoutes, priceRoutes } from './routes/prices.js';
 import { pricingRoutes } from './routes/pricing.js';
 import { ratesRoutes } from './routes/rates.js';
@@ -42,6 +42,8 @@ export interface FxAppDependencies {
 export async function buildApp(dependencies: FxAppDependencies): Promise<ServiceApp> {
   const { config, database, redis } = dependencies;
   const clock = dependencies.clock ?? (() => new Date());
+  // Filled once the limiter is registered; health reads it at request time.
+  const limiter: { current?: FxRateLimits } = {};
   const app = await createBaseApp({
     service: SERVICE_NAME,
     version: SERVICE_VERSION,
@@ -59,7 +61,13 @@ export async function buildApp(dependencies: FxAppDependencies): Promise<Service
     database,
     redis,
     trustProxy: config.TRUSTED_PROXIES.length > 0 ? config.TRUSTED_PROXIES : false,
-    registerHealthRoute: false,
+    healthExtension: fxHealthExtension({
+      database,
+      clock,
+      staleAfterSeconds: config.FX_STALE_SOURCE_SECONDS,
+      isDemo: () => isDemoData(database.db),
+      rateLimitStore: () => limiter.current?.store() ?? 'memory',
+    }),
   });
   const limits = limitsConfiguration(config);
   const cache = new ResponseCache(redis);
@@ -78,6 +86,7 @@ export async function buildApp(dependencies: FxAppDependencies): Promise<Service
   // Keys first: the limiter picks per-key limits from request.apiClient.
   await app.register(apiKeysPlugin, { db, clock, lastUsed });
   const rateLimits = await registerRateLimits(app, { limits, redis, clock, keyPrefix: dependencies.rateLimitKeyPrefix, db });
+  limiter.current = rateLimits;
   const box = createSecretBox(dependencies.secretsKey);
   const policy = { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS };
   const alertAttempts = config.ALERT_RETRY_SCHEDULE_MS.length;
@@ -95,17 +104,6 @@ export async function buildApp(dependencies: FxAppDependencies): Promise<Service
 
   // Public data is read by browser dashboards; admin routes are header-token only, never cookies.
   await app.register(cors, { origin: '*', methods: ['GET', 'HEAD'] });
-  await app.register(fxHealthRoute, {
-    path: HEALTH_PATH,
-    service: SERVICE_NAME,
-    version: SERVICE_VERSION,
-    database,
-    redis,
-    clock,
-    staleAfterSeconds: config.FX_STALE_SOURCE_SECONDS,
-    isDemo: () => isDemoData(database.db),
-    rateLimitStore: () => rateLimits.store(),
-  });
   await app.register(ratesRoutes, {
     db: database.db,
     cache,

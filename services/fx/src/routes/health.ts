@@ -1,18 +1,11 @@
 import type { Database } from '@svc/db';
-import { checkDependencies, healthResponseSchema } from '@svc/service-kit';
-import type { FastifyPluginAsync } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { Redis } from 'ioredis';
+import { healthResponseSchema, type HealthExtension } from '@svc/service-kit';
 import { z } from 'zod';
 import type { FxDatabaseSchema } from '../db/schema.js';
 import { sourceFreshness } from '../domain/rates/source-freshness.js';
 
 export interface FxHealthOptions {
-  path: string;
-  service: string;
-  version: string;
   database: Database<FxDatabaseSchema>;
-  redis: Redis | null;
   clock: () => Date;
   staleAfterSeconds: number;
   /** True while the data is the generated demo history. */
@@ -32,39 +25,23 @@ const fxHealthSchema = healthResponseSchema
   })
   .meta({ id: 'FxHealth' });
 
-/** The shared health body plus source freshness and the demo flag: stale sources → degraded (200). */
-export const fxHealthRoute: FastifyPluginAsync<FxHealthOptions> = async (app, options) => {
-  const startedAt = Date.now();
-  app.withTypeProvider<ZodTypeProvider>().get(
-    options.path,
-    {
-      schema: {
-        summary: 'Service health',
-        description: 'down (503) only when the database cannot be reached; stale sources or Redis lost → degraded (200).',
-        tags: ['health'],
-        response: { 200: fxHealthSchema, 503: fxHealthSchema },
-      },
-    },
-    async (_request, reply) => {
-      const dependencies = await checkDependencies(options.database, options.redis);
-      const now = options.clock();
+/** The shared health body plus source freshness, the demo flag and the limiter store: stale sources → degraded (200). */
+export function fxHealthExtension(options: FxHealthOptions): HealthExtension {
+  return {
+    schema: fxHealthSchema,
+    description: 'down (503) only when the database cannot be reached; stale sources or Redis lost → degraded (200).',
+    async inspect(dependencies) {
       const stale = { lastUpdateUtc: null, ageSeconds: null, stale: true };
-      const sources =
-        dependencies.status === 'down'
-          ? { CBS: stale, MARKET: stale }
-          : await sourceFreshness(options.database.db, now, options.staleAfterSeconds).catch(() => ({ CBS: stale, MARKET: stale }));
-      const anyStale = sources.CBS.stale || sources.MARKET.stale;
+      const databaseUp = dependencies.status !== 'down';
+      const sources = databaseUp
+        ? await sourceFreshness(options.database.db, options.clock(), options.staleAfterSeconds).catch(() => ({ CBS: stale, MARKET: stale }))
+        : { CBS: stale, MARKET: stale };
       const rateLimitStore = options.rateLimitStore();
-      const status = dependencies.status === 'ok' && (anyStale || rateLimitStore === 'memory-fallback') ? 'degraded' : dependencies.status;
-      reply.header('Cache-Control', 'no-store');
-      return reply.code(status === 'down' ? 503 : 200).send({
-        status,
-        service: options.service,
-        version: options.version,
-        uptimeSeconds: Math.floor((Date.now() - startedAt) / 1000),
-        demo: dependencies.status === 'down' ? false : await options.isDemo().catch(() => false),
-        checks: { ...dependencies.checks, sources, rateLimits: { store: rateLimitStore } },
-      });
+      return {
+        degraded: sources.CBS.stale || sources.MARKET.stale || rateLimitStore === 'memory-fallback',
+        members: { demo: databaseUp ? await options.isDemo().catch(() => false) : false },
+        checks: { sources, rateLimits: { store: rateLimitStore } },
+      };
     },
-  );
-};
+  };
+}
