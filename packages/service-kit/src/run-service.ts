@@ -24,9 +24,10 @@ export async function runService<TConfig extends CommonEnvironment & { PORT: num
 ): Promise<void> {
   let config: TConfig;
   let app: FastifyInstance;
+  let dependencies: ServiceDependencies<TSchema>;
   try {
     config = options.loadConfig();
-    const dependencies = await createServiceDependencies({
+    dependencies = await createServiceDependencies({
       config,
       schemaName: options.schemaName,
       migrationsFolder: options.migrationsFolder,
@@ -38,8 +39,6 @@ export async function runService<TConfig extends CommonEnvironment & { PORT: num
       await dependencies.close();
       throw error;
     }
-    // Runs after in-flight requests finish, so no request loses its database mid-flight.
-    app.addHook('onClose', () => dependencies.close());
     app.log.info(
       { database: dependencies.database.driver, store: dependencies.redis ? 'redis' : 'memory', dataDir: dependencies.database.location ?? undefined },
       `${options.name} dependencies ready`,
@@ -53,14 +52,19 @@ export async function runService<TConfig extends CommonEnvironment & { PORT: num
   closeWithGrace({ delay: options.shutdownGraceMs ?? 10_000 }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'shutting down after an uncaught error');
     else app.log.info({ signal }, 'shutting down: finishing in-flight requests');
-    // Stops accepting connections, waits for in-flight requests, then runs onClose hooks (DB, Redis).
+    // Stops accepting connections, waits for in-flight requests, runs the app's onClose hooks
+    // (workers finish their batch, batched writes flush), and only then closes the database and
+    // Redis. Not an onClose hook itself: Fastify runs those in reverse order of addition, so it
+    // would run before the app's own.
     await app.close();
+    await dependencies.close();
   });
 
   try {
     await app.listen({ port: config.PORT, host: config.HOST });
   } catch (error) {
     await app.close();
+    await dependencies.close();
     process.stderr.write(`${options.name}: cannot listen on ${config.HOST}:${config.PORT}: ${(error as Error).message}\n`);
     process.exit(1);
   }
