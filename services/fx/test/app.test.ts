@@ -63,7 +63,25 @@ describe('fx health', () => {
     const response = await testApp.app.inject({ method: 'GET', url: '/docs/json' });
     const document = response.json<{ paths: Record<string, unknown> }>();
     expect(Object.keys(document.paths)).toEqual(
-      expect.arrayContaining(['/api/v1/health', '/api/v1/rates/latest', '/api/v1/rates/usd-based', '/api/v1/pricing', '/api/v1/admin/rates', '/api/v1/admin/overrides']),
+      expect.arrayContaining([
+        '/api/v1/health',
+        '/api/v1/rates/latest',
+        '/api/v1/rates/usd-based',
+        '/api/v1/pricing',
+        '/api/v1/admin/rates',
+        '/api/v1/admin/overrides',
+        '/api/v1/admin/clients',
+        '/api/v1/admin/clients/{id}/rotate-secret',
+        '/api/v1/admin/clients/{id}/deactivate',
+        '/api/v1/admin/clients/{id}/plan',
+        '/api/v1/client/me',
+        '/api/v1/client/webhooks',
+        '/api/v1/client/webhooks/{id}',
+        '/api/v1/client/webhooks/{id}/rotate-secret',
+      ]),
     );
+    const webhooks = (document.paths['/api/v1/client/webhooks'] as Record<string, { security?: unknown[]; responses: Record<string, unknown> }>).post!;
+    expect(webhooks.security).toEqual([{ apiKey: [], apiSecret: [] }]);
+    expect(Object.keys(webhooks.responses).sort()).toEqual(['201', '400', '401', '403', '429']);
   });
 });
