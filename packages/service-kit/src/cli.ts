@@ -1,3 +1,5 @@
+import { parseArgs } from 'node:util';
+
 /**
  * The operator CLI contract both services share: the command's result as one JSON object
  * on stdout; on error one line on stderr, nothing on stdout, exit code 1. A command that
@@ -22,4 +24,55 @@ export async function runCli(name: string, main: (argv: string[]) => Promise<unk
 /** Thrown for a usage mistake; runCli prints it like any other error. */
 export class UsageError extends Error {
   override name = 'UsageError';
+}
+
+export type CliFlags = Record<string, string | boolean | undefined>;
+
+/** One subcommand of a service CLI: its flags (all checked before anything is opened) and what it does. */
+export interface CliCommand<Context> {
+  flags: Record<string, 'string' | 'boolean'>;
+  required: string[];
+  run(context: Context, flags: CliFlags): Promise<unknown>;
+}
+
+/**
+ * A service's operator CLI: `<command> --flag value…`, `--help` printing `help`. Unknown
+ * commands, unknown or missing flags fail before `open` (no database opened, nothing changed);
+ * `open` provides what commands run against and is closed afterwards, whatever happens.
+ */
+export function runCommandCli<Context>(options: {
+  name: string;
+  help: string;
+  commands: Record<string, CliCommand<Context>>;
+  open: () => Promise<{ context: Context; close(): Promise<void> }>;
+  argv?: string[];
+}): Promise<void> {
+  return runCli(
+    options.name,
+    async ([commandName, ...rest]) => {
+      if (commandName === undefined || ['--help', '-h', 'help'].includes(commandName)) {
+        process.stdout.write(`${options.help}\n`);
+        return undefined;
+      }
+      const command = options.commands[commandName];
+      if (!command) throw new UsageError(`unknown command "${commandName}"; commands: ${Object.keys(options.commands).join(', ')} (--help for usage)`);
+      let flags: CliFlags;
+      try {
+        flags = parseArgs({ args: rest, options: Object.fromEntries(Object.entries(command.flags).map(([flag, type]) => [flag, { type }])), strict: true, allowPositionals: false }).values;
+      } catch (error) {
+        throw new UsageError(`${commandName}: ${(error as Error).message}`);
+      }
+      for (const flag of command.required) {
+        const value = flags[flag];
+        if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`${commandName}: --${flag} is required`);
+      }
+      const opened = await options.open();
+      try {
+        return await command.run(opened.context, flags);
+      } finally {
+        await opened.close();
+      }
+    },
+    options.argv,
+  );
 }

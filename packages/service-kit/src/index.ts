@@ -27,7 +27,7 @@ export { registerOpenApi } from './openapi.js';
 export { connectRedis, pingRedis, redactUrl } from './redis.js';
 export { runService, type RunServiceOptions } from './run-service.js';
 export { createSecretBox, GENERATED_KEY_FILE, loadSecretsKey, type SecretBox } from './secrets.js';
-export { runCli, UsageError } from './cli.js';
+export { runCli, runCommandCli, UsageError, type CliCommand, type CliFlags } from './cli.js';
 export { createAddressMatcher, LOOPBACK_PROXIES, trustedProxiesVariable } from './trusted-proxies.js';
 export { LastUsedBatcher } from './last-used.js';
 export { routingPath } from './request-path.js';

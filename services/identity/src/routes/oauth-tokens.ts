@@ -51,6 +51,15 @@ export const oauthTokenRoutes: FastifyPluginAsync<OAuthTokenRouteOptions> = asyn
   // Form bodies for these three endpoints only; the rest of the API is JSON.
   await app.register(formbody, { bodyLimit: 8 * 1024 });
   const typed = app.withTypeProvider<ZodTypeProvider>();
+  /** Introspect and revoke: the calling client (by its certificate) and the token it asks about. */
+  async function tokenRequest(request: FastifyRequest) {
+    const caller = await authenticateCallingClient(options.db, request.clientCertificateThumbprint());
+    const token = requiredParameter(request.body, 'token');
+    const now = options.clock();
+    options.lastUsed.record(caller.clientEntityId, now);
+    return { caller, token, now };
+  }
+
   app.addHook('onSend', async (_request, reply) => {
     void reply.header('Cache-Control', 'no-store').header('Pragma', 'no-cache');
   });
@@ -123,10 +132,7 @@ export const oauthTokenRoutes: FastifyPluginAsync<OAuthTokenRouteOptions> = asyn
       },
     },
     async (request) => {
-      const caller = await authenticateCallingClient(options.db, request.clientCertificateThumbprint());
-      const token = requiredParameter(request.body, 'token');
-      const now = options.clock();
-      options.lastUsed.record(caller.clientEntityId, now);
+      const { caller, token, now } = await tokenRequest(request);
       return introspectToken(options.db, caller.tenantId, token, now);
     },
   );
@@ -151,10 +157,7 @@ export const oauthTokenRoutes: FastifyPluginAsync<OAuthTokenRouteOptions> = asyn
       },
     },
     async (request) => {
-      const caller = await authenticateCallingClient(options.db, request.clientCertificateThumbprint());
-      const token = requiredParameter(request.body, 'token');
-      const now = options.clock();
-      options.lastUsed.record(caller.clientEntityId, now);
+      const { caller, token, now } = await tokenRequest(request);
       await revokeToken(options.db, caller.tenantId, token, now);
       return {};
     },
