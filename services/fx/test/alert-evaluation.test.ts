@@ -9,7 +9,7 @@ describe('rate alerts: evaluation and signed delivery', () => {
   let client: Awaited<ReturnType<typeof createClient>>;
   let currencyIndex = 0;
   // Each test watches its own currency, so tests do not see each other's rates.
-  const currencies = ['USD', 'EUR', 'GBP', 'TRY', 'SAR', 'AED', 'JOD', 'EGP', 'CHF', 'CAD', 'AUD', 'SEK'];
+  const currencies = ['USD', 'EUR', 'GBP', 'TRY', 'SAR', 'AED', 'JOD', 'EGP', 'CHF', 'CAD', 'AUD', 'SEK', 'CNY', 'RUB', 'KWD', 'QAR'];
   let currency: string;
 
   beforeAll(async () => {
@@ -73,6 +73,14 @@ describe('rate alerts: evaluation and signed delivery', () => {
     expect(received().map((webhook) => webhook.body.currentRate)).toEqual([112, 110]);
     const listed = await test.app.inject({ method: 'GET', url: '/api/v1/client/webhooks', headers: client.headers });
     expect(listed.json<Record<string, unknown>[]>()[0]).toMatchObject({ lastDeliveryStatusCode: 200, consecutiveFailures: 0, lastTriggeredUtc: expect.any(String) });
+  });
+
+  it('rounds the rates of the payload as /rates/latest serves them, while crossing on the exact values', async () => {
+    await post(109.996);
+    await createAlert({ alertType: 0, thresholdValue: 110 });
+    await post(109.998); // rounds to 110.00, but is still below 110: no crossing
+    await post(110.004567);
+    expect(received().map((webhook) => [webhook.body.currentRate, webhook.body.previousRate])).toEqual([[110, 110]]);
   });
 
   it('BELOW fires on the crossing down only', async () => {

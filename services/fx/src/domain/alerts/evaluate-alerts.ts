@@ -1,5 +1,6 @@
 import { selectRows } from '@svc/db';
 import { sql, type SQL } from 'drizzle-orm';
+import { SUPPORTED_CURRENCIES } from '../rates/currencies.js';
 import type { FxExecutor, RateSource } from '../rates/ingest-rates.js';
 
 export const ALERT_TYPE_NAMES = ['ABOVE', 'BELOW', 'CHANGE_INCREASE', 'CHANGE_DECREASE'] as const;
@@ -48,6 +49,8 @@ export async function evaluateAlerts(tx: FxExecutor, change: RateChange, options
     );
   }
   const nowIso = options.now.toISOString();
+  // Rates in the payload are rounded as GET /rates/latest serves them; comparisons above use the exact values.
+  const decimals = SUPPORTED_CURRENCIES[currency] ?? 4;
   const [result] = await selectRows<{ enqueued: number }>(
     tx,
     sql`with candidates as (${sql.join(branches, sql` union `)}),
@@ -72,8 +75,8 @@ export async function evaluateAlerts(tx: FxExecutor, change: RateChange, options
               'source', f.source,
               'alertType', (array['ABOVE', 'BELOW', 'CHANGE_INCREASE', 'CHANGE_DECREASE'])[f.alert_type + 1],
               'threshold', trim_scale(f.threshold_value),
-              'currentRate', trim_scale(${current}),
-              'previousRate', trim_scale(${previous}::numeric),
+              'currentRate', trim_scale(round(${current}, ${decimals}::int)),
+              'previousRate', trim_scale(round(${previous}::numeric, ${decimals}::int)),
               'label', coalesce(f.label, ''),
               'webhookId', f.id,
               'timestampUtc', ${nowIso}::text
