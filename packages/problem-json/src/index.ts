@@ -1,6 +1,7 @@
 export {
   PROBLEM_CONTENT_TYPE,
   problemDocumentSchema,
+  problemResponses,
   problemTypeUri,
   toProblemDocument,
   type FieldError,

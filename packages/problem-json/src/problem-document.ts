@@ -69,3 +69,8 @@ export const problemDocumentSchema: z.ZodType<ProblemDocument> = z
     errors: z.array(fieldErrorSchema).optional().meta({ description: 'Every failing field, on VALIDATION_ERROR' }),
   })
   .meta({ description: 'RFC 7807 problem details (application/problem+json)' });
+
+/** A route's problem+json answers for OpenAPI `response`: status → when it happens. */
+export function problemResponses(errors: Record<number, string>): Record<string, z.ZodType<ProblemDocument>> {
+  return Object.fromEntries(Object.entries(errors).map(([status, description]) => [status, problemDocumentSchema.describe(description)]));
+}

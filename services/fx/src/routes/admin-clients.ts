@@ -1,4 +1,4 @@
-import { problemDocumentSchema } from '@svc/problem-json';
+import { problemResponses } from '@svc/problem-json';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -14,7 +14,6 @@ export interface AdminClientRouteOptions {
 
 const security = [{ adminToken: [] }];
 const tags = ['admin'];
-const errors = (statuses: Record<number, string>) => Object.fromEntries(Object.entries(statuses).map(([status, text]) => [status, problemDocumentSchema.describe(text)]));
 const keysSchema = z.object({ id: z.uuid(), publicKey: z.string(), privateKey: z.string().meta({ description: 'svc_prv_…, shown only in this response' }) });
 const clientSchema = z.object({ id: z.uuid(), name: z.string(), plan: planSchema, publicKey: z.string(), isActive: z.boolean(), createdUtc: z.string(), lastUsedUtc: z.string().nullable() });
 const idParams = z.object({ id: z.uuid({ error: 'must be a client id (UUID)' }) });
@@ -32,7 +31,7 @@ export const adminClientRoutes: FastifyPluginAsync<AdminClientRouteOptions> = as
         tags,
         security,
         body: z.strictObject({ name: clientNameSchema, plan: planSchema }),
-        response: { 201: keysSchema, ...errors({ 400: 'Invalid name or plan', 401: 'Missing or wrong X-Admin-Token' }) },
+        response: { 201: keysSchema, ...problemResponses({ 400: 'Invalid name or plan', 401: 'Missing or wrong X-Admin-Token' }) },
       },
     },
     async (request, reply) => reply.code(201).send(await options.db.transaction((tx) => createApiClient(tx, request.body, options.clock()))),
@@ -46,7 +45,7 @@ export const adminClientRoutes: FastifyPluginAsync<AdminClientRouteOptions> = as
         tags,
         security,
         params: idParams,
-        response: { 200: keysSchema, ...errors({ 401: 'Missing or wrong X-Admin-Token', 404: 'Unknown client' }) },
+        response: { 200: keysSchema, ...problemResponses({ 401: 'Missing or wrong X-Admin-Token', 404: 'Unknown client' }) },
       },
     },
     async (request) => rotateClientSecret(options.db, request.params.id),
@@ -55,7 +54,7 @@ export const adminClientRoutes: FastifyPluginAsync<AdminClientRouteOptions> = as
   typed.post(
     '/api/v1/admin/clients/:id/deactivate',
     {
-      schema: { summary: 'Deactivate a client: its keys get 401', tags, security, params: idParams, response: { 200: clientSchema, ...errors({ 401: 'Missing or wrong X-Admin-Token', 404: 'Unknown client' }) } },
+      schema: { summary: 'Deactivate a client: its keys get 401', tags, security, params: idParams, response: { 200: clientSchema, ...problemResponses({ 401: 'Missing or wrong X-Admin-Token', 404: 'Unknown client' }) } },
     },
     async (request) => deactivateClient(options.db, request.params.id),
   );
@@ -69,7 +68,7 @@ export const adminClientRoutes: FastifyPluginAsync<AdminClientRouteOptions> = as
         security,
         params: idParams,
         body: z.strictObject({ plan: planSchema }),
-        response: { 200: clientSchema, ...errors({ 400: 'Unknown plan', 401: 'Missing or wrong X-Admin-Token', 404: 'Unknown client' }) },
+        response: { 200: clientSchema, ...problemResponses({ 400: 'Unknown plan', 401: 'Missing or wrong X-Admin-Token', 404: 'Unknown client' }) },
       },
     },
     async (request) => setClientPlan(options.db, request.params.id, request.body.plan),

@@ -1,4 +1,4 @@
-import { problemDocumentSchema, UnauthenticatedError } from '@svc/problem-json';
+import { problemResponses, UnauthenticatedError } from '@svc/problem-json';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -12,7 +12,6 @@ export interface ClientRouteOptions extends AlertContext {
 }
 
 const security = [{ apiKey: [], apiSecret: [] }];
-const errors = (statuses: Record<number, string>) => Object.fromEntries(Object.entries(statuses).map(([status, text]) => [status, problemDocumentSchema.describe(text)]));
 const tooMany = z.object({ error: z.string(), retryAfter: z.number().int() }).describe('Rate limit or monthly quota exceeded (Retry-After)');
 
 const webhookSchema = z
@@ -52,7 +51,7 @@ export const clientRoutes: FastifyPluginAsync<ClientRouteOptions> = async (app, 
         security,
         response: {
           200: z.object({ id: z.uuid(), name: z.string(), publicKey: z.string(), isActive: z.boolean(), createdUtc: z.string(), lastUsedUtc: z.string(), webhookCount: z.int() }),
-          ...errors({ 401: 'Missing or invalid API key' }),
+          ...problemResponses({ 401: 'Missing or invalid API key' }),
           429: tooMany,
         },
       },
@@ -62,7 +61,7 @@ export const clientRoutes: FastifyPluginAsync<ClientRouteOptions> = async (app, 
 
   typed.get(
     '/api/v1/client/webhooks',
-    { schema: { summary: 'List the client’s rate-alert webhooks (without secrets)', tags, security, response: { 200: z.array(webhookSchema), ...errors({ 401: 'Missing or invalid API key' }), 429: tooMany } } },
+    { schema: { summary: 'List the client’s rate-alert webhooks (without secrets)', tags, security, response: { 200: z.array(webhookSchema), ...problemResponses({ 401: 'Missing or invalid API key' }), 429: tooMany } } },
     async (request) => listRateAlerts(options.db, clientOf(request)),
   );
 
@@ -78,7 +77,7 @@ export const clientRoutes: FastifyPluginAsync<ClientRouteOptions> = async (app, 
         body: alertFieldsSchema.strict(),
         response: {
           201: webhookSchema.extend({ signingSecret: z.string().meta({ description: 'whsec_…, shown once' }) }),
-          ...errors({ 400: 'Invalid field, or a webhookUrl that is not a public https:// URL', 401: 'Missing or invalid API key', 403: 'The plan’s webhook allowance is used up' }),
+          ...problemResponses({ 400: 'Invalid field, or a webhookUrl that is not a public https:// URL', 401: 'Missing or invalid API key', 403: 'The plan’s webhook allowance is used up' }),
           429: tooMany,
         },
       },
@@ -96,7 +95,7 @@ export const clientRoutes: FastifyPluginAsync<ClientRouteOptions> = async (app, 
         security,
         params: idParams,
         body: alertFieldsSchema.partial().extend({ isActive: z.boolean().optional() }).strict(),
-        response: { 200: webhookSchema, ...errors({ 400: 'Invalid field', 401: 'Missing or invalid API key', 404: 'No such webhook for this client' }), 429: tooMany },
+        response: { 200: webhookSchema, ...problemResponses({ 400: 'Invalid field', 401: 'Missing or invalid API key', 404: 'No such webhook for this client' }), 429: tooMany },
       },
     },
     async (request) => updateRateAlert(options.db, options, clientOf(request), request.params.id, request.body, options.clock()),
@@ -110,7 +109,7 @@ export const clientRoutes: FastifyPluginAsync<ClientRouteOptions> = async (app, 
         tags,
         security,
         params: idParams,
-        response: { 204: z.null(), ...errors({ 401: 'Missing or invalid API key', 404: 'No such webhook for this client' }), 429: tooMany },
+        response: { 204: z.null(), ...problemResponses({ 401: 'Missing or invalid API key', 404: 'No such webhook for this client' }), 429: tooMany },
       },
     },
     async (request, reply) => {
@@ -127,7 +126,7 @@ export const clientRoutes: FastifyPluginAsync<ClientRouteOptions> = async (app, 
         tags,
         security,
         params: idParams,
-        response: { 200: z.object({ signingSecret: z.string() }), ...errors({ 401: 'Missing or invalid API key', 404: 'No such webhook for this client' }), 429: tooMany },
+        response: { 200: z.object({ signingSecret: z.string() }), ...problemResponses({ 401: 'Missing or invalid API key', 404: 'No such webhook for this client' }), 429: tooMany },
       },
     },
     async (request) => rotateAlertSecret(options.db, options, clientOf(request), request.params.id),

@@ -1,4 +1,4 @@
-import { ForbiddenError } from '@svc/problem-json';
+import { ForbiddenError, problemResponses } from '@svc/problem-json';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -6,7 +6,7 @@ import type { IdentityExecutor } from '../db/schema.js';
 import { listClients, registerClient, revokeClient, toOAuthClient } from '../domain/oauth-clients.js';
 import { DEFAULT_SCOPES } from '../domain/scopes.js';
 import { requirePrincipal, type Principal } from '../plugins/authentication.js';
-import { portalSecurity, problemResponses, RATE_LIMITED, tokenSecurity } from './openapi.js';
+import { portalSecurity, RATE_LIMITED, tokenSecurity } from './openapi.js';
 
 export interface OAuthClientRouteOptions {
   db: IdentityExecutor;

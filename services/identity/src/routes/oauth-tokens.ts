@@ -6,7 +6,8 @@ import type { IdentityExecutor } from '../db/schema.js';
 import { authenticateCallingClient, introspectToken, issueAccessToken, revokeToken } from '../domain/access-tokens.js';
 import type { LastUsedBatcher } from '@svc/service-kit';
 import { OAuthError } from '../domain/oauth-errors.js';
-import { problemResponses, RATE_LIMITED } from './openapi.js';
+import { problemResponses } from '@svc/problem-json';
+import { RATE_LIMITED } from './openapi.js';
 
 export interface OAuthTokenRouteOptions {
   db: IdentityExecutor;

@@ -5,7 +5,8 @@ import type { IdentityExecutor } from '../db/schema.js';
 import { endPortalSession, login, PORTAL_SESSION_SECONDS } from '../domain/portal-sessions.js';
 import { emailSchema } from '../domain/tenants.js';
 import { PORTAL_COOKIE, requirePrincipal } from '../plugins/authentication.js';
-import { portalSecurity, problemResponses, RATE_LIMITED } from './openapi.js';
+import { problemResponses } from '@svc/problem-json';
+import { portalSecurity, RATE_LIMITED } from './openapi.js';
 
 export interface PortalRouteOptions {
   db: IdentityExecutor;
