@@ -1,8 +1,8 @@
-import { sql } from 'drizzle-orm';
-import { index, integer, text, timestamp, uuid, type PgSchema } from 'drizzle-orm/pg-core';
+import { index, integer, text, uuid, type PgSchema } from 'drizzle-orm/pg-core';
+import { dueIndex, leasedQueueColumns, QUEUE_STATUSES, type QueueStatus } from './leased-queue-columns.js';
 
-export const DELIVERY_STATUSES = ['pending', 'in_flight', 'succeeded', 'failed'] as const;
-export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+export const DELIVERY_STATUSES = QUEUE_STATUSES;
+export type DeliveryStatus = QueueStatus;
 
 /**
  * The delivery queue lives in each service's own schema (fx, identity): a service
@@ -22,20 +22,12 @@ export function defineDeliveryTable(schema: PgSchema, name = 'webhook_deliveries
       subscriptionId: uuid('subscription_id').notNull(),
       /** The exact body to POST; signatures are computed over it at each attempt with a fresh timestamp. */
       payload: text('payload').notNull(),
-      status: text('status', { enum: DELIVERY_STATUSES }).notNull().default('pending'),
-      attemptCount: integer('attempt_count').notNull().default(0),
-      maxAttempts: integer('max_attempts').notNull(),
-      nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, mode: 'date' }).notNull(),
-      leaseExpiresAt: timestamp('lease_expires_at', { withTimezone: true, mode: 'date' }),
+      ...leasedQueueColumns(),
+      /** HTTP status of the last attempt, 0 when no response arrived. */
       lastStatusCode: integer('last_status_code'),
-      lastError: text('last_error'),
-      lastAttemptAt: timestamp('last_attempt_at', { withTimezone: true, mode: 'date' }),
-      createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
-      completedAt: timestamp('completed_at', { withTimezone: true, mode: 'date' }),
     },
     (table) => [
-      // The claim query: due pending rows and expired leases, oldest first.
-      index(`${name}_due_idx`).on(table.status, table.nextAttemptAt).where(sql`${table.status} in ('pending', 'in_flight')`),
+      dueIndex(name, table),
       // Delivery history per subscription (identity: GET /webhooks/{id}/deliveries).
       index(`${name}_subscription_idx`).on(table.subscriptionId, table.createdAt),
     ],

@@ -3,7 +3,7 @@ import type { TestDatabase } from '@svc/db/testing';
 import { eq } from 'drizzle-orm';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createDeliveryWorker, enqueueDeliveries, type AttemptOutcome, type Delivery, type SettledDelivery } from '../src/index.js';
 import { deliveries } from './fixtures/schema.js';
 import type * as schema from './fixtures/schema.js';
@@ -136,6 +136,33 @@ describe('delivery queue', () => {
     release({ status: 500 }); // the first worker wakes up late
     await stuckRun;
     expect(await row(id!)).toMatchObject({ status: 'succeeded', attemptCount: 2, lastStatusCode: 200 });
+  });
+
+  it('fails, without sending again, a delivery whose worker died during its last attempt', async () => {
+    const [id] = await enqueue(1, 1);
+    const stuck = createDeliveryWorker({ db: db(), table: deliveries, clock, leaseMs: 60_000, retryScheduleMs: [0], deliver: () => new Promise<AttemptOutcome>(() => undefined) });
+    void stuck.runOnce();
+    await vi.waitFor(async () => expect(await row(id!)).toMatchObject({ status: 'in_flight', attemptCount: 1 }));
+
+    let sends = 0;
+    const settled: SettledDelivery[] = [];
+    const rescuer = createDeliveryWorker({
+      db: db(),
+      table: deliveries,
+      clock,
+      leaseMs: 60_000,
+      retryScheduleMs: [0],
+      deliver: async () => {
+        sends += 1;
+        return { status: 200 };
+      },
+      onSettled: async (_tx, result) => void settled.push(result),
+    });
+    now = new Date(now.getTime() + 60_000);
+    expect(await rescuer.runOnce()).toBe(1);
+    expect(sends).toBe(0);
+    expect(settled.map(({ succeeded, final, outcome }) => ({ succeeded, final, status: outcome.status }))).toEqual([{ succeeded: false, final: true, status: 0 }]);
+    expect(await row(id!)).toMatchObject({ status: 'failed', attemptCount: 2, lastStatusCode: 0, completedAt: now });
   });
 
   it('records a throwing deliver function as a failed attempt with status 0', async () => {
