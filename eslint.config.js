@@ -13,7 +13,7 @@ export default tseslint.config(
     languageOptions: {
       parserOptions: {
         projectService: {
-          allowDefaultProject: ['*.js', 'vitest.shared.ts', 'scripts/*.mjs', 'bench/*.mjs', 'services/*/bench/*.mjs'],
+          allowDefaultProject: ['vitest.shared.ts'],
         },
         tsconfigRootDir: import.meta.dirname,
       },
@@ -31,7 +31,11 @@ export default tseslint.config(
   {
     files: ['**/*.mjs', '**/*.js'],
     ...tseslint.configs.disableTypeChecked,
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', fetch: 'readonly', AbortSignal: 'readonly' } },
+    // Plain scripts are linted without types (no TypeScript project needs to know them).
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', fetch: 'readonly', AbortSignal: 'readonly' },
+    },
   },
   {
     files: ['**/*.test.ts', '**/test/**/*.ts', 'packages/service-kit/src/*-suite.ts'],

@@ -11,7 +11,13 @@ interface TestApp {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 /** What every service app answers the same way (see createBaseApp), checked per service over app.inject(). */
-export function describeBaseApp(options: { service: string; healthPath: string; buildTestApp: () => Promise<TestApp> }): void {
+export function describeBaseApp(options: {
+  service: string;
+  healthPath: string;
+  buildTestApp: () => Promise<TestApp>;
+  /** What the service's health extension adds to `checks` on a fresh app. */
+  extraChecks?: Record<string, unknown>;
+}): void {
   let testApp: TestApp;
   beforeEach(async () => {
     testApp = await options.buildTestApp();
@@ -33,6 +39,7 @@ export function describeBaseApp(options: { service: string; healthPath: string; 
         checks: {
           database: { status: 'ok', driver: process.env.DATABASE_URL ? 'postgres' : 'pglite' },
           redis: process.env.REDIS_URL ? { status: 'ok', store: 'redis' } : { status: 'not_configured', store: 'memory' },
+          ...options.extraChecks,
         },
       });
     });

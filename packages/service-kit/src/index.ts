@@ -26,6 +26,7 @@ export { serverOptions } from './logging.js';
 export { registerOpenApi } from './openapi.js';
 export { connectRedis, pingRedis, redactUrl } from './redis.js';
 export { runService, type RunServiceOptions } from './run-service.js';
+export { runWorker, type BackgroundWorker, type RunWorkerOptions } from './run-worker.js';
 export { createSecretBox, GENERATED_KEY_FILE, loadSecretsKey, type SecretBox } from './secrets.js';
 export { runCli, runCommandCli, UsageError, type CliCommand, type CliFlags } from './cli.js';
 export { createAddressMatcher, LOOPBACK_PROXIES, trustedProxiesVariable } from './trusted-proxies.js';

@@ -1,0 +1,59 @@
+import closeWithGrace from 'close-with-grace';
+import pino, { type Logger } from 'pino';
+import { createServiceDependencies, type CommonEnvironment, type ServiceDependencies } from './dependencies.js';
+import { ConfigError } from './environment.js';
+
+export interface BackgroundWorker {
+  start(): void;
+  /** Stops taking work and waits for the work in flight. */
+  stop(): Promise<void>;
+}
+
+export interface RunWorkerOptions<TConfig extends CommonEnvironment & { LOG_LEVEL: string }, TSchema extends Record<string, unknown>> {
+  /** Logged as the pino `service`, e.g. `fx-worker`. */
+  name: string;
+  loadConfig: () => TConfig;
+  schemaName: string;
+  migrationsFolder: string;
+  schema?: TSchema;
+  createWorker: (context: { dependencies: ServiceDependencies<TSchema>; config: TConfig; log: Logger }) => BackgroundWorker;
+  /** Milliseconds the work in flight gets to finish after SIGTERM/SIGINT. */
+  shutdownGraceMs?: number;
+}
+
+/**
+ * A service's background worker as its own process (`pnpm --filter @svc/<service> worker`), for
+ * deployments that scale workers apart from API instances. Like runService: one readable line
+ * and exit 1 when it cannot start; on a signal it finishes its work in flight, then closes the
+ * database and Redis.
+ */
+export async function runWorker<TConfig extends CommonEnvironment & { LOG_LEVEL: string }, TSchema extends Record<string, unknown>>(
+  options: RunWorkerOptions<TConfig, TSchema>,
+): Promise<void> {
+  let worker: BackgroundWorker;
+  let dependencies: ServiceDependencies<TSchema>;
+  let log: Logger;
+  try {
+    const config = options.loadConfig();
+    log = pino({ level: config.LOG_LEVEL, base: { service: options.name } });
+    dependencies = await createServiceDependencies({
+      config,
+      schemaName: options.schemaName,
+      migrationsFolder: options.migrationsFolder,
+      ...(options.schema ? { schema: options.schema } : {}),
+    });
+    worker = options.createWorker({ dependencies, config, log });
+  } catch (error) {
+    const message = error instanceof ConfigError || error instanceof Error ? error.message : String(error);
+    process.stderr.write(`${options.name}: cannot start. ${message}\n`);
+    process.exit(1);
+  }
+  worker.start();
+  log.info({ database: dependencies.database.driver }, `${options.name} started`);
+  closeWithGrace({ delay: options.shutdownGraceMs ?? 15_000 }, async ({ signal, err }) => {
+    if (err) log.error({ err }, 'stopping after an uncaught error');
+    else log.info({ signal }, 'stopping: finishing the work in flight');
+    await worker.stop();
+    await dependencies.close();
+  });
+}
