@@ -8,7 +8,14 @@ import { createClientLastUsed } from './domain/last-used.js';
 import { authenticationPlugin } from './plugins/authentication.js';
 import { clientCertificatePlugin } from './plugins/client-certificate.js';
 import { registerIdentityRateLimit } from './plugins/rate-limit.js';
+import { captureRoutes, CAPTURE_BASE_PATH } from './routes/capture.js';
+import { identityHealthExtension } from './routes/health.js';
+import { evidenceRoutes } from './routes/evidence.js';
 import { oauthClientRoutes } from './routes/oauth-clients.js';
+import { verificationRoutes } from './routes/verifications.js';
+import { createEvidenceStorage, type EvidenceStorage } from './domain/evidence/evidence-storage.js';
+import { evidenceStorageConfig } from './domain/evidence/storage-config.js';
+import { createIdentityWorker, type IdentityWorker } from './workers/identity-worker.js';
 import { oauthTokenRoutes } from './routes/oauth-tokens.js';
 import { portalRoutes } from './routes/portal.js';
 
@@ -28,11 +35,17 @@ export interface IdentityAppDependencies {
   rateLimitKeyPrefix?: string;
   /** How often client lastUsedAt is written (default 10 s). */
   lastUsedFlushMs?: number;
+  /** Where evidence files live; default from the configuration (EVIDENCE_DIR / EVIDENCE_S3_*). */
+  evidenceStorage?: EvidenceStorage;
+  /** Receives the app's worker (tests drive it: sweepExpired, runOnce). */
+  onWorker?: (worker: IdentityWorker) => void;
 }
 
 const securitySchemes = {
   accessToken: { type: 'http', scheme: 'bearer', description: 'Certificate-bound access token svc_at_… from POST /oauth/token; send it with the same client certificate' },
   portalSession: { type: 'http', scheme: 'bearer', description: 'Partner portal session svc_ps_… from POST /portal/login' },
+  captureSession: { type: 'http', scheme: 'bearer', description: "End user: the case's one-time session token svc_st_… (POST /api/capture/v1/session only)" },
+  captureToken: { type: 'http', scheme: 'bearer', description: 'End user: the capture token svc_ct_… from POST /api/capture/v1/session' },
   portalCookie: { type: 'apiKey', in: 'cookie', name: 'svc_portal_session', description: 'The same portal session, as the cookie set by POST /portal/login' },
   mutualTls: {
     type: 'apiKey',
@@ -54,10 +67,11 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
     openapi: {
       title: 'Identity Verification Partner API',
       description:
-        'Tenant-scoped identity verification (KYC) for partners. Base path /api/partner/v1. OAuth 2.0 client credentials with certificate-bound tokens (RFC 8705). Scopes: `verifications` for /verifications*, `evidence` for /evidence/*, `webhooks` for /webhooks*, `reports` for /reports/*. Every route is limited to 120 requests per IP per minute.',
+        'Tenant-scoped identity verification (KYC) for partners. Base path /api/partner/v1; the end user\'s capture API is under /api/capture/v1. OAuth 2.0 client credentials with certificate-bound tokens (RFC 8705). Scopes: `verifications` for /verifications*, `evidence` for /evidence/*, `webhooks` for /webhooks*, `reports` for /reports/*. Every route is limited to 120 requests per IP per minute.',
       securitySchemes,
     },
     healthPath: '/health',
+    healthExtension: identityHealthExtension(database),
     database,
     redis,
     trustProxy: (address: string) => isTrustedProxy(address),
@@ -67,9 +81,21 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
   const lastUsed = createClientLastUsed(db, { flushIntervalMs: dependencies.lastUsedFlushMs ?? 10_000, onError: (error) => app.log.warn({ err: error }, 'lastUsedAt flush failed') });
   lastUsed.start();
   // Rate limit first: a flood is turned away before any authentication work.
-  const rateLimit = await registerIdentityRateLimit(app, { perMinute: config.RATE_LIMIT_PER_MINUTE, basePath: API_BASE_PATH, redis, clock, keyPrefix: dependencies.rateLimitKeyPrefix });
+  const rateLimit = await registerIdentityRateLimit(app, {
+    perMinute: config.RATE_LIMIT_PER_MINUTE,
+    basePaths: [API_BASE_PATH, CAPTURE_BASE_PATH],
+    redis,
+    clock,
+    keyPrefix: dependencies.rateLimitKeyPrefix,
+  });
+  const storage = dependencies.evidenceStorage ?? (await createEvidenceStorage(evidenceStorageConfig(config)));
+  const worker = createIdentityWorker({ db, clock, caseTtlSeconds: config.CASE_TTL_SECONDS, expirySweepIntervalMs: config.EXPIRY_SWEEP_INTERVAL_MS, logger: app.log });
+  dependencies.onWorker?.(worker);
+  // Like fx's alert worker: started when the server listens, never in app.inject tests.
+  if (config.WORKER_IN_PROCESS) app.addHook('onListen', () => worker.start());
   app.addHook('onClose', async () => {
     rateLimit.close();
+    await worker.stop();
     await lastUsed.stop();
   });
   await app.register(cookie);
@@ -80,8 +106,18 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
       await api.register(portalRoutes, { db, clock, cookieSecure: config.PORTAL_COOKIE_SECURE, cookiePath: API_BASE_PATH });
       await api.register(oauthClientRoutes, { db, clock });
       await api.register(oauthTokenRoutes, { db, clock, lastUsed });
+      await api.register(verificationRoutes, { db, clock, sessionTtlSeconds: config.SESSION_TTL_SECONDS });
+      await api.register(evidenceRoutes, { db, clock, storage });
     },
     { prefix: API_BASE_PATH },
   );
+  await app.register(captureRoutes, {
+    prefix: CAPTURE_BASE_PATH,
+    db,
+    clock,
+    storage,
+    limits: { maxImageBytes: config.MAX_IMAGE_BYTES, maxVideoBytes: config.MAX_VIDEO_BYTES },
+    afterSubmit: () => worker.wake(),
+  });
   return app;
 }

@@ -1,7 +1,9 @@
 import { createServiceDependencies, runCommandCli, type CliCommand, type CliFlags } from '@svc/service-kit';
 import { loadIdentityConfig } from './config.js';
 import { migrationsFolder, schemaName } from './db/migrations.js';
-import { databaseSchema, type IdentityExecutor } from './db/schema.js';
+import { queueDepth } from '@svc/outbox';
+import { databaseSchema, jobs, type IdentityExecutor } from './db/schema.js';
+import { expireDueCases } from './domain/cases/expire-cases.js';
 import { createPortalUser, createTenant, setTenantStatus } from './domain/tenants.js';
 
 const HELP = `usage: pnpm --filter @svc/identity cli <command> [flags]
@@ -13,6 +15,8 @@ commands:
   tenant:enable --id <tenantId>    undo tenant:disable
   user:create --tenant <tenantId> --email <email> --password <password> --role PartnerAdmin
                                    add a portal user -> {"userId"}
+  jobs:status                      queued, running and failed background jobs by kind -> {"jobs":[…]}
+  cases:expire                     run one expiry sweep now (CASE_TTL_SECONDS, session expiry) -> {"expired"}
 
 Prints one JSON object on stdout; on error one line on stderr and exit code 1.
 Uses DATABASE_URL, or the embedded database in DATA_DIR (stop the service first: it holds that database).`;
@@ -35,6 +39,12 @@ const COMMANDS: Record<string, CliCommand<Context>> = {
     required: ['tenant', 'email', 'password', 'role'],
     run: (db, flags) =>
       db.transaction((tx) => createPortalUser(tx, { tenantId: text(flags, 'tenant'), email: text(flags, 'email'), password: text(flags, 'password'), role: text(flags, 'role') }, new Date())),
+  },
+  'jobs:status': { flags: {}, required: [], run: async (db) => ({ jobs: await queueDepth(db, jobs) }) },
+  'cases:expire': {
+    flags: {},
+    required: [],
+    run: async (db) => ({ expired: await expireDueCases(db, { now: new Date(), caseTtlSeconds: loadIdentityConfig(process.env).CASE_TTL_SECONDS }) }),
   },
 };
 

@@ -4,6 +4,9 @@ import { z } from 'zod';
 
 const emptyAsUndefined = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
 const positiveInteger = (fallback: number) => z.preprocess(emptyAsUndefined, z.coerce.number().int().positive().default(fallback));
+const booleanFlag = (fallback: boolean) =>
+  z.preprocess(emptyAsUndefined, z.enum(['true', 'false'], { error: 'must be true or false' }).default(fallback ? 'true' : 'false').transform((value) => value === 'true'));
+const optionalText = z.preprocess(emptyAsUndefined, z.string().optional());
 
 /** A PEM file path, read at start so a wrong path stops the service with its name. */
 const pemFile = z.preprocess(
@@ -34,7 +37,23 @@ export const identityEnvironmentSchema = baseServiceEnvironment(3001)
     /** Requests per client IP per fixed one-minute window (the spec's 120; the bench raises it). */
     RATE_LIMIT_PER_MINUTE: positiveInteger(120),
     /** Marks the portal cookie Secure; off only for plain-HTTP local development. */
-    PORTAL_COOKIE_SECURE: z.preprocess(emptyAsUndefined, z.enum(['true', 'false']).default('true').transform((value) => value === 'true')),
+    PORTAL_COOKIE_SECURE: booleanFlag(true),
+    /** Lifetime of a case's one-time session token (the spec's 2 hours); it also bounds capture. */
+    SESSION_TTL_SECONDS: positiveInteger(7200),
+    /** An open case older than this is expired by the sweep (7 days). */
+    CASE_TTL_SECONDS: positiveInteger(604_800),
+    EXPIRY_SWEEP_INTERVAL_MS: positiveInteger(60_000),
+    /** Run the job worker and expiry sweep inside the API process; false when `pnpm --filter @svc/identity worker` runs them apart. */
+    WORKER_IN_PROCESS: booleanFlag(true),
+    /** Evidence on the local file system (default $DATA_DIR/identity/evidence); relative paths resolve against the working directory. */
+    EVIDENCE_DIR: optionalText,
+    /** S3-compatible object storage for evidence, shared by every instance; credentials from the AWS SDK's usual variables. */
+    EVIDENCE_S3_BUCKET: optionalText,
+    EVIDENCE_S3_ENDPOINT: z.preprocess(emptyAsUndefined, z.url({ error: 'must be a URL such as http://127.0.0.1:9000' }).optional()),
+    EVIDENCE_S3_REGION: z.preprocess(emptyAsUndefined, z.string().default('us-east-1')),
+    EVIDENCE_S3_FORCE_PATH_STYLE: booleanFlag(true),
+    MAX_IMAGE_BYTES: positiveInteger(10 * 1024 * 1024),
+    MAX_VIDEO_BYTES: positiveInteger(50 * 1024 * 1024),
   })
   .superRefine(requireSecretsKeyWithDatabase)
   .superRefine((value, context) => {

@@ -1,9 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createTestDependencies } from '@svc/service-kit/testing';
 import { buildApp } from '../src/app.js';
 import { loadIdentityConfig } from '../src/config.js';
 import { migrationsFolder, schemaName } from '../src/db/migrations.js';
 import { databaseSchema } from '../src/db/schema.js';
+import type { IdentityWorker } from '../src/workers/identity-worker.js';
 import { createTenant } from '../src/domain/tenants.js';
 import { makeCertificate, type TestCertificate } from './certificates.js';
 
@@ -21,24 +25,34 @@ export function manualClock(start = new Date()) {
   };
 }
 
-/** A fresh identity app on its own database; `close()` releases everything. */
+/**
+ * A fresh identity app on its own database and its own evidence directory; `close()` releases
+ * everything. The background worker never starts by itself (tests drive it through `worker`).
+ */
 export async function buildTestApp(env: Record<string, string> = {}, options: { clock?: () => Date; lastUsedFlushMs?: number } = {}) {
   const dependencies = await createTestDependencies({ schemaName, migrationsFolder, schema: databaseSchema });
-  const config = loadIdentityConfig({ LOG_LEVEL: 'silent', ...env });
+  const evidenceDir = await mkdtemp(join(tmpdir(), 'identity-evidence-'));
+  const config = loadIdentityConfig({ LOG_LEVEL: 'silent', EVIDENCE_DIR: evidenceDir, WORKER_IN_PROCESS: 'false', ...env });
+  let worker: IdentityWorker | undefined;
   const app = await buildApp({
     ...dependencies,
     config,
     rateLimitKeyPrefix: `test:${randomUUID()}:`,
+    onWorker: (created) => (worker = created),
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.lastUsedFlushMs ? { lastUsedFlushMs: options.lastUsedFlushMs } : {}),
   });
+  if (!worker) throw new Error('buildApp did not hand over its worker');
   return {
     app,
     dependencies,
     db: dependencies.database.db,
+    worker,
+    evidenceDir,
     async close() {
       await app.close();
       await dependencies.close();
+      await rm(evidenceDir, { recursive: true, force: true });
     },
   };
 }

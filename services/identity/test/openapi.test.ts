@@ -21,6 +21,16 @@ describe('OpenAPI document', () => {
       ['/api/partner/v1/oauth/token', 'post', ['200', '400', '401', '403', '429']],
       ['/api/partner/v1/oauth/introspect', 'post', ['200', '400', '401', '403', '429']],
       ['/api/partner/v1/oauth/revoke', 'post', ['200', '400', '401', '403', '429']],
+      ['/api/partner/v1/verifications', 'post', ['201', '400', '401', '403', '409', '429']],
+      ['/api/partner/v1/verifications', 'get', ['200', '400', '401', '403', '429']],
+      ['/api/partner/v1/verifications/{caseId}', 'get', ['200', '400', '401', '403', '404', '429']],
+      ['/api/partner/v1/verifications/{caseId}/cancel', 'post', ['204', '400', '401', '403', '404', '409', '429']],
+      ['/api/partner/v1/verifications/{caseId}/ocr-fields', 'patch', ['200', '400', '401', '403', '404', '429']],
+      ['/api/partner/v1/evidence/{evidenceId}/file', 'get', ['200', '400', '401', '403', '404', '429']],
+      ['/api/capture/v1/session', 'post', ['200', '401', '410', '429']],
+      ['/api/capture/v1/evidence', 'post', ['201', '400', '401', '409', '410', '413', '415', '429']],
+      ['/api/capture/v1/submit', 'post', ['200', '400', '401', '409', '410', '429']],
+      ['/api/capture/v1/status', 'get', ['200', '401', '429']],
     ];
     for (const [path, method, statuses] of expected) {
       const operation = document.paths[path]?.[method];
@@ -28,6 +38,8 @@ describe('OpenAPI document', () => {
       expect(Object.keys(operation!.responses).sort()).toEqual(statuses.sort());
       if (!path.endsWith('/login')) expect(operation!.security?.length, `${method} ${path}`).toBeGreaterThan(0);
     }
-    expect(Object.keys(document.components.securitySchemes).sort()).toEqual(['accessToken', 'mutualTls', 'portalCookie', 'portalSession']);
+    expect(Object.keys(document.components.securitySchemes).sort()).toEqual(['accessToken', 'captureSession', 'captureToken', 'mutualTls', 'portalCookie', 'portalSession']);
+    const schemas = (document.components as { schemas?: Record<string, unknown> }).schemas ?? {};
+    expect(Object.keys(schemas)).toEqual(expect.arrayContaining(['VerificationCase', 'VerificationCaseListItem', 'EvidenceRecord', 'OcrResult', 'CaseStatus']));
   });
 });

@@ -6,3 +6,10 @@ export class BadRequestProblem extends ProblemError {
     super({ status: 400, code, title: 'Bad Request', detail });
   }
 }
+
+/** 410: what the credential was for is over for good (expired session, closed case); a retry cannot help. */
+export class GoneProblem extends ProblemError {
+  constructor(code: string, detail: string, extensions: Record<string, unknown> = {}) {
+    super({ status: 410, code, title: 'Gone', detail, extensions });
+  }
+}

@@ -6,14 +6,15 @@ import { routingPath } from '@svc/service-kit';
 
 export interface IdentityRateLimitOptions {
   perMinute: number;
-  basePath: string;
+  /** Each base path is counted apart per IP (the partner API and the end users' capture API). */
+  basePaths: readonly string[];
   redis: Redis | null;
   clock: () => Date;
   keyPrefix?: string;
 }
 
 /**
- * 120 requests per client IP per fixed minute on the partner API (health and docs are not
+ * 120 requests per client IP per fixed minute on each API (health and docs are not
  * counted). request.ip honours X-Forwarded-For only from TRUSTED_PROXIES (Fastify trustProxy).
  * With Redis the count is shared by every instance; if Redis fails, each instance counts alone.
  */
@@ -23,7 +24,11 @@ export async function registerIdentityRateLimit(app: FastifyInstance, options: I
   const store = options.redis ? new FallbackCounterStore(new RedisCounterStore(options.redis, { prefix: options.keyPrefix ?? 'identity:rl:' }), memory) : memory;
   const limiter = createRateLimiter({ store, windows: [{ name: 'minute', limit: options.perMinute, windowMs: 60_000 }], keyPrefix: 'ip', clock: now });
   await app.register(rateLimitPlugin, {
-    resolve: (request) => (routingPath(request).startsWith(`${options.basePath}/`) ? { limiter, key: request.ip } : null),
+    resolve: (request) => {
+      const path = routingPath(request);
+      const basePath = options.basePaths.find((base) => path.startsWith(`${base}/`));
+      return basePath === undefined ? null : { limiter, key: basePath === options.basePaths[0] ? request.ip : `${basePath}:${request.ip}` };
+    },
     headers: (decision) => ({ ...legacyRateLimitHeaders(decision), ...draftRateLimitHeaders(decision, now()) }),
     onExceeded: (_request, _reply, decision) => {
       throw new RateLimitedError(decision.retryAfterSeconds, `More than ${options.perMinute} requests per minute from this address. Retry after ${decision.retryAfterSeconds} seconds.`);

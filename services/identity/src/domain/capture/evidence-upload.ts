@@ -1,0 +1,168 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { PayloadTooLargeError, ProblemError } from '@svc/problem-json';
+import { fileTypeFromFile } from 'file-type';
+import { and, eq, isNull } from 'drizzle-orm';
+import { evidence, type IdentityExecutor } from '../../db/schema.js';
+import { writeAudit } from '../audit.js';
+import type { EvidenceType } from '../cases/case-states.js';
+import { lockCase } from '../cases/case-transitions.js';
+import { toEvidenceRecord } from '../cases/read-cases.js';
+import type { EvidenceStorage } from '../evidence/evidence-storage.js';
+import { assertCapturing, endUserActor, type CaptureSession } from './capture-sessions.js';
+
+export interface UploadLimits {
+  maxImageBytes: number;
+  maxVideoBytes: number;
+}
+
+const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/webp', 'image/heic', 'image/heif'];
+const VIDEO_TYPES = ['video/mp4', 'video/webm', 'video/quicktime'];
+
+/** Which sniffed content types each evidence type accepts, and how they are named to a person. */
+export const ACCEPTED_CONTENT: Record<EvidenceType, { types: string[]; names: string; kind: 'image' | 'video' }> = {
+  DocumentFront: { types: IMAGE_TYPES, names: 'JPEG, PNG, WebP or HEIC', kind: 'image' },
+  DocumentBack: { types: IMAGE_TYPES, names: 'JPEG, PNG, WebP or HEIC', kind: 'image' },
+  Selfie: { types: IMAGE_TYPES, names: 'JPEG, PNG, WebP or HEIC', kind: 'image' },
+  LivenessVideo: { types: VIDEO_TYPES, names: 'MP4, WebM or QuickTime', kind: 'video' },
+};
+
+export function maxBytesFor(evidenceType: EvidenceType, limits: UploadLimits): number {
+  return ACCEPTED_CONTENT[evidenceType].kind === 'video' ? limits.maxVideoBytes : limits.maxImageBytes;
+}
+
+export class UnsupportedEvidenceContentError extends ProblemError {
+  constructor(evidenceType: EvidenceType, sniffed: string | null) {
+    super({
+      status: 415,
+      code: 'UNSUPPORTED_MEDIA_TYPE',
+      title: 'Unsupported Media Type',
+      detail: `${evidenceType} must be ${ACCEPTED_CONTENT[evidenceType].names}; the uploaded bytes are ${sniffed ?? 'not a recognised image or video'} (the type is read from the content, not from the file name or Content-Type).`,
+      extensions: { evidenceType, detectedContentType: sniffed },
+    });
+  }
+}
+
+interface SpooledFile {
+  path: string;
+  sizeBytes: number;
+  sha256Hex: string;
+}
+
+/**
+ * Streams the upload to a spool file while hashing and counting it; past `maxBytes` it stops
+ * with 413 and leaves nothing behind. Memory stays constant whatever the file size.
+ */
+async function spool(stream: Readable, spoolDir: string, maxBytes: number, evidenceType: EvidenceType): Promise<SpooledFile> {
+  const path = join(spoolDir, `${randomUUID()}.upload`);
+  const hash = createHash('sha256');
+  let sizeBytes = 0;
+  const meter = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      sizeBytes += chunk.length;
+      if (sizeBytes > maxBytes) {
+        callback(new PayloadTooLargeError(`${evidenceType} may be at most ${maxBytes} bytes (${(maxBytes / 1_048_576).toFixed(0)} MB).`));
+        return;
+      }
+      hash.update(chunk);
+      callback(null, chunk);
+    },
+  });
+  try {
+    await pipeline(stream, meter, createWriteStream(path, { mode: 0o600 }));
+  } catch (error) {
+    await unlink(path).catch(() => undefined);
+    throw error;
+  }
+  return { path, sizeBytes, sha256Hex: hash.digest('hex') };
+}
+
+/** A file name safe to store and show: no path, no control characters, bounded length. */
+export function cleanFileName(name: string | undefined, fallback: string): string {
+  const base = (name ?? '').split(/[/\\]/).pop() ?? '';
+  // eslint-disable-next-line no-control-regex
+  const cleaned = base.replace(/[\u0000-\u001f\u007f"]/g, '').trim().slice(0, 255);
+  return cleaned.length > 0 ? cleaned : fallback;
+}
+
+export interface EvidenceUpload {
+  evidenceType: EvidenceType;
+  fileName: string | undefined;
+  stream: Readable;
+  /** True when the multipart parser cut the file at its own (largest) limit. */
+  wasTruncated: () => boolean;
+}
+
+/**
+ * Receive one evidence file: spool (size-limited, hashed), sniff the real content type, store
+ * under a key the client cannot influence, then record it in one transaction that re-checks
+ * the case under its row lock. A same-type upload replaces the current one (kept, marked
+ * replaced). If anything fails after storing, the stored object is removed again.
+ */
+export async function receiveEvidence(
+  db: IdentityExecutor,
+  storage: EvidenceStorage,
+  session: CaptureSession,
+  upload: EvidenceUpload,
+  options: { limits: UploadLimits; correlationId: string; clock: () => Date },
+) {
+  const maxBytes = maxBytesFor(upload.evidenceType, options.limits);
+  const spooled = await spool(upload.stream, storage.spoolDir, maxBytes, upload.evidenceType);
+  try {
+    if (upload.wasTruncated()) throw new PayloadTooLargeError(`${upload.evidenceType} may be at most ${maxBytes} bytes.`);
+    const sniffed = (await fileTypeFromFile(spooled.path))?.mime ?? null;
+    if (!sniffed || !ACCEPTED_CONTENT[upload.evidenceType].types.includes(sniffed)) throw new UnsupportedEvidenceContentError(upload.evidenceType, sniffed);
+    const evidenceId = randomUUID();
+    const storageKey = `${session.tenantId}/${session.caseId}/${evidenceId}`;
+    await storage.putFile(storageKey, spooled.path, { contentType: sniffed, sizeBytes: spooled.sizeBytes, sha256Hex: spooled.sha256Hex });
+    try {
+      return await db.transaction(async (tx) => {
+        const now = options.clock();
+        const locked = await lockCase(tx, session.caseId, session.tenantId);
+        assertCapturing({ caseId: locked.id, status: locked.status as CaptureSession['status'], expiresAt: session.expiresAt }, now);
+        const replaced = await tx
+          .update(evidence)
+          .set({ replacedAt: now })
+          .where(and(eq(evidence.caseId, locked.id), eq(evidence.evidenceType, upload.evidenceType), isNull(evidence.replacedAt)))
+          .returning({ id: evidence.id });
+        const [row] = await tx
+          .insert(evidence)
+          .values({
+            id: evidenceId,
+            tenantId: session.tenantId,
+            caseId: locked.id,
+            evidenceType: upload.evidenceType,
+            contentType: sniffed,
+            fileSizeBytes: spooled.sizeBytes,
+            originalFileName: cleanFileName(upload.fileName, `${upload.evidenceType}`),
+            sha256Hash: spooled.sha256Hex,
+            storageKey,
+            uploadedAt: now,
+          })
+          .returning();
+        if (!row) throw new Error('evidence insert returned no row');
+        await writeAudit(
+          tx,
+          {
+            tenantId: session.tenantId,
+            ...endUserActor(session.sessionId, options.correlationId),
+            action: 'evidence.uploaded',
+            target: `evidence:${evidenceId}`,
+            after: { caseId: locked.id, evidenceType: upload.evidenceType, contentType: sniffed, fileSizeBytes: spooled.sizeBytes, sha256Hash: spooled.sha256Hex, replaced: replaced.map((item) => item.id) },
+          },
+          now,
+        );
+        return toEvidenceRecord(row);
+      });
+    } catch (error) {
+      await storage.delete(storageKey).catch(() => undefined);
+      throw error;
+    }
+  } finally {
+    await unlink(spooled.path).catch(() => undefined);
+  }
+}

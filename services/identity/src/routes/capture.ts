@@ -1,0 +1,191 @@
+import multipart from '@fastify/multipart';
+import { problemResponses, UnsupportedMediaTypeError, ValidationError } from '@svc/problem-json';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { IdentityExecutor } from '../db/schema.js';
+import { assertCapturing, authenticateCaptureToken, exchangeSessionToken } from '../domain/capture/capture-sessions.js';
+import { receiveEvidence, type UploadLimits } from '../domain/capture/evidence-upload.js';
+import { captureStatus, submitEvidence } from '../domain/capture/submit-evidence.js';
+import { EVIDENCE_TYPES, type EvidenceType } from '../domain/cases/case-states.js';
+import type { EvidenceStorage } from '../domain/evidence/evidence-storage.js';
+import { caseStatusSchema, documentTypeSchema, evidenceRecordSchema, evidenceTypeSchema } from './case-schemas.js';
+
+export const CAPTURE_BASE_PATH = '/api/capture/v1';
+
+export interface CaptureRouteOptions {
+  db: IdentityExecutor;
+  storage: EvidenceStorage;
+  clock: () => Date;
+  limits: UploadLimits;
+  /** Called after a submit commits (wakes the job worker). */
+  afterSubmit: () => void;
+}
+
+const sessionSecurity = [{ captureSession: [] }];
+const captureSecurity = [{ captureToken: [] }];
+const CAPTURE_ERRORS = {
+  401: 'UNAUTHENTICATED: missing or unknown capture token',
+  410: 'SESSION_EXPIRED or CASE_CLOSED (cancelled, expired or decided)',
+  429: 'RATE_LIMITED',
+} as const;
+
+function checkEvidenceType(value: string | undefined): EvidenceType {
+  if (value === undefined) throw new ValidationError('Send the text field evidenceType before the file.', [{ path: 'body.evidenceType', message: 'is required before the file' }]);
+  if (!(EVIDENCE_TYPES as readonly string[]).includes(value)) {
+    throw new ValidationError(`evidenceType must be one of ${EVIDENCE_TYPES.join(', ')}.`, [{ path: 'body.evidenceType', message: `unknown evidence type "${value.slice(0, 50)}"` }]);
+  }
+  return value as EvidenceType;
+}
+
+function bearer(request: FastifyRequest): string | null {
+  return /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1] ?? null;
+}
+
+/**
+ * The end user's side, under its own base path: no partner credentials, only the one-time
+ * session token (exchanged once) and the capture token it yields. Same per-IP limit as the
+ * partner API, counted apart.
+ */
+export const captureRoutes: FastifyPluginAsync<CaptureRouteOptions> = async (app, options) => {
+  const typed = app.withTypeProvider<ZodTypeProvider>();
+  const { db, clock } = options;
+  await app.register(multipart, {
+    limits: { fileSize: Math.max(options.limits.maxImageBytes, options.limits.maxVideoBytes), files: 1, fields: 4, fieldSize: 1024, parts: 6, headerPairs: 50 },
+  });
+
+  typed.post(
+    '/session',
+    {
+      schema: {
+        summary: 'Exchange the session token for a capture token (once)',
+        description: 'Authorization: Bearer <sessionToken from the partner>. Marks the session used and moves the case to CaptureStarted. The capture token is valid until the session expires.',
+        tags: ['capture'],
+        security: sessionSecurity,
+        response: {
+          200: z.object({
+            captureToken: z.string().meta({ description: 'svc_ct_…: send as Authorization: Bearer on /evidence, /submit and /status' }),
+            caseId: z.uuid(),
+            documentType: documentTypeSchema,
+            requiredEvidence: z.array(evidenceTypeSchema),
+            expiresAt: z.string(),
+          }),
+          ...problemResponses({ 401: 'UNAUTHENTICATED (unknown token) or SESSION_ALREADY_USED', 410: CAPTURE_ERRORS[410], 429: CAPTURE_ERRORS[429] }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const sessionToken = bearer(request) ?? '';
+      const exchanged = await db.transaction((tx) => exchangeSessionToken(tx, sessionToken, request.id, clock()));
+      reply.header('Cache-Control', 'no-store');
+      return exchanged;
+    },
+  );
+
+  typed.post(
+    '/evidence',
+    {
+      schema: {
+        summary: 'Upload one piece of evidence',
+        description:
+          'multipart/form-data: a text field `evidenceType` (DocumentFront, DocumentBack, Selfie, LivenessVideo), then one file in the field `file`. The content type is sniffed from the bytes: JPEG, PNG, WebP or HEIC for images, MP4, WebM or QuickTime for LivenessVideo. Images up to 10 MB, video up to 50 MB (configurable). A second upload of a type replaces the first.',
+        tags: ['capture'],
+        security: captureSecurity,
+        consumes: ['multipart/form-data'],
+        response: {
+          201: evidenceRecordSchema,
+          ...problemResponses({
+            400: 'VALIDATION_ERROR: evidenceType missing, unknown, or after the file; no file',
+            ...CAPTURE_ERRORS,
+            409: 'INVALID_CASE_STATE: evidence was already submitted',
+            413: 'PAYLOAD_TOO_LARGE',
+            415: 'UNSUPPORTED_MEDIA_TYPE: not multipart, or the bytes are not an accepted image/video',
+          }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const session = await authenticateCaptureToken(db, bearer(request));
+      if (!request.isMultipart()) throw new UnsupportedMediaTypeError('Send multipart/form-data with a field evidenceType and then a file in the field file.');
+      // Parts in the order sent: the type must be known before the file's bytes are read.
+      let evidenceType: string | undefined;
+      for await (const part of request.parts()) {
+        if (part.type === 'field') {
+          if (part.fieldname === 'evidenceType') evidenceType = String(part.value);
+          continue;
+        }
+        try {
+          const type = checkEvidenceType(evidenceType);
+          if (part.fieldname !== 'file') throw new ValidationError('Send the file in the multipart field "file".', [{ path: `body.${part.fieldname.slice(0, 50)}`, message: 'unexpected file field' }]);
+          assertCapturing(session, clock());
+          const record = await receiveEvidence(
+            db,
+            options.storage,
+            session,
+            { evidenceType: type, fileName: part.filename, stream: part.file, wasTruncated: () => part.file.truncated },
+            { limits: options.limits, correlationId: request.id, clock },
+          );
+          return await reply.code(201).send(record);
+        } catch (error) {
+          // Unread bytes would stall the parser: drain them before answering.
+          part.file.resume();
+          throw error;
+        }
+      }
+      throw new ValidationError('No file: send the text field evidenceType, then the file in the multipart field "file".', [{ path: 'body.file', message: 'is required' }]);
+    },
+  );
+
+  typed.post(
+    '/submit',
+    {
+      schema: {
+        summary: 'Submit the evidence for automated checks',
+        description: 'No body, or {}. Every required piece must be uploaded; the case moves to EvidenceUploaded and its checks are queued.',
+        tags: ['capture'],
+        security: captureSecurity,
+        body: z.strictObject({}).nullish(),
+        response: {
+          200: z.object({ caseId: z.uuid(), status: caseStatusSchema }),
+          ...problemResponses({ 400: 'VALIDATION_ERROR: evidence missing (named)', ...CAPTURE_ERRORS, 409: 'INVALID_CASE_STATE: already submitted' }),
+        },
+      },
+    },
+    async (request) => {
+      const session = await authenticateCaptureToken(db, bearer(request));
+      const submitted = await db.transaction((tx) => submitEvidence(tx, session, request.id, clock()));
+      options.afterSubmit();
+      return submitted;
+    },
+  );
+
+  typed.get(
+    '/status',
+    {
+      schema: {
+        summary: 'What is uploaded, what is missing, and where the case stands',
+        tags: ['capture'],
+        security: captureSecurity,
+        response: {
+          200: z.object({
+            caseId: z.uuid(),
+            status: caseStatusSchema,
+            documentType: documentTypeSchema,
+            expiresAt: z.string(),
+            requiredEvidence: z.array(evidenceTypeSchema),
+            uploaded: z.array(
+              z.object({ evidenceId: z.uuid(), evidenceType: evidenceTypeSchema, contentType: z.string(), fileSizeBytes: z.number().int(), sha256Hash: z.string(), uploadedAt: z.string() }),
+            ),
+            missing: z.array(evidenceTypeSchema),
+          }),
+          ...problemResponses({ 401: CAPTURE_ERRORS[401], 429: CAPTURE_ERRORS[429] }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const session = await authenticateCaptureToken(db, bearer(request));
+      reply.header('Cache-Control', 'no-store');
+      return captureStatus(db, session);
+    },
+  );
+};

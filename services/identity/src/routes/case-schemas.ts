@@ -1,0 +1,98 @@
+import { z } from 'zod';
+import { CASE_STATUSES, DOCUMENT_TYPES, EVIDENCE_TYPES } from '../domain/cases/case-states.js';
+
+/** One zod schema per shape of the spec: validation, handler types and the OpenAPI document. */
+const timestamp = z.string().meta({ description: 'ISO 8601, UTC', examples: ['2026-11-23T10:15:00.000Z'] });
+
+export const caseStatusSchema = z.enum(CASE_STATUSES).meta({ id: 'CaseStatus' });
+export const documentTypeSchema = z.enum(DOCUMENT_TYPES).meta({ id: 'DocumentType' });
+export const evidenceTypeSchema = z.enum(EVIDENCE_TYPES).meta({ id: 'EvidenceType' });
+
+export const evidenceRecordSchema = z
+  .object({
+    id: z.uuid(),
+    evidenceType: evidenceTypeSchema,
+    contentType: z.string().meta({ description: 'Sniffed from the bytes at upload', examples: ['image/jpeg'] }),
+    fileSizeBytes: z.number().int(),
+    originalFileName: z.string(),
+    sha256Hash: z.string().meta({ description: 'Lowercase hex SHA-256 of the file' }),
+    uploadedAt: timestamp,
+  })
+  .meta({ id: 'EvidenceRecord' });
+
+export const ocrResultSchema = z
+  .object({
+    modelName: z.string(),
+    modelVersion: z.string(),
+    confidenceScore: z.number(),
+    extractedFieldsJson: z.string().meta({ description: 'A JSON object mapping field names to extracted values, as text' }),
+    mrzIsValid: z.boolean().nullable(),
+    mrzRawText: z.string().nullable(),
+    hasManipulationIndicators: z.boolean(),
+    inferenceTimestamp: timestamp,
+    inferenceLatencyMs: z.number().int(),
+  })
+  .meta({ id: 'OcrResult' });
+
+const faceMatchSchema = z
+  .object({
+    modelName: z.string(),
+    modelVersion: z.string(),
+    similarityScore: z.number(),
+    threshold: z.number(),
+    isMatch: z.boolean(),
+    inferenceTimestamp: timestamp,
+    inferenceLatencyMs: z.number().int(),
+  })
+  .meta({ id: 'FaceMatch' });
+
+const livenessSchema = z
+  .object({
+    modelName: z.string(),
+    modelVersion: z.string(),
+    livenessScore: z.number(),
+    threshold: z.number(),
+    isLive: z.boolean(),
+    presentationAttackDetected: z.boolean(),
+    attackType: z.string().nullable(),
+    inferenceTimestamp: timestamp,
+    inferenceLatencyMs: z.number().int(),
+  })
+  .meta({ id: 'Liveness' });
+
+export const caseDetailSchema = z
+  .object({
+    id: z.uuid(),
+    externalReference: z.string().nullable(),
+    status: caseStatusSchema,
+    documentType: documentTypeSchema,
+    compositeRiskScore: z.number().nullable().meta({ description: 'null until the automated checks have scored the case' }),
+    decisionReason: z.string().nullable(),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+    completedAt: timestamp.nullable(),
+    session: z.object({ id: z.uuid(), expiresAt: timestamp, isUsed: z.boolean(), usedAt: timestamp.nullable() }).nullable(),
+    documentEvidence: z.array(evidenceRecordSchema).meta({ description: 'DocumentFront and DocumentBack; the current upload of each type' }),
+    selfieEvidence: z.array(evidenceRecordSchema),
+    videoEvidence: z.array(evidenceRecordSchema),
+    ocrResult: ocrResultSchema.nullable(),
+    faceMatch: faceMatchSchema.nullable(),
+    liveness: livenessSchema.nullable(),
+    fraudSignals: z.array(z.unknown()),
+    reviewDecisions: z.array(z.unknown()),
+  })
+  .meta({ id: 'VerificationCase' });
+
+export const caseListItemSchema = z
+  .object({
+    id: z.uuid(),
+    externalReference: z.string().nullable(),
+    status: caseStatusSchema,
+    documentType: documentTypeSchema,
+    compositeRiskScore: z.number().nullable(),
+    createdAt: timestamp,
+    completedAt: timestamp.nullable(),
+  })
+  .meta({ id: 'VerificationCaseListItem' });
+
+export const caseIdParams = z.object({ caseId: z.uuid({ error: 'must be a case id (a UUID)' }) });

@@ -1,0 +1,60 @@
+import { ForbiddenError, problemResponses } from '@svc/problem-json';
+import type { FastifyPluginAsync } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { IdentityExecutor } from '../db/schema.js';
+import { contentDisposition, openEvidenceDownload } from '../domain/evidence/evidence-download.js';
+import type { EvidenceStorage } from '../domain/evidence/evidence-storage.js';
+import { requirePrincipal } from '../plugins/authentication.js';
+import { RATE_LIMITED, tokenSecurity } from './openapi.js';
+
+export interface EvidenceRouteOptions {
+  db: IdentityExecutor;
+  storage: EvidenceStorage;
+  clock: () => Date;
+}
+
+export const evidenceRoutes: FastifyPluginAsync<EvidenceRouteOptions> = async (app, options) => {
+  app.withTypeProvider<ZodTypeProvider>().get(
+    '/evidence/:evidenceId/file',
+    {
+      schema: {
+        summary: 'Download an evidence file',
+        description: 'Streams the original bytes with the content type sniffed at upload; no JSON envelope. Scope `evidence`. Every access is audited.',
+        tags: ['evidence'],
+        security: tokenSecurity,
+        params: z.object({ evidenceId: z.uuid({ error: 'must be an evidence id (a UUID)' }) }),
+        response: {
+          200: z.any().meta({ description: 'The file bytes (Content-Type as uploaded, Content-Length, Content-Disposition: attachment)' }),
+          ...problemResponses({
+            400: 'VALIDATION_ERROR: not a UUID',
+            401: 'UNAUTHENTICATED',
+            403: "FORBIDDEN: another tenant's evidence, scope evidence missing; or ACCOUNT_DISABLED",
+            404: 'NOT_FOUND',
+            429: RATE_LIMITED,
+          }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const principal = requirePrincipal(request);
+      if (principal.kind !== 'token') throw new ForbiddenError('Evidence is downloaded with an API access token.');
+      const file = await openEvidenceDownload(
+        options.db,
+        options.storage,
+        principal.tenantId,
+        request.params.evidenceId,
+        { actor: `client:${principal.clientId}`, correlationId: request.id },
+        options.clock(),
+      );
+      return reply
+        .header('Content-Type', file.contentType)
+        .header('Content-Length', String(file.sizeBytes))
+        .header('Content-Disposition', contentDisposition(file.fileName))
+        .header('X-Content-Type-Options', 'nosniff')
+        .header('Cache-Control', 'private, no-store')
+        .header('ETag', `"${file.sha256Hash}"`)
+        .send(file.body);
+    },
+  );
+};

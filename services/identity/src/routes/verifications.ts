@@ -1,0 +1,175 @@
+import { ForbiddenError, problemResponses } from '@svc/problem-json';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { IdentityExecutor } from '../db/schema.js';
+import { cancelCase, correctOcrFields } from '../domain/cases/case-commands.js';
+import { createCase } from '../domain/cases/create-case.js';
+import { getCaseDetail, listCases } from '../domain/cases/read-cases.js';
+import { requirePrincipal } from '../plugins/authentication.js';
+import { caseDetailSchema, caseIdParams, caseListItemSchema, caseStatusSchema, documentTypeSchema, ocrResultSchema } from './case-schemas.js';
+import { RATE_LIMITED, tokenSecurity } from './openapi.js';
+
+export interface VerificationRouteOptions {
+  db: IdentityExecutor;
+  clock: () => Date;
+  sessionTtlSeconds: number;
+}
+
+const AUTH_ERRORS = { 401: 'UNAUTHENTICATED', 403: 'FORBIDDEN (scope verifications missing, client revoked) or ACCOUNT_DISABLED', 429: RATE_LIMITED } as const;
+
+/** The partner behind a certificate-bound token: its tenant scopes every query. */
+function partner(request: FastifyRequest) {
+  const principal = requirePrincipal(request);
+  if (principal.kind !== 'token') throw new ForbiddenError('Verification cases are used with an API access token.');
+  return { tenantId: principal.tenantId, actor: { actor: `client:${principal.clientId}`, correlationId: request.id } };
+}
+
+export const verificationRoutes: FastifyPluginAsync<VerificationRouteOptions> = async (app, options) => {
+  const typed = app.withTypeProvider<ZodTypeProvider>();
+  const { db, clock } = options;
+
+  typed.post(
+    '/verifications',
+    {
+      schema: {
+        summary: 'Create a verification case',
+        description:
+          'Returns the one-time session token for the end user (shown once, stored only as a hash). Idempotency-Key: the same key and body while the session is unused returns the same caseId with a freshly issued session token (the earlier token stops working); a different body, or a key whose session was used or has expired, is 409 CASE_EXISTS naming the original case.',
+        tags: ['verifications'],
+        security: tokenSecurity,
+        headers: z.looseObject({
+          'idempotency-key': z
+            .string()
+            .min(1, 'must not be empty')
+            .max(128, 'must be at most 128 characters')
+            .regex(/^[\x20-\x7e]+$/, 'must be printable ASCII')
+            .optional()
+            .meta({ description: 'Up to 128 characters; one key per user action, reused on retries' }),
+        }),
+        body: z.strictObject({
+          documentType: documentTypeSchema,
+          externalReference: z.string().max(200, 'must be at most 200 characters').optional().meta({ description: "The partner's own identifier; never shown to the end user" }),
+        }),
+        response: {
+          201: z.object({
+            caseId: z.uuid(),
+            sessionToken: z.string().meta({ description: 'svc_st_…: hand it to the end user; it is exchanged once at POST /api/capture/v1/session' }),
+            status: z.literal('SessionIssued'),
+            expiresAt: z.string(),
+          }),
+          ...problemResponses({ 400: 'VALIDATION_ERROR', 409: 'CASE_EXISTS: the Idempotency-Key was used; the original case id is in detail (and caseId)', ...AUTH_ERRORS }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { tenantId, actor } = partner(request);
+      const created = await db.transaction((tx) =>
+        createCase(
+          tx,
+          { tenantId, documentType: request.body.documentType, externalReference: request.body.externalReference ?? null, idempotencyKey: request.headers['idempotency-key'] ?? null },
+          actor,
+          { sessionTtlSeconds: options.sessionTtlSeconds, now: clock() },
+        ),
+      );
+      reply.header('Cache-Control', 'no-store');
+      return reply.code(201).send({ ...created, expiresAt: created.expiresAt.toISOString() });
+    },
+  );
+
+  typed.get(
+    '/verifications',
+    {
+      schema: {
+        summary: "List the tenant's verification cases",
+        description: 'Newest first (createdAt, then id). A page past the end is empty.',
+        tags: ['verifications'],
+        security: tokenSecurity,
+        querystring: z.strictObject({
+          status: caseStatusSchema.optional(),
+          page: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(1, 'must be at least 1').max(1_000_000).default(1),
+          pageSize: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(1, 'must be at least 1').max(100, 'must be at most 100').default(50),
+        }),
+        response: {
+          200: z.object({ items: z.array(caseListItemSchema), page: z.number().int(), pageSize: z.number().int(), totalCount: z.number().int(), totalPages: z.number().int() }),
+          ...problemResponses({ 400: 'VALIDATION_ERROR: unknown status, page < 1, pageSize outside 1–100, unknown parameter', ...AUTH_ERRORS }),
+        },
+      },
+    },
+    async (request) => listCases(db, partner(request).tenantId, request.query),
+  );
+
+  typed.get(
+    '/verifications/:caseId',
+    {
+      schema: {
+        summary: 'Read a verification case',
+        tags: ['verifications'],
+        security: tokenSecurity,
+        params: caseIdParams,
+        response: { 200: caseDetailSchema, ...problemResponses({ 400: 'VALIDATION_ERROR: not a UUID', 404: "NOT_FOUND: unknown, or another tenant's case", ...AUTH_ERRORS }) },
+      },
+    },
+    async (request) => getCaseDetail(db, partner(request).tenantId, request.params.caseId),
+  );
+
+  typed.post(
+    '/verifications/:caseId/cancel',
+    {
+      schema: {
+        summary: 'Cancel a verification case',
+        description: 'Allowed from Requested, SessionIssued, CaptureStarted and PendingManualReview. The reason is kept in the audit trail.',
+        tags: ['verifications'],
+        security: tokenSecurity,
+        params: caseIdParams,
+        body: z.strictObject({ reason: z.string().trim().min(1, 'must not be empty').max(500, 'must be at most 500 characters') }),
+        response: {
+          204: z.null().describe('Cancelled'),
+          ...problemResponses({
+            400: 'INVALID_CASE_STATE: the case is in a terminal state; or VALIDATION_ERROR',
+            404: 'NOT_FOUND',
+            409: 'INVALID_CASE_STATE: the case is being processed (EvidenceUploaded, AutomatedChecksRunning)',
+            ...AUTH_ERRORS,
+          }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { tenantId, actor } = partner(request);
+      await db.transaction((tx) => cancelCase(tx, tenantId, request.params.caseId, request.body.reason, actor, clock()));
+      return reply.code(204).send(null);
+    },
+  );
+
+  typed.patch(
+    '/verifications/:caseId/ocr-fields',
+    {
+      schema: {
+        summary: 'Correct extracted OCR fields',
+        description: 'Keys must be fields the OCR extracted; values are strings. Allowed until the case is closed. Each change is audited with its before and after values and the notes.',
+        tags: ['verifications'],
+        security: tokenSecurity,
+        params: caseIdParams,
+        body: z.strictObject({
+          fields: z
+            .record(z.string().min(1).max(100), z.string({ error: 'must be a string' }).max(1000, 'must be at most 1000 characters'))
+            .refine((fields) => Object.keys(fields).length > 0, 'must name at least one field')
+            .refine((fields) => Object.keys(fields).length <= 100, 'must name at most 100 fields'),
+          notes: z.string().max(2000, 'must be at most 2000 characters').optional(),
+        }),
+        response: {
+          200: ocrResultSchema,
+          ...problemResponses({
+            400: 'VALIDATION_ERROR (unknown field, non-string value) or INVALID_CASE_STATE (terminal case)',
+            404: 'NOT_FOUND: case unknown, or no OCR result yet',
+            ...AUTH_ERRORS,
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const { tenantId, actor } = partner(request);
+      return db.transaction((tx) => correctOcrFields(tx, tenantId, request.params.caseId, request.body, actor, clock()));
+    },
+  );
+};
