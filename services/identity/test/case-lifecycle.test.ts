@@ -1,6 +1,6 @@
 import { asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { auditLog, caseEvents, ocrResults, verificationCases } from '../src/db/schema.js';
+import { auditLog, caseEvents, faceMatchResults, livenessResults, ocrResults, verificationCases } from '../src/db/schema.js';
 import { eventTypeFor, nextStatus, TRANSITIONS, type CaseTrigger } from '../src/domain/cases/case-states.js';
 import { lockCase, transitionCase } from '../src/domain/cases/case-transitions.js';
 import { CAPTURE, createCase, getCase, partnerWithToken, startedCase, submittedCase, type Partner } from './case-helpers.js';
@@ -173,7 +173,7 @@ describe('case lifecycle: the transition table, cancel, expiry and OCR correctio
       const body = response.json<{ extractedFieldsJson: string; modelName: string; confidenceScore: number }>();
       expect(body).toMatchObject({ modelName: 'test-ocr', confidenceScore: 0.91 });
       expect(body.extractedFieldsJson).toBe('{"surname":"HADDAD","givenNames":"SAMIR","documentNumber":"N0123456"}');
-      expect((await getCase(test, acme, caseId)).json()).toMatchObject({ ocrResult: { extractedFieldsJson: body.extractedFieldsJson } });
+      expect((await getCase(test, acme, caseId)).json<{ ocrResult: unknown }>().ocrResult).toEqual(body);
       const [audit] = await test.db.select().from(auditLog).where(eq(auditLog.action, 'verification.ocr_fields_corrected'));
       expect(audit).toMatchObject({
         tenantId: acme.tenantId,
@@ -198,6 +198,38 @@ describe('case lifecycle: the transition table, cancel, expiry and OCR correctio
       expect(response.body).toContain(mentioned);
       const [row] = await test.db.select().from(ocrResults).where(eq(ocrResults.caseId, caseId));
       expect(JSON.parse(row!.extractedFieldsJson)).toMatchObject({ surname: 'HADDAD' });
+    });
+
+    it('shows face match and liveness results in the detail exactly as stored', async () => {
+      const caseId = (await submittedCase(test, acme)).caseId;
+      const at = new Date('2026-11-20T08:30:00.125Z');
+      await test.db.insert(faceMatchResults).values({ caseId, modelName: 'face', modelVersion: '2', similarityScore: 0.83, threshold: 0.8, isMatch: true, inferenceTimestamp: at, inferenceLatencyMs: 41 });
+      await test.db.insert(livenessResults).values({
+        caseId,
+        modelName: 'live',
+        modelVersion: '3',
+        livenessScore: 0.42,
+        threshold: 0.8,
+        isLive: false,
+        presentationAttackDetected: true,
+        attackType: 'replay',
+        inferenceTimestamp: at,
+        inferenceLatencyMs: 97,
+      });
+      const detail = (await getCase(test, acme, caseId)).json<Record<string, unknown>>();
+      expect(detail.faceMatch).toEqual({ modelName: 'face', modelVersion: '2', similarityScore: 0.83, threshold: 0.8, isMatch: true, inferenceTimestamp: '2026-11-20T08:30:00.125Z', inferenceLatencyMs: 41 });
+      expect(detail.liveness).toEqual({
+        modelName: 'live',
+        modelVersion: '3',
+        livenessScore: 0.42,
+        threshold: 0.8,
+        isLive: false,
+        presentationAttackDetected: true,
+        attackType: 'replay',
+        inferenceTimestamp: '2026-11-20T08:30:00.125Z',
+        inferenceLatencyMs: 97,
+      });
+      expect(detail.ocrResult).toBeNull();
     });
 
     it('refuses corrections on a closed case with 400', async () => {

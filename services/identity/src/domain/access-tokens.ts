@@ -1,5 +1,6 @@
 import { AccountDisabledError, ForbiddenError, UnauthenticatedError } from '@svc/problem-json';
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
+import { preparedPerDatabase } from '../db/prepared.js';
 import { accessTokens, oauthClients, tenants, type IdentityExecutor } from '../db/schema.js';
 import { x5tS256 } from './certificates.js';
 import { generateOpaqueToken, hashToken } from './credentials.js';
@@ -69,10 +70,9 @@ export async function issueAccessToken(
   return { access_token: token, token_type: 'Bearer', expires_in: ACCESS_TOKEN_SECONDS, scope, cnf: { 'x5t#S256': x5tS256(input.thumbprint) }, clientEntityId: row.client.id };
 }
 
-/** Token, client and tenant in one indexed query (token_hash is unique). */
-async function findToken(db: IdentityExecutor, token: string) {
-  if (!ACCESS_TOKEN_SHAPE.test(token)) return null;
-  const [row] = await db
+/** Token, client and tenant in one indexed query (token_hash is unique), prepared once: it runs on every API call. */
+const tokenLookup = preparedPerDatabase((db) =>
+  db
     .select({
       tenantId: accessTokens.tenantId,
       clientEntityId: accessTokens.clientEntityId,
@@ -88,7 +88,13 @@ async function findToken(db: IdentityExecutor, token: string) {
     .from(accessTokens)
     .innerJoin(oauthClients, eq(oauthClients.id, accessTokens.clientEntityId))
     .innerJoin(tenants, eq(tenants.id, accessTokens.tenantId))
-    .where(eq(accessTokens.tokenHash, hashToken(token)));
+    .where(eq(accessTokens.tokenHash, sql.placeholder('tokenHash')))
+    .prepare('identity_token_lookup'),
+);
+
+async function findToken(db: IdentityExecutor, token: string) {
+  if (!ACCESS_TOKEN_SHAPE.test(token)) return null;
+  const [row] = await tokenLookup(db).execute({ tokenHash: hashToken(token) });
   return row ?? null;
 }
 

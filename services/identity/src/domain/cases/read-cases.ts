@@ -1,6 +1,7 @@
 import { NotFoundError } from '@svc/problem-json';
-import { and, count, desc, eq, isNull, type SQL } from 'drizzle-orm';
-import { caseSessions, evidence, faceMatchResults, livenessResults, ocrResults, verificationCases, type IdentityExecutor } from '../../db/schema.js';
+import { and, count, desc, eq, isNull, sql, type SQL } from 'drizzle-orm';
+import { preparedPerDatabase } from '../../db/prepared.js';
+import { caseSessions, evidence, verificationCases, type IdentityExecutor, type ocrResults } from '../../db/schema.js';
 import type { CaseStatus, DocumentType, EvidenceType } from './case-states.js';
 
 const iso = (value: Date | null) => (value ? value.toISOString() : null);
@@ -50,23 +51,53 @@ export async function currentEvidence(db: IdentityExecutor, caseId: string): Pro
     .orderBy(evidence.uploadedAt, evidence.id);
 }
 
-/** The spec's detail view, every section present (empty arrays and nulls until something exists). */
-export async function getCaseDetail(db: IdentityExecutor, tenantId: string, caseId: string) {
-  const [row] = await db
-    .select({ case: verificationCases, session: caseSessions })
+type Row = Record<string, unknown>;
+/** Timestamps inside json come as PostgreSQL text (`…+00:00`); the API speaks ISO 8601 in UTC. */
+const isoText = (value: unknown) => (typeof value === 'string' ? new Date(value).toISOString() : null);
+
+/** A section row of the detail, built by PostgreSQL: `row_to_json` of the result table, or null. */
+const resultJson = (table: string) =>
+  sql.raw(`(select row_to_json(result) from "identity"."${table}" result where result.case_id = "identity"."verification_cases"."id")`);
+
+/**
+ * The spec's detail view, every section present (empty arrays and nulls until something
+ * exists), read in one statement: the case, its session, current evidence and the three check
+ * results come back as one row, so a read costs one round trip whatever the case holds.
+ */
+const caseDetailQuery = preparedPerDatabase((db) =>
+  db
+    .select({
+      case: verificationCases,
+      session: { id: caseSessions.id, expiresAt: caseSessions.expiresAt, usedAt: caseSessions.usedAt },
+      evidence: sql<Row[]>`(select coalesce(json_agg(row_to_json(item) order by item.uploaded_at, item.id), '[]'::json)
+        from ${evidence} item where item.case_id = ${verificationCases.id} and item.replaced_at is null)`,
+      ocr: sql<Row | null>`${resultJson('ocr_results')}`,
+      faceMatch: sql<Row | null>`${resultJson('face_match_results')}`,
+      liveness: sql<Row | null>`${resultJson('liveness_results')}`,
+    })
     .from(verificationCases)
-    .leftJoin(caseSessions, eq(caseSessions.caseId, verificationCases.id))
-    .where(and(eq(verificationCases.id, caseId), eq(verificationCases.tenantId, tenantId)));
+    .innerJoin(caseSessions, eq(caseSessions.caseId, verificationCases.id))
+    .where(and(eq(verificationCases.id, sql.placeholder('caseId')), eq(verificationCases.tenantId, sql.placeholder('tenantId'))))
+    .prepare('identity_case_detail'),
+);
+
+export async function getCaseDetail(db: IdentityExecutor, tenantId: string, caseId: string) {
+  const [row] = await caseDetailQuery(db).execute({ caseId, tenantId });
   if (!row) throw new NotFoundError(`No verification case with id ${caseId}.`);
-  const [evidenceRows, [ocr], [faceMatch], [liveness]] = await Promise.all([
-    currentEvidence(db, caseId),
-    db.select().from(ocrResults).where(eq(ocrResults.caseId, caseId)),
-    db.select().from(faceMatchResults).where(eq(faceMatchResults.caseId, caseId)),
-    db.select().from(livenessResults).where(eq(livenessResults.caseId, caseId)),
-  ]);
   const sections = { documentEvidence: [], selfieEvidence: [], videoEvidence: [] } as Record<(typeof EVIDENCE_SECTION)[EvidenceType], ReturnType<typeof toEvidenceRecord>[]>;
-  for (const item of evidenceRows) sections[EVIDENCE_SECTION[item.evidenceType as EvidenceType]].push(toEvidenceRecord(item));
-  const { case: verification, session } = row;
+  for (const item of row.evidence) {
+    const record = {
+      id: item.id as string,
+      evidenceType: item.evidence_type as EvidenceType,
+      contentType: item.content_type as string,
+      fileSizeBytes: Number(item.file_size_bytes),
+      originalFileName: item.original_file_name as string,
+      sha256Hash: item.sha256_hash as string,
+      uploadedAt: isoText(item.uploaded_at) ?? '',
+    };
+    sections[EVIDENCE_SECTION[record.evidenceType]].push(record);
+  }
+  const { case: verification, session, ocr, faceMatch, liveness } = row;
   return {
     id: verification.id,
     externalReference: verification.externalReference,
@@ -77,31 +108,43 @@ export async function getCaseDetail(db: IdentityExecutor, tenantId: string, case
     createdAt: verification.createdAt.toISOString(),
     updatedAt: verification.updatedAt.toISOString(),
     completedAt: iso(verification.completedAt),
-    session: session ? { id: session.id, expiresAt: session.expiresAt.toISOString(), isUsed: session.usedAt !== null, usedAt: iso(session.usedAt) } : null,
+    session: { id: session.id, expiresAt: session.expiresAt.toISOString(), isUsed: session.usedAt !== null, usedAt: iso(session.usedAt) },
     ...sections,
-    ocrResult: ocr ? toOcrResult(ocr) : null,
+    ocrResult: ocr
+      ? {
+          modelName: ocr.model_name as string,
+          modelVersion: ocr.model_version as string,
+          confidenceScore: ocr.confidence_score as number,
+          extractedFieldsJson: ocr.extracted_fields_json as string,
+          mrzIsValid: ocr.mrz_is_valid as boolean | null,
+          mrzRawText: ocr.mrz_raw_text as string | null,
+          hasManipulationIndicators: ocr.has_manipulation_indicators as boolean,
+          inferenceTimestamp: isoText(ocr.inference_timestamp) ?? '',
+          inferenceLatencyMs: ocr.inference_latency_ms as number,
+        }
+      : null,
     faceMatch: faceMatch
       ? {
-          modelName: faceMatch.modelName,
-          modelVersion: faceMatch.modelVersion,
-          similarityScore: faceMatch.similarityScore,
-          threshold: faceMatch.threshold,
-          isMatch: faceMatch.isMatch,
-          inferenceTimestamp: faceMatch.inferenceTimestamp.toISOString(),
-          inferenceLatencyMs: faceMatch.inferenceLatencyMs,
+          modelName: faceMatch.model_name as string,
+          modelVersion: faceMatch.model_version as string,
+          similarityScore: faceMatch.similarity_score as number,
+          threshold: faceMatch.threshold as number,
+          isMatch: faceMatch.is_match as boolean,
+          inferenceTimestamp: isoText(faceMatch.inference_timestamp) ?? '',
+          inferenceLatencyMs: faceMatch.inference_latency_ms as number,
         }
       : null,
     liveness: liveness
       ? {
-          modelName: liveness.modelName,
-          modelVersion: liveness.modelVersion,
-          livenessScore: liveness.livenessScore,
-          threshold: liveness.threshold,
-          isLive: liveness.isLive,
-          presentationAttackDetected: liveness.presentationAttackDetected,
-          attackType: liveness.attackType,
-          inferenceTimestamp: liveness.inferenceTimestamp.toISOString(),
-          inferenceLatencyMs: liveness.inferenceLatencyMs,
+          modelName: liveness.model_name as string,
+          modelVersion: liveness.model_version as string,
+          livenessScore: liveness.liveness_score as number,
+          threshold: liveness.threshold as number,
+          isLive: liveness.is_live as boolean,
+          presentationAttackDetected: liveness.presentation_attack_detected as boolean,
+          attackType: liveness.attack_type as string | null,
+          inferenceTimestamp: isoText(liveness.inference_timestamp) ?? '',
+          inferenceLatencyMs: liveness.inference_latency_ms as number,
         }
       : null,
     // Filled by the automated-checks issue (fraud signals, manual review).
