@@ -1,0 +1,223 @@
+// Shared by benches that measure a service out of process: the service, a bare reference server
+// and the load generator (autocannon) each run as their own process, so none of them shares an
+// event loop with autocannon and the figures are the server's, not the client's. This module holds
+// the service-independent parts:
+//   - child processes, each in its own process group, so a timeout, an interrupt or the bench's own
+//     exit ends a child with everything it started (spawnTracked, killGroup, killTracked,
+//     stopChild, runCommand), plus freePort and sleep;
+//   - autocannon as its own process with JSON output (loadGenerator: a warm-up is a plain
+//     `autocannon` run, `measured` adds the server process's CPU use), and `figures` to report it;
+//   - the bare comparison server (startBare, running bench/bare-server.mjs).
+// autocannon and Fastify are resolved from the calling service's package (`packageDir`): they are
+// its devDependencies and dependencies, not the repository root's.
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const sharedDir = dirname(fileURLToPath(import.meta.url));
+/** The repository root: the default working directory of commands. */
+export const root = join(sharedDir, '..');
+
+// ---- child processes: each in its own process group, so a timeout or an exit ends it whole ----
+
+const children = new Set();
+let exitHookInstalled = false;
+
+/** spawn(), detached into its own process group and tracked until it exits. */
+export function spawnTracked(command, args, options) {
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    // Whatever way the bench ends, no child outlives it.
+    process.on('exit', () => killTracked('SIGKILL'));
+  }
+  const child = spawn(command, args, { ...options, detached: true });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  // 'error' (e.g. ENOENT) is reported by the callers that wait on the child.
+  child.on('error', () => children.delete(child));
+  return child;
+}
+
+/** Sends `signal` to the child's whole process group (to the child alone if that fails). */
+export function killGroup(child, signal) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    try {
+      child.kill(signal);
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/** Sends `signal` to every tracked child still running, except those in `keep`. */
+export function killTracked(signal, keep = []) {
+  for (const child of children) if (!keep.includes(child)) killGroup(child, signal);
+}
+
+/** SIGTERM; resolves when the child has exited; after `graceMs`, SIGKILL. */
+export function stopChild(child, graceMs = 10_000) {
+  if (child.exitCode !== null || child.signalCode !== null || !children.has(child)) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      killGroup(child, 'SIGKILL');
+      resolve();
+    }, graceMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    killGroup(child, 'SIGTERM');
+  });
+}
+
+/** Runs a command to completion within `timeoutMs`; rejects on a non-zero exit with its stderr. */
+export function runCommand(label, command, args, { env = process.env, cwd = root, timeoutMs }) {
+  return new Promise((resolve, reject) => {
+    const child = spawnTracked(command, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let timedOut = false;
+    child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk));
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup(child, 'SIGKILL');
+    }, timeoutMs);
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      reject(new Error(`${label}: ${error.message}`));
+    });
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      if (timedOut) reject(new Error(`${label}: no result within ${timeoutMs / 1000} s`));
+      else if (code !== 0) reject(new Error(`${label}: exit ${code ?? signal}${stderr.trim() ? `: ${stderr.trim().slice(-2000)}` : ''}`));
+      else resolve({ stdout, stderr });
+    });
+  });
+}
+
+/** A loopback port free at the time of asking. */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// ---- autocannon in its own process ----
+
+/**
+ * autocannon as a child process at `connections` connections, resolved from `packageDir` (a
+ * package that has it as a dependency). `autocannon(url, {method, headers, body, duration})`
+ * returns its JSON result; use one such run as the warm-up. `measured(serverPid, url, options)`
+ * is the same run with the server process's CPU use over it (`serverCpuPercent`).
+ */
+export function loadGenerator({ packageDir, connections }) {
+  const cli = createRequire(join(packageDir, 'package.json')).resolve('autocannon');
+
+  async function autocannon(url, { method = 'GET', headers = {}, body, duration }) {
+    const args = [cli, '-j', '-n', '-c', String(connections), '-d', String(duration), '-m', method];
+    for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}=${value}`);
+    if (body !== undefined) args.push('-b', body);
+    args.push(url);
+    const { stdout } = await runCommand(`autocannon ${method} ${url}`, process.execPath, args, { cwd: packageDir, timeoutMs: (duration + 30) * 1000 });
+    const line = stdout.trim().split('\n').reverse().find((candidate) => candidate.startsWith('{'));
+    if (!line) throw new Error(`autocannon printed no JSON: ${stdout.slice(0, 500)}`);
+    return JSON.parse(line);
+  }
+
+  /** A measured run, with the server process's CPU use over it (100 = one core busy throughout). */
+  async function measured(serverPid, url, options) {
+    const cpuBefore = cpuSeconds(serverPid);
+    const started = Date.now();
+    const result = await autocannon(url, options);
+    const cpuAfter = cpuSeconds(serverPid);
+    result.serverCpuPercent = cpuBefore === null || cpuAfter === null ? null : Math.round(((cpuAfter - cpuBefore) / ((Date.now() - started) / 1000)) * 100);
+    return result;
+  }
+
+  return { autocannon, measured };
+}
+
+/** CPU time (user + system, seconds) of one process so far, from /proc on Linux; null elsewhere. */
+export function cpuSeconds(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime in USER_HZ (100 on Linux)
+  } catch {
+    return null;
+  }
+}
+
+/** The figures a bench reports from one autocannon result. */
+export function figures(result) {
+  const statusCounts = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, { count }]) => [code, count]));
+  return {
+    rps: Math.round(result.requests.average * 10) / 10,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    requests: result.requests.total,
+    statusCodes: statusCounts,
+    serverCpuPercent: result.serverCpuPercent,
+  };
+}
+
+// ---- the bare comparison server ----
+
+/**
+ * Starts bench/bare-server.mjs in its own process, answering GET `route` (a Fastify path pattern
+ * such as `/verifications/:id`) with the bytes of `bodyFile` as `contentType`; Fastify is resolved
+ * from `packageDir`, its working directory. Returns `{child, origin}`. Stop it with
+ * `child.stdin.end()` and `stopChild(child)`.
+ */
+export async function startBare({ route, bodyFile, contentType, packageDir }) {
+  const child = spawnTracked(process.execPath, [join(sharedDir, 'bare-server.mjs'), route, bodyFile, contentType], {
+    cwd: packageDir,
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  try {
+    const port = await new Promise((resolve, reject) => {
+      let output = '';
+      const timer = setTimeout(() => reject(new Error('the bare server did not report its port within 15 s')), 15_000);
+      child.stdout.setEncoding('utf8').on('data', (chunk) => {
+        output += chunk;
+        const newline = output.indexOf('\n');
+        if (newline < 0) return;
+        clearTimeout(timer);
+        try {
+          resolve(JSON.parse(output.slice(0, newline)).port);
+        } catch (error) {
+          reject(error);
+        }
+      });
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`the bare server exited (${code})`));
+      });
+      child.once('error', (error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
+    });
+    return { child, origin: `http://127.0.0.1:${port}` };
+  } catch (error) {
+    killGroup(child, 'SIGKILL');
+    throw error;
+  }
+}
