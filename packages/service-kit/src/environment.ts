@@ -17,6 +17,27 @@ const emptyAsUndefined = (value: unknown) => (typeof value === 'string' && value
 
 export const optionalString = z.preprocess(emptyAsUndefined, z.string().optional());
 
+/**
+ * A retry schedule: the delay before each attempt in milliseconds, so the count is the number of
+ * attempts (`0,5000,30000`: at once, after 5 s, after 30 s). Configuration so tests run it in ms.
+ */
+export function retryScheduleVariable(fallback: string) {
+  return z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .default(fallback)
+      .transform((value, context) => {
+        const delays = value.split(',').map((entry) => Number(entry.trim()));
+        if (delays.length === 0 || delays.length > 10 || delays.some((delay) => !Number.isInteger(delay) || delay < 0 || delay > 86_400_000)) {
+          context.addIssue({ code: 'custom', message: `must be 1 to 10 comma-separated delays in milliseconds (0 to 86400000), e.g. ${fallback}` });
+          return z.NEVER;
+        }
+        return delays;
+      }),
+  );
+}
+
 export function portVariable(defaultPort: number) {
   return z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(65535).default(defaultPort));
 }

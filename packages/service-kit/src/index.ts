@@ -18,6 +18,7 @@ export {
   portVariable,
   redisUrlVariable,
   requireSecretsKeyWithDatabase,
+  retryScheduleVariable,
   secretsKeyVariable,
 } from './environment.js';
 export { healthResponseSchema, healthRoute, type HealthExtension, type HealthResponse, type HealthRouteOptions } from './health.js';

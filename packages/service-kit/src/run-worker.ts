@@ -16,7 +16,7 @@ export interface RunWorkerOptions<TConfig extends CommonEnvironment & { LOG_LEVE
   schemaName: string;
   migrationsFolder: string;
   schema?: TSchema;
-  createWorker: (context: { dependencies: ServiceDependencies<TSchema>; config: TConfig; log: Logger }) => BackgroundWorker;
+  createWorker: (context: { dependencies: ServiceDependencies<TSchema>; config: TConfig; log: Logger }) => BackgroundWorker | Promise<BackgroundWorker>;
   /** Milliseconds the work in flight gets to finish after SIGTERM/SIGINT. */
   shutdownGraceMs?: number;
 }
@@ -42,7 +42,7 @@ export async function runWorker<TConfig extends CommonEnvironment & { LOG_LEVEL:
       migrationsFolder: options.migrationsFolder,
       ...(options.schema ? { schema: options.schema } : {}),
     });
-    worker = options.createWorker({ dependencies, config, log });
+    worker = await options.createWorker({ dependencies, config, log });
   } catch (error) {
     const message = error instanceof ConfigError || error instanceof Error ? error.message : String(error);
     process.stderr.write(`${options.name}: cannot start. ${message}\n`);

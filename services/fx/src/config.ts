@@ -1,4 +1,4 @@
-import { baseServiceEnvironment, parseEnvironment, requireSecretsKeyWithDatabase } from '@svc/service-kit';
+import { baseServiceEnvironment, parseEnvironment, requireSecretsKeyWithDatabase, retryScheduleVariable } from '@svc/service-kit';
 import { z } from 'zod';
 
 const emptyAsUndefined = (value: unknown) => (value === '' ? undefined : value);
@@ -31,20 +31,7 @@ export const fxEnvironmentSchema = baseServiceEnvironment(3002)
     /** Development and tests only: lets rate-alert webhooks target private/loopback hosts and http://. */
     WEBHOOK_ALLOW_PRIVATE_TARGETS: z.preprocess(emptyAsUndefined, z.enum(['true', 'false']).default('false').transform((value) => value === 'true')),
     /** Delay before each attempt of one firing (the count is the number of attempts): immediately, 5 s, 30 s. */
-    ALERT_RETRY_SCHEDULE_MS: z.preprocess(
-      emptyAsUndefined,
-      z
-        .string()
-        .default('0,5000,30000')
-        .transform((value, context) => {
-          const delays = value.split(',').map((entry) => Number(entry.trim()));
-          if (delays.length === 0 || delays.length > 10 || delays.some((delay) => !Number.isInteger(delay) || delay < 0 || delay > 86_400_000)) {
-            context.addIssue({ code: 'custom', message: 'must be 1 to 10 comma-separated delays in milliseconds (0 to 86400000), e.g. 0,5000,30000' });
-            return z.NEVER;
-          }
-          return delays;
-        }),
-    ),
+    ALERT_RETRY_SCHEDULE_MS: retryScheduleVariable('0,5000,30000'),
     /** Time limit of one webhook POST, connection included. */
     ALERT_DELIVERY_TIMEOUT_MS: positiveInteger(10_000),
     /** Run the delivery worker inside the API process (default); false when workers run apart (pnpm --filter @svc/fx worker). */

@@ -16,6 +16,7 @@ import { verificationRoutes } from './routes/verifications.js';
 import { createEvidenceStorage, type EvidenceStorage } from './domain/evidence/evidence-storage.js';
 import { evidenceStorageConfig } from './domain/evidence/storage-config.js';
 import { createIdentityWorker, type IdentityWorker } from './workers/identity-worker.js';
+import type { ChecksProvider } from './domain/checks/checks-provider.js';
 import { oauthTokenRoutes } from './routes/oauth-tokens.js';
 import { portalRoutes } from './routes/portal.js';
 
@@ -37,7 +38,9 @@ export interface IdentityAppDependencies {
   lastUsedFlushMs?: number;
   /** Where evidence files live; default from the configuration (EVIDENCE_DIR / EVIDENCE_S3_*). */
   evidenceStorage?: EvidenceStorage;
-  /** Receives the app's worker (tests drive it: sweepExpired, runOnce). */
+  /** The live tenants' automated checks; default none (their cases go to manual review). */
+  checksProvider?: ChecksProvider | null;
+  /** Receives the app's worker (tests drive it: sweepExpired, runJobs). */
   onWorker?: (worker: IdentityWorker) => void;
 }
 
@@ -89,7 +92,7 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
     keyPrefix: dependencies.rateLimitKeyPrefix,
   });
   const storage = dependencies.evidenceStorage ?? (await createEvidenceStorage(evidenceStorageConfig(config)));
-  const worker = createIdentityWorker({ db, clock, caseTtlSeconds: config.CASE_TTL_SECONDS, expirySweepIntervalMs: config.EXPIRY_SWEEP_INTERVAL_MS, logger: app.log });
+  const worker = createIdentityWorker({ db, storage, config, checksProvider: dependencies.checksProvider ?? null, clock, logger: app.log });
   dependencies.onWorker?.(worker);
   // Like fx's alert worker: started when the server listens, never in app.inject tests.
   if (config.WORKER_IN_PROCESS) app.addHook('onListen', () => worker.start());
@@ -117,6 +120,7 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
     clock,
     storage,
     limits: { maxImageBytes: config.MAX_IMAGE_BYTES, maxVideoBytes: config.MAX_VIDEO_BYTES },
+    checksAttempts: config.CHECKS_RETRY_SCHEDULE_MS.length,
     afterSubmit: () => worker.wake(),
   });
   return app;

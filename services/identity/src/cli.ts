@@ -9,8 +9,10 @@ import { createPortalUser, createTenant, setTenantStatus } from './domain/tenant
 const HELP = `usage: pnpm --filter @svc/identity cli <command> [flags]
 
 commands:
-  tenant:create --name <name> --admin-email <email> --admin-password <password>
-                                   create a tenant and its first PartnerAdmin -> {"tenantId","adminUserId"}
+  tenant:create --name <name> --admin-email <email> --admin-password <password> [--sandbox]
+                                   create a tenant and its first PartnerAdmin -> {"tenantId","adminUserId","sandbox"}
+                                   --sandbox: its cases are decided by the built-in simulator (outcome from the
+                                   externalReference suffix #approve, #reject, #review, #fail, #expire)
   tenant:disable --id <tenantId>   every user, client and token of the tenant gets 403 ACCOUNT_DISABLED
   tenant:enable --id <tenantId>    undo tenant:disable
   user:create --tenant <tenantId> --email <email> --password <password> --role PartnerAdmin
@@ -27,10 +29,16 @@ const stringFlags = (...names: string[]) => Object.fromEntries(names.map((name) 
 
 const COMMANDS: Record<string, CliCommand<Context>> = {
   'tenant:create': {
-    flags: stringFlags('name', 'admin-email', 'admin-password'),
+    flags: { ...stringFlags('name', 'admin-email', 'admin-password'), sandbox: 'boolean' },
     required: ['name', 'admin-email', 'admin-password'],
     run: (db, flags) =>
-      db.transaction((tx) => createTenant(tx, { name: text(flags, 'name'), adminEmail: text(flags, 'admin-email'), adminPassword: text(flags, 'admin-password') }, new Date())),
+      db.transaction((tx) =>
+        createTenant(
+          tx,
+          { name: text(flags, 'name'), adminEmail: text(flags, 'admin-email'), adminPassword: text(flags, 'admin-password'), sandbox: flags.sandbox === true },
+          new Date(),
+        ),
+      ),
   },
   'tenant:disable': { flags: stringFlags('id'), required: ['id'], run: (db, flags) => db.transaction((tx) => setTenantStatus(tx, text(flags, 'id'), 'disabled', new Date())) },
   'tenant:enable': { flags: stringFlags('id'), required: ['id'], run: (db, flags) => db.transaction((tx) => setTenantStatus(tx, text(flags, 'id'), 'active', new Date())) },

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { baseServiceEnvironment, LOOPBACK_PROXIES, parseEnvironment, requireSecretsKeyWithDatabase, trustedProxiesVariable } from '@svc/service-kit';
+import { baseServiceEnvironment, LOOPBACK_PROXIES, parseEnvironment, requireSecretsKeyWithDatabase, retryScheduleVariable, trustedProxiesVariable } from '@svc/service-kit';
 import { z } from 'zod';
 
 const emptyAsUndefined = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
@@ -7,6 +7,7 @@ const positiveInteger = (fallback: number) => z.preprocess(emptyAsUndefined, z.c
 const booleanFlag = (fallback: boolean) =>
   z.preprocess(emptyAsUndefined, z.enum(['true', 'false'], { error: 'must be true or false' }).default(fallback ? 'true' : 'false').transform((value) => value === 'true'));
 const optionalText = z.preprocess(emptyAsUndefined, z.string().optional());
+const threshold = (fallback: number) => z.preprocess(emptyAsUndefined, z.coerce.number().min(0, 'must be from 0 to 1').max(1, 'must be from 0 to 1').default(fallback));
 
 /** A PEM file path, read at start so a wrong path stops the service with its name. */
 const pemFile = z.preprocess(
@@ -52,6 +53,12 @@ export const identityEnvironmentSchema = baseServiceEnvironment(3001)
     EVIDENCE_S3_ENDPOINT: z.preprocess(emptyAsUndefined, z.url({ error: 'must be a URL such as http://127.0.0.1:9000' }).optional()),
     EVIDENCE_S3_REGION: z.preprocess(emptyAsUndefined, z.string().default('us-east-1')),
     EVIDENCE_S3_FORCE_PATH_STYLE: booleanFlag(true),
+    /** Delay before each attempt of a case's automated checks: at once, after 1 s, after 5 s. */
+    CHECKS_RETRY_SCHEDULE_MS: retryScheduleVariable('0,1000,5000'),
+    /** Scores at or above these pass (the service applies them, never the provider). */
+    CHECKS_OCR_THRESHOLD: threshold(0.85),
+    CHECKS_FACE_THRESHOLD: threshold(0.8),
+    CHECKS_LIVENESS_THRESHOLD: threshold(0.8),
     MAX_IMAGE_BYTES: positiveInteger(10 * 1024 * 1024),
     MAX_VIDEO_BYTES: positiveInteger(50 * 1024 * 1024),
   })

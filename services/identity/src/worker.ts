@@ -2,6 +2,8 @@ import { runWorker } from '@svc/service-kit';
 import { loadIdentityConfig } from './config.js';
 import { migrationsFolder, schemaName } from './db/migrations.js';
 import { databaseSchema } from './db/schema.js';
+import { createEvidenceStorage } from './domain/evidence/evidence-storage.js';
+import { evidenceStorageConfig } from './domain/evidence/storage-config.js';
 import { createIdentityWorker } from './workers/identity-worker.js';
 
 /**
@@ -15,12 +17,13 @@ await runWorker({
   schemaName,
   migrationsFolder,
   schema: databaseSchema,
-  createWorker: ({ dependencies, config, log }) =>
+  createWorker: async ({ dependencies, config, log }) =>
     createIdentityWorker({
       db: dependencies.database.db,
+      storage: await createEvidenceStorage(evidenceStorageConfig(config)),
+      config,
+      checksProvider: null,
       clock: () => new Date(),
-      caseTtlSeconds: config.CASE_TTL_SECONDS,
-      expirySweepIntervalMs: config.EXPIRY_SWEEP_INTERVAL_MS,
       logger: log,
     }),
 });

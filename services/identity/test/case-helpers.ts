@@ -37,8 +37,8 @@ export function mp4Bytes(size = 4096): Buffer {
 export const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 /** A logged-in tenant with a client and a token holding every scope. */
-export async function partnerWithToken(test: TestApp, name = 'Acme', allowedScopes?: string) {
-  const tenant = await createLoggedInTenant(test, name);
+export async function partnerWithToken(test: TestApp, name = 'Acme', allowedScopes?: string, options: { sandbox?: boolean } = {}) {
+  const tenant = await createLoggedInTenant(test, name, options);
   const client = await clientWithToken(test, tenant, allowedScopes);
   return { ...tenant, ...client };
 }
@@ -99,8 +99,8 @@ export async function uploadPassportEvidence(test: TestApp, captureToken: string
   }
 }
 
-export async function submittedCase(test: TestApp, partner: Partner) {
-  const started = await startedCase(test, partner);
+export async function submittedCase(test: TestApp, partner: Partner, externalReference?: string) {
+  const started = await startedCase(test, partner, 'SyrianPassport', externalReference);
   await uploadPassportEvidence(test, started.captureToken);
   const submitted = await test.app.inject({ method: 'POST', url: `${CAPTURE}/submit`, headers: started.capture });
   if (submitted.statusCode !== 200) throw new Error(`submit failed: ${submitted.statusCode} ${submitted.body}`);

@@ -7,6 +7,7 @@ import { buildApp } from '../src/app.js';
 import { loadIdentityConfig } from '../src/config.js';
 import { migrationsFolder, schemaName } from '../src/db/migrations.js';
 import { databaseSchema } from '../src/db/schema.js';
+import type { ChecksProvider } from '../src/domain/checks/checks-provider.js';
 import type { IdentityWorker } from '../src/workers/identity-worker.js';
 import { createTenant } from '../src/domain/tenants.js';
 import { makeCertificate, type TestCertificate } from './certificates.js';
@@ -29,7 +30,7 @@ export function manualClock(start = new Date()) {
  * A fresh identity app on its own database and its own evidence directory; `close()` releases
  * everything. The background worker never starts by itself (tests drive it through `worker`).
  */
-export async function buildTestApp(env: Record<string, string> = {}, options: { clock?: () => Date; lastUsedFlushMs?: number } = {}) {
+export async function buildTestApp(env: Record<string, string> = {}, options: { clock?: () => Date; lastUsedFlushMs?: number; checksProvider?: ChecksProvider } = {}) {
   const dependencies = await createTestDependencies({ schemaName, migrationsFolder, schema: databaseSchema });
   const evidenceDir = await mkdtemp(join(tmpdir(), 'identity-evidence-'));
   const config = loadIdentityConfig({ LOG_LEVEL: 'silent', EVIDENCE_DIR: evidenceDir, WORKER_IN_PROCESS: 'false', ...env });
@@ -41,6 +42,7 @@ export async function buildTestApp(env: Record<string, string> = {}, options: { 
     onWorker: (created) => (worker = created),
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.lastUsedFlushMs ? { lastUsedFlushMs: options.lastUsedFlushMs } : {}),
+    ...(options.checksProvider ? { checksProvider: options.checksProvider } : {}),
   });
   if (!worker) throw new Error('buildApp did not hand over its worker');
   return {
@@ -60,9 +62,9 @@ export async function buildTestApp(env: Record<string, string> = {}, options: { 
 export type TestApp = Awaited<ReturnType<typeof buildTestApp>>;
 
 /** A tenant with a PartnerAdmin, logged in. */
-export async function createLoggedInTenant(test: TestApp, name = 'Acme') {
+export async function createLoggedInTenant(test: TestApp, name = 'Acme', options: { sandbox?: boolean } = {}) {
   const email = `admin-${randomUUID()}@example.com`;
-  const { tenantId, adminUserId } = await test.db.transaction((tx) => createTenant(tx, { name, adminEmail: email, adminPassword: PASSWORD }, new Date()));
+  const { tenantId, adminUserId } = await test.db.transaction((tx) => createTenant(tx, { name, adminEmail: email, adminPassword: PASSWORD, sandbox: options.sandbox ?? false }, new Date()));
   const response = await test.app.inject({ method: 'POST', url: `${BASE}/portal/login`, payload: { email, password: PASSWORD } });
   if (response.statusCode !== 200) throw new Error(`login failed: ${response.statusCode} ${response.body}`);
   const sessionToken = response.json<{ sessionToken: string }>().sessionToken;

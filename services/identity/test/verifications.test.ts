@@ -37,6 +37,7 @@ describe('verification cases: create, read, list', () => {
       eventType: 'verification.session_issued',
       apiVersion: 'v1',
       tenantId: acme.tenantId,
+      sandbox: false,
       data: { caseId: body.caseId, externalReference: 'order-42', status: 'SessionIssued', documentType: 'SyrianNationalId', compositeRiskScore: null, decisionReason: null, completedAt: null },
     });
     expect(payload.eventId).toBe(`evt_${events[0]!.id}`);
@@ -54,6 +55,7 @@ describe('verification cases: create, read, list', () => {
       externalReference: null,
       status: 'SessionIssued',
       documentType: 'SyrianPassport',
+      sandbox: false,
       compositeRiskScore: null,
       decisionReason: null,
       completedAt: null,
@@ -69,7 +71,7 @@ describe('verification cases: create, read, list', () => {
     });
     expect(Object.keys(detail).sort()).toEqual(
       [
-        'id', 'externalReference', 'status', 'documentType', 'compositeRiskScore', 'decisionReason', 'createdAt', 'updatedAt', 'completedAt', 'session',
+        'id', 'externalReference', 'status', 'documentType', 'sandbox', 'compositeRiskScore', 'decisionReason', 'createdAt', 'updatedAt', 'completedAt', 'session',
         'documentEvidence', 'selfieEvidence', 'videoEvidence', 'ocrResult', 'faceMatch', 'liveness', 'fraudSignals', 'reviewDecisions',
       ].sort(),
     );

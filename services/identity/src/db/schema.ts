@@ -13,6 +13,8 @@ export const tenants = identitySchema.table('tenants', {
   name: text('name').notNull(),
   /** 'active' | 'disabled': a disabled tenant's users, clients and tokens all get 403 ACCOUNT_DISABLED. */
   status: text('status').notNull().default('active'),
+  /** A sandbox tenant's cases are decided by the built-in simulator, never by the real checks. */
+  sandbox: boolean('sandbox').notNull().default(false),
   createdAt: timestampTz('created_at').notNull().defaultNow(),
   updatedAt: timestampTz('updated_at').notNull().defaultNow(),
 });
@@ -125,6 +127,8 @@ export const verificationCases = identitySchema.table(
     documentType: text('document_type').notNull(),
     /** Changed only through domain/cases/case-transitions.ts. */
     status: text('status').notNull(),
+    /** Copied from the tenant at creation: a case is sandbox or live for life. */
+    sandbox: boolean('sandbox').notNull().default(false),
     compositeRiskScore: doublePrecision('composite_risk_score'),
     decisionReason: text('decision_reason'),
     /** The partner's Idempotency-Key, or a generated one when omitted (then nothing can replay it). */
@@ -239,6 +243,22 @@ export const livenessResults = identitySchema.table('liveness_results', {
   inferenceLatencyMs: integer('inference_latency_ms').notNull(),
 });
 
+/** What the automated checks found suspicious; items of the case detail's fraudSignals. */
+export const fraudSignals = identitySchema.table(
+  'fraud_signals',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    caseId: uuid('case_id')
+      .notNull()
+      .references(() => verificationCases.id),
+    type: text('type').notNull(),
+    severity: text('severity').notNull(),
+    detail: text('detail').notNull(),
+    detectedAt: timestampTz('detected_at').notNull(),
+  },
+  (table) => [index('fraud_signals_case_idx').on(table.caseId, table.detectedAt)],
+);
+
 /**
  * The outbox of case events: one row per transition, written in its transaction with the
  * payload frozen as the webhook body. The webhooks issue fans rows out to endpoints and
@@ -279,6 +299,7 @@ export const databaseSchema = {
   ocrResults,
   faceMatchResults,
   livenessResults,
+  fraudSignals,
   caseEvents,
   jobs,
 };

@@ -45,18 +45,19 @@ export async function createPortalUser(
 
 export async function createTenant(
   tx: IdentityExecutor,
-  input: { name: string; adminEmail: string; adminPassword: string },
+  input: { name: string; adminEmail: string; adminPassword: string; sandbox?: boolean },
   now: Date,
-): Promise<{ tenantId: string; adminUserId: string }> {
+): Promise<{ tenantId: string; adminUserId: string; sandbox: boolean }> {
   const name = parse(tenantNameSchema, input.name, 'name');
   // Validate the admin before writing anything, so a bad flag leaves no tenant behind.
   parse(emailSchema, input.adminEmail, 'admin-email');
   parse(passwordSchema, input.adminPassword, 'admin-password');
-  const [tenant] = await tx.insert(tenants).values({ name, createdAt: now, updatedAt: now }).returning({ id: tenants.id });
+  const sandbox = input.sandbox ?? false;
+  const [tenant] = await tx.insert(tenants).values({ name, sandbox, createdAt: now, updatedAt: now }).returning({ id: tenants.id });
   if (!tenant) throw new Error('tenant insert returned no row');
-  await writeAudit(tx, { tenantId: tenant.id, actor: 'cli', action: 'tenant.created', target: `tenant:${tenant.id}`, after: { name } }, now);
+  await writeAudit(tx, { tenantId: tenant.id, actor: 'cli', action: 'tenant.created', target: `tenant:${tenant.id}`, after: { name, sandbox } }, now);
   const { userId } = await createPortalUser(tx, { tenantId: tenant.id, email: input.adminEmail, password: input.adminPassword, role: 'PartnerAdmin' }, now);
-  return { tenantId: tenant.id, adminUserId: userId };
+  return { tenantId: tenant.id, adminUserId: userId, sandbox };
 }
 
 export async function setTenantStatus(tx: IdentityExecutor, tenantId: string, status: 'active' | 'disabled', now: Date): Promise<{ tenantId: string; status: string }> {

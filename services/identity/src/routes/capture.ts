@@ -18,6 +18,8 @@ export interface CaptureRouteOptions {
   storage: EvidenceStorage;
   clock: () => Date;
   limits: UploadLimits;
+  /** Attempts of the run-checks job a submit queues (CHECKS_RETRY_SCHEDULE_MS). */
+  checksAttempts: number;
   /** Called after a submit commits (wakes the job worker). */
   afterSubmit: () => void;
 }
@@ -153,7 +155,7 @@ export const captureRoutes: FastifyPluginAsync<CaptureRouteOptions> = async (app
     },
     async (request) => {
       const session = await authenticateCaptureToken(db, bearer(request));
-      const submitted = await db.transaction((tx) => submitEvidence(tx, session, request.id, clock()));
+      const submitted = await db.transaction((tx) => submitEvidence(tx, session, { correlationId: request.id, now: clock(), checksAttempts: options.checksAttempts }));
       options.afterSubmit();
       return submitted;
     },

@@ -60,13 +60,26 @@ const livenessSchema = z
   })
   .meta({ id: 'Liveness' });
 
+const fraudSignalSchema = z
+  .object({
+    type: z.string().meta({ examples: ['PresentationAttack', 'DocumentManipulation'] }),
+    severity: z.enum(['low', 'medium', 'high']),
+    detail: z.string(),
+    detectedAt: timestamp,
+  })
+  .meta({ id: 'FraudSignal' });
+
 export const caseDetailSchema = z
   .object({
     id: z.uuid(),
     externalReference: z.string().nullable(),
     status: caseStatusSchema,
     documentType: documentTypeSchema,
-    compositeRiskScore: z.number().nullable().meta({ description: 'null until the automated checks have scored the case' }),
+    sandbox: z.boolean().meta({ description: "true for a sandbox tenant's case, decided by the built-in simulator" }),
+    compositeRiskScore: z
+      .number()
+      .nullable()
+      .meta({ description: '0 (no risk) to 100, null until the automated checks have scored the case: round(100 × (1 − (0.2·ocr + 0.4·face + 0.4·liveness))), at least 90 with a high-severity fraud signal' }),
     decisionReason: z.string().nullable(),
     createdAt: timestamp,
     updatedAt: timestamp,
@@ -78,7 +91,7 @@ export const caseDetailSchema = z
     ocrResult: ocrResultSchema.nullable(),
     faceMatch: faceMatchSchema.nullable(),
     liveness: livenessSchema.nullable(),
-    fraudSignals: z.array(z.unknown()),
+    fraudSignals: z.array(fraudSignalSchema),
     reviewDecisions: z.array(z.unknown()),
   })
   .meta({ id: 'VerificationCase' });

@@ -1,15 +1,19 @@
-import { createJobWorker, type Job } from '@svc/outbox';
-import type { IdentityExecutor } from '../db/schema.js';
-import { jobs } from '../db/schema.js';
+import { createJobWorker } from '@svc/outbox';
+import type { IdentityConfig } from '../config.js';
+import { jobs, type IdentityExecutor } from '../db/schema.js';
 import { expireDueCases } from '../domain/cases/expire-cases.js';
+import type { ChecksProvider } from '../domain/checks/checks-provider.js';
+import { createRunChecksHandler, failCaseAfterChecks } from '../domain/checks/run-checks.js';
+import type { EvidenceStorage } from '../domain/evidence/evidence-storage.js';
+import { RUN_CHECKS_JOB } from '../domain/jobs/job-kinds.js';
 
 export interface IdentityWorkerOptions {
   db: IdentityExecutor;
+  storage: EvidenceStorage;
+  config: Pick<IdentityConfig, 'CASE_TTL_SECONDS' | 'EXPIRY_SWEEP_INTERVAL_MS' | 'CHECKS_RETRY_SCHEDULE_MS' | 'CHECKS_OCR_THRESHOLD' | 'CHECKS_FACE_THRESHOLD' | 'CHECKS_LIVENESS_THRESHOLD'>;
+  /** The live tenants' checks provider; null: their cases go to manual review. */
+  checksProvider: ChecksProvider | null;
   clock: () => Date;
-  caseTtlSeconds: number;
-  expirySweepIntervalMs: number;
-  /** Job handlers by kind; a kind without one stays queued (run-checks until the checks provider lands). */
-  handlers?: Record<string, (job: Job) => Promise<void>>;
   pollIntervalMs?: number;
   logger: { info(object: object, message: string): void; warn(object: object, message: string): void; error(object: object, message: string): void };
 }
@@ -19,22 +23,35 @@ export interface IdentityWorker {
   stop(): Promise<void>;
   /** Claim new jobs now (after a commit that enqueued some). */
   wake(): void;
+  /** One batch of jobs, for tests and the CLI. */
+  runJobs(): Promise<number>;
   /** One sweep, for tests and the CLI. */
   sweepExpired(): Promise<number>;
 }
 
 /**
- * The background side of identity: the leased job queue and the expiry sweep. Runs inside the
- * API process by default and alone in `pnpm --filter @svc/identity worker`; any number of
- * either may run (leases and SKIP LOCKED keep them off each other's rows).
+ * The background side of identity: the leased job queue (automated checks) and the expiry
+ * sweep. Runs inside the API process by default and alone in `pnpm --filter @svc/identity
+ * worker`; any number of either may run (leases and SKIP LOCKED keep them off each other's rows).
  */
 export function createIdentityWorker(options: IdentityWorkerOptions): IdentityWorker {
+  const { config, clock } = options;
   const jobWorker = createJobWorker({
     db: options.db,
     table: jobs,
-    handlers: options.handlers ?? {},
-    retryScheduleMs: [0, 1000, 5000, 30_000, 120_000],
-    clock: options.clock,
+    handlers: {
+      [RUN_CHECKS_JOB]: createRunChecksHandler({
+        db: options.db,
+        storage: options.storage,
+        provider: options.checksProvider,
+        thresholds: { ocrConfidence: config.CHECKS_OCR_THRESHOLD, faceSimilarity: config.CHECKS_FACE_THRESHOLD, liveness: config.CHECKS_LIVENESS_THRESHOLD },
+        clock,
+      }),
+    },
+    // The queue's transaction is the service's database under a generic type.
+    onGiveUp: (tx, job, error) => failCaseAfterChecks(tx as unknown as IdentityExecutor, job, error, clock()),
+    retryScheduleMs: config.CHECKS_RETRY_SCHEDULE_MS,
+    clock,
     workerId: 'identity-jobs',
     logger: options.logger,
     ...(options.pollIntervalMs ? { pollIntervalMs: options.pollIntervalMs } : {}),
@@ -44,7 +61,7 @@ export function createIdentityWorker(options: IdentityWorkerOptions): IdentityWo
   let running = false;
 
   const sweepExpired = async () => {
-    const count = await expireDueCases(options.db, { now: options.clock(), caseTtlSeconds: options.caseTtlSeconds });
+    const count = await expireDueCases(options.db, { now: clock(), caseTtlSeconds: config.CASE_TTL_SECONDS });
     if (count > 0) options.logger.info({ expired: count }, 'expired verification cases');
     return count;
   };
@@ -54,7 +71,7 @@ export function createIdentityWorker(options: IdentityWorkerOptions): IdentityWo
     sweepTimer = setTimeout(() => {
       sweeping = sweepExpired()
         .catch((error: unknown) => options.logger.warn({ err: error }, 'expiry sweep failed; retrying at the next interval'))
-        .finally(() => scheduleSweep(options.expirySweepIntervalMs));
+        .finally(() => scheduleSweep(config.EXPIRY_SWEEP_INTERVAL_MS));
     }, delayMs);
     sweepTimer.unref();
   }
@@ -72,6 +89,7 @@ export function createIdentityWorker(options: IdentityWorkerOptions): IdentityWo
       await Promise.all([jobWorker.stop(), sweeping]);
     },
     wake: () => jobWorker.wake(),
+    runJobs: () => jobWorker.runOnce(),
     sweepExpired,
   };
 }

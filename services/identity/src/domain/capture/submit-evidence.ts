@@ -4,7 +4,7 @@ import { jobs, type IdentityExecutor } from '../../db/schema.js';
 import { REQUIRED_EVIDENCE, type CaseStatus, type EvidenceType } from '../cases/case-states.js';
 import { lockCase, transitionCase } from '../cases/case-transitions.js';
 import { currentEvidence } from '../cases/read-cases.js';
-import { RUN_CHECKS_JOB, RUN_CHECKS_MAX_ATTEMPTS } from '../jobs/job-kinds.js';
+import { RUN_CHECKS_JOB } from '../jobs/job-kinds.js';
 import { assertCapturing, endUserActor, type CaptureSession } from './capture-sessions.js';
 
 /**
@@ -12,7 +12,12 @@ import { assertCapturing, endUserActor, type CaptureSession } from './capture-se
  * and its run-checks job is queued in the same transaction (the move and the work it
  * promises commit together). Missing pieces are a 400 naming them.
  */
-export async function submitEvidence(tx: IdentityExecutor, session: CaptureSession, correlationId: string, now: Date): Promise<{ caseId: string; status: CaseStatus }> {
+export async function submitEvidence(
+  tx: IdentityExecutor,
+  session: CaptureSession,
+  options: { correlationId: string; now: Date; checksAttempts: number },
+): Promise<{ caseId: string; status: CaseStatus }> {
+  const { correlationId, now } = options;
   const locked = await lockCase(tx, session.caseId, session.tenantId);
   assertCapturing({ caseId: locked.id, status: locked.status as CaseStatus, expiresAt: session.expiresAt }, now);
   const uploaded = new Set((await currentEvidence(tx, locked.id)).map((item) => item.evidenceType));
@@ -24,7 +29,7 @@ export async function submitEvidence(tx: IdentityExecutor, session: CaptureSessi
     );
   }
   const updated = await transitionCase(tx, locked, { trigger: 'submit-evidence', action: 'be submitted', actor: endUserActor(session.sessionId, correlationId), now });
-  await enqueueJobs(tx, jobs, [{ kind: RUN_CHECKS_JOB, subjectId: locked.id, payload: JSON.stringify({ caseId: locked.id, tenantId: locked.tenantId }), maxAttempts: RUN_CHECKS_MAX_ATTEMPTS }], now);
+  await enqueueJobs(tx, jobs, [{ kind: RUN_CHECKS_JOB, subjectId: locked.id, payload: JSON.stringify({ caseId: locked.id, tenantId: locked.tenantId }), maxAttempts: options.checksAttempts }], now);
   return { caseId: updated.id, status: updated.status as CaseStatus };
 }
 

@@ -51,6 +51,8 @@ export interface CaseEventPayload {
   timestamp: string;
   apiVersion: 'v1';
   tenantId: string;
+  /** Beyond the spec's table (like Stripe's livemode): true for a sandbox tenant's simulated case. */
+  sandbox: boolean;
   data: {
     caseId: string;
     externalReference: string | null;
@@ -71,6 +73,7 @@ export async function recordCaseEvent(tx: IdentityExecutor, row: CaseRow, now: D
     timestamp: now.toISOString(),
     apiVersion: 'v1',
     tenantId: row.tenantId,
+    sandbox: row.sandbox,
     data: {
       caseId: row.id,
       externalReference: row.externalReference,

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { CaseExistsError } from '@svc/problem-json';
-import { and, eq } from 'drizzle-orm';
-import { caseSessions, verificationCases, type IdentityExecutor } from '../../db/schema.js';
+import { and, eq, sql } from 'drizzle-orm';
+import { caseSessions, tenants, verificationCases, type IdentityExecutor } from '../../db/schema.js';
 import { writeAudit } from '../audit.js';
 import { generateOpaqueToken, hashToken } from '../credentials.js';
 import type { DocumentType } from './case-states.js';
@@ -53,6 +53,7 @@ export async function createCase(tx: IdentityExecutor, input: CreateCaseInput, a
       externalReference: input.externalReference,
       documentType: input.documentType,
       status: 'SessionIssued',
+      sandbox: sql<boolean>`(select ${tenants.sandbox} from ${tenants} where ${tenants.id} = ${input.tenantId})`,
       idempotencyKey: input.idempotencyKey ?? `generated:${randomUUID()}`,
       requestFingerprint,
       createdAt: now,

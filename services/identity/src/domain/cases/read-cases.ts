@@ -1,7 +1,7 @@
 import { NotFoundError } from '@svc/problem-json';
 import { and, count, desc, eq, isNull, sql, type SQL } from 'drizzle-orm';
 import { preparedPerDatabase } from '../../db/prepared.js';
-import { caseSessions, evidence, verificationCases, type IdentityExecutor, type ocrResults } from '../../db/schema.js';
+import { caseSessions, evidence, fraudSignals, verificationCases, type IdentityExecutor, type ocrResults } from '../../db/schema.js';
 import type { CaseStatus, DocumentType, EvidenceType } from './case-states.js';
 
 const iso = (value: Date | null) => (value ? value.toISOString() : null);
@@ -74,6 +74,8 @@ const caseDetailQuery = preparedPerDatabase((db) =>
       ocr: sql<Row | null>`${resultJson('ocr_results')}`,
       faceMatch: sql<Row | null>`${resultJson('face_match_results')}`,
       liveness: sql<Row | null>`${resultJson('liveness_results')}`,
+      fraudSignals: sql<Row[]>`(select coalesce(json_agg(row_to_json(signal) order by signal.detected_at, signal.id), '[]'::json)
+        from ${fraudSignals} signal where signal.case_id = ${verificationCases.id})`,
     })
     .from(verificationCases)
     .innerJoin(caseSessions, eq(caseSessions.caseId, verificationCases.id))
@@ -98,11 +100,18 @@ export async function getCaseDetail(db: IdentityExecutor, tenantId: string, case
     sections[EVIDENCE_SECTION[record.evidenceType]].push(record);
   }
   const { case: verification, session, ocr, faceMatch, liveness } = row;
+  const signals = row.fraudSignals.map((signal) => ({
+    type: signal.type as string,
+    severity: signal.severity as 'low' | 'medium' | 'high',
+    detail: signal.detail as string,
+    detectedAt: isoText(signal.detected_at) ?? '',
+  }));
   return {
     id: verification.id,
     externalReference: verification.externalReference,
     status: verification.status as CaseStatus,
     documentType: verification.documentType as DocumentType,
+    sandbox: verification.sandbox,
     compositeRiskScore: verification.compositeRiskScore,
     decisionReason: verification.decisionReason,
     createdAt: verification.createdAt.toISOString(),
@@ -147,8 +156,8 @@ export async function getCaseDetail(db: IdentityExecutor, tenantId: string, case
           inferenceLatencyMs: liveness.inference_latency_ms as number,
         }
       : null,
-    // Filled by the automated-checks issue (fraud signals, manual review).
-    fraudSignals: [] as unknown[],
+    fraudSignals: signals,
+    // Filled by manual review (a later change).
     reviewDecisions: [] as unknown[],
   };
 }

@@ -1,0 +1,58 @@
+import type { FaceMatchAnswer, LivenessAnswer, OcrAnswer } from './checks-provider.js';
+
+export interface CheckThresholds {
+  ocrConfidence: number;
+  faceSimilarity: number;
+  liveness: number;
+}
+
+export interface FraudSignalFinding {
+  type: string;
+  severity: 'low' | 'medium' | 'high';
+  detail: string;
+}
+
+export type CheckDecision = { trigger: 'approve' | 'reject' | 'flag-for-review'; compositeRiskScore: number; decisionReason: string };
+
+/** Scores below this are no borderline case: they reject outright. */
+const REJECT_BELOW = 0.5;
+const fixed = (value: number) => value.toFixed(2);
+
+/** What the answers themselves reveal; later checks (MRZ digits, reused documents) add theirs. */
+export function fraudSignalsOf(ocr: OcrAnswer, liveness: LivenessAnswer): FraudSignalFinding[] {
+  const found: FraudSignalFinding[] = [];
+  if (liveness.presentationAttackDetected) {
+    found.push({ type: 'PresentationAttack', severity: 'high', detail: `The liveness check detected a presentation attack${liveness.attackType ? ` (${liveness.attackType})` : ''}.` });
+  }
+  if (ocr.hasManipulationIndicators) found.push({ type: 'DocumentManipulation', severity: 'high', detail: 'The document image shows signs of manipulation.' });
+  return found;
+}
+
+/**
+ * compositeRiskScore = round(100 × (1 − (0.2·ocr + 0.4·face + 0.4·liveness))), at least 90 with
+ * any high-severity fraud signal: 0 is no risk, 100 the most. Face and liveness weigh more than
+ * OCR confidence because they are what ties the document to a live person.
+ * The decision: a presentation attack, manipulation, or any score below 0.5 rejects; every score
+ * at or above its threshold with no fraud signal approves; anything else goes to manual review.
+ */
+export function decideCase(answers: { ocr: OcrAnswer; faceMatch: FaceMatchAnswer; liveness: LivenessAnswer }, thresholds: CheckThresholds, signals: FraudSignalFinding[]): CheckDecision {
+  const scores = [
+    { name: 'document OCR confidence', value: answers.ocr.confidenceScore, threshold: thresholds.ocrConfidence },
+    { name: 'face similarity', value: answers.faceMatch.similarityScore, threshold: thresholds.faceSimilarity },
+    { name: 'liveness', value: answers.liveness.livenessScore, threshold: thresholds.liveness },
+  ];
+  const weighted = 0.2 * scores[0]!.value + 0.4 * scores[1]!.value + 0.4 * scores[2]!.value;
+  const base = Math.round(100 * (1 - weighted));
+  const compositeRiskScore = signals.some((signal) => signal.severity === 'high') ? Math.max(base, 90) : base;
+  const rejecting = [
+    ...signals.filter((signal) => signal.type === 'PresentationAttack' || signal.type === 'DocumentManipulation').map((signal) => signal.detail.replace(/\.$/, '')),
+    ...scores.filter((score) => score.value < REJECT_BELOW).map((score) => `${score.name} ${fixed(score.value)} is below ${fixed(REJECT_BELOW)}`),
+  ];
+  if (rejecting.length > 0) return { trigger: 'reject', compositeRiskScore, decisionReason: `Rejected: ${rejecting.join('; ')}.` };
+  const short = scores.filter((score) => score.value < score.threshold);
+  if (short.length === 0 && signals.length === 0) {
+    return { trigger: 'approve', compositeRiskScore, decisionReason: `Approved: ${scores.map((score) => `${score.name} ${fixed(score.value)} ≥ ${fixed(score.threshold)}`).join(', ')}.` };
+  }
+  const reasons = [...short.map((score) => `${score.name} ${fixed(score.value)} is below its threshold ${fixed(score.threshold)}`), ...signals.map((signal) => signal.detail.replace(/\.$/, ''))];
+  return { trigger: 'flag-for-review', compositeRiskScore, decisionReason: `Manual review: ${reasons.join('; ')}.` };
+}

@@ -1,0 +1,163 @@
+import { PermanentJobError, type Job } from '@svc/outbox';
+import { faceMatchResults, fraudSignals, livenessResults, ocrResults, type IdentityExecutor } from '../../db/schema.js';
+import type { DocumentType, EvidenceType } from '../cases/case-states.js';
+import { lockCase, transitionCase, type CaseRow } from '../cases/case-transitions.js';
+import { currentEvidence, type EvidenceRow } from '../cases/read-cases.js';
+import type { EvidenceStorage } from '../evidence/evidence-storage.js';
+import { TransientProviderError, type ChecksProvider, type EvidenceFile } from './checks-provider.js';
+import { decideCase, fraudSignalsOf, type CheckThresholds } from './decide-case.js';
+import { sandboxOutcome, sandboxSimulator } from './sandbox-simulator.js';
+
+export interface RunChecksOptions {
+  db: IdentityExecutor;
+  storage: EvidenceStorage;
+  /** The live tenants' provider; null when none is configured (their cases wait for a person). */
+  provider: ChecksProvider | null;
+  thresholds: CheckThresholds;
+  clock: () => Date;
+}
+
+const ACTOR = { actor: 'system:checks' };
+
+/**
+ * Measures a provider call the way the result rows report it (when it answered, how long it
+ * took). Only a TransientProviderError is worth another attempt; any other provider failure
+ * (a refused request, an answer off its schema) fails the case now.
+ */
+async function timed<T>(clock: () => Date, check: string, call: () => Promise<T>): Promise<{ answer: T; at: Date; latencyMs: number }> {
+  const started = performance.now();
+  try {
+    const answer = await call();
+    return { answer, at: clock(), latencyMs: Math.round(performance.now() - started) };
+  } catch (error) {
+    if (error instanceof TransientProviderError || error instanceof PermanentJobError) throw error;
+    throw new PermanentJobError(`${check}: ${(error as Error).message}`);
+  }
+}
+
+function evidenceFile(storage: EvidenceStorage, row: EvidenceRow): EvidenceFile {
+  return {
+    evidenceType: row.evidenceType as EvidenceType,
+    contentType: row.contentType,
+    sizeBytes: row.fileSizeBytes,
+    sha256Hex: row.sha256Hash,
+    open: async () => (await storage.get(row.storageKey)).body,
+  };
+}
+
+/**
+ * Moves the case into AutomatedChecksRunning (or finds it there after a retry or a dead worker),
+ * or answers null when there is nothing to do any more (decided, expired).
+ */
+async function startChecks(db: IdentityExecutor, caseId: string, now: Date): Promise<CaseRow | null> {
+  return db.transaction(async (tx) => {
+    const locked = await lockCase(tx, caseId, null);
+    if (locked.status === 'EvidenceUploaded') return transitionCase(tx, locked, { trigger: 'start-checks', action: 'start automated checks', actor: ACTOR, now });
+    return locked.status === 'AutomatedChecksRunning' ? locked : null;
+  });
+}
+
+/** One decision per case: the second of two racing workers finds the case decided and changes nothing. */
+async function settle(db: IdentityExecutor, caseId: string, apply: (tx: IdentityExecutor, locked: CaseRow) => Promise<void>): Promise<void> {
+  await db.transaction(async (tx) => {
+    const locked = await lockCase(tx, caseId, null);
+    if (locked.status === 'AutomatedChecksRunning') await apply(tx, locked);
+  });
+}
+
+/**
+ * The run-checks job: EvidenceUploaded → AutomatedChecksRunning → Approved, Rejected or
+ * PendingManualReview, with the OCR, face-match and liveness rows, fraud signals, score and
+ * reason committed together with the decision. Sandbox cases go to the simulator, live ones to
+ * the configured provider, and without one to a person. A TransientProviderError is thrown on
+ * for the queue to retry; when the attempts run out, failCaseAfterChecks records Failed.
+ */
+export function createRunChecksHandler(options: RunChecksOptions): (job: Job) => Promise<void> {
+  const { db, clock } = options;
+  return async (job) => {
+    const { caseId } = JSON.parse(job.payload) as { caseId: string };
+    const running = await startChecks(db, caseId, clock());
+    if (!running) return;
+    const provider = running.sandbox ? sandboxSimulator : options.provider;
+    if (!provider) {
+      await settle(db, caseId, async (tx, locked) => {
+        await transitionCase(tx, locked, {
+          trigger: 'flag-for-review',
+          action: 'go to manual review',
+          actor: ACTOR,
+          now: clock(),
+          decision: { decisionReason: 'Automated checks are not configured for this service; a reviewer decides the case.' },
+        });
+      });
+      return;
+    }
+    if (running.sandbox && sandboxOutcome(running.externalReference) === 'expire') {
+      await settle(db, caseId, async (tx, locked) => {
+        await transitionCase(tx, locked, { trigger: 'expire', action: 'expire', actor: ACTOR, now: clock(), decision: { decisionReason: 'Sandbox: simulated expiry (#expire).' } });
+      });
+      return;
+    }
+    const evidence = new Map((await currentEvidence(db, caseId)).map((row) => [row.evidenceType as EvidenceType, evidenceFile(options.storage, row)]));
+    const front = evidence.get('DocumentFront');
+    const selfie = evidence.get('Selfie');
+    const video = evidence.get('LivenessVideo');
+    if (!front || !selfie || !video) throw new Error(`case ${caseId} reached the checks without its required evidence`);
+    const externalReference = running.externalReference;
+    const ocr = await timed(clock, 'OCR', () => provider.ocr({ documentType: running.documentType as DocumentType, front, back: evidence.get('DocumentBack') ?? null, externalReference }));
+    const faceMatch = await timed(clock, 'face match', () => provider.faceMatch({ document: front, selfie, externalReference }));
+    const liveness = await timed(clock, 'liveness', () => provider.liveness({ video, externalReference }));
+    const signals = fraudSignalsOf(ocr.answer, liveness.answer);
+    const decision = decideCase({ ocr: ocr.answer, faceMatch: faceMatch.answer, liveness: liveness.answer }, options.thresholds, signals);
+    await settle(db, caseId, async (tx, locked) => {
+      const now = clock();
+      const { fields, ...ocrAnswer } = ocr.answer;
+      await tx.insert(ocrResults).values({
+        caseId,
+        ...ocrAnswer,
+        extractedFieldsJson: JSON.stringify(fields),
+        // MRZ check digits are validated by a later change; until then an MRZ is reported, not judged.
+        mrzIsValid: null,
+        inferenceTimestamp: ocr.at,
+        inferenceLatencyMs: ocr.latencyMs,
+      });
+      await tx.insert(faceMatchResults).values({
+        caseId,
+        ...faceMatch.answer,
+        threshold: options.thresholds.faceSimilarity,
+        isMatch: faceMatch.answer.similarityScore >= options.thresholds.faceSimilarity,
+        inferenceTimestamp: faceMatch.at,
+        inferenceLatencyMs: faceMatch.latencyMs,
+      });
+      await tx.insert(livenessResults).values({
+        caseId,
+        ...liveness.answer,
+        threshold: options.thresholds.liveness,
+        isLive: liveness.answer.livenessScore >= options.thresholds.liveness && !liveness.answer.presentationAttackDetected,
+        inferenceTimestamp: liveness.at,
+        inferenceLatencyMs: liveness.latencyMs,
+      });
+      if (signals.length > 0) await tx.insert(fraudSignals).values(signals.map((signal) => ({ caseId, ...signal, detectedAt: now })));
+      await transitionCase(tx, locked, {
+        trigger: decision.trigger,
+        action: 'be decided',
+        actor: ACTOR,
+        now,
+        decision: { compositeRiskScore: decision.compositeRiskScore, decisionReason: decision.decisionReason },
+      });
+    });
+  };
+}
+
+/** The queue gave up on a run-checks job: the case ends Failed with the last error as its reason. */
+export async function failCaseAfterChecks(tx: IdentityExecutor, job: Job, error: string, now: Date): Promise<void> {
+  const { caseId } = JSON.parse(job.payload) as { caseId: string };
+  const locked = await lockCase(tx, caseId, null);
+  if (locked.status !== 'EvidenceUploaded' && locked.status !== 'AutomatedChecksRunning') return;
+  await transitionCase(tx, locked, {
+    trigger: 'fail',
+    action: 'fail',
+    actor: ACTOR,
+    now,
+    decision: { decisionReason: `Automated checks failed after ${job.attemptCount} attempt(s): ${error.slice(0, 500)}` },
+  });
+}

@@ -1,0 +1,51 @@
+import { PermanentJobError } from '@svc/outbox';
+import type { ChecksProvider } from './checks-provider.js';
+
+export const SANDBOX_OUTCOMES = ['approve', 'reject', 'review', 'fail', 'expire'] as const;
+export type SandboxOutcome = (typeof SANDBOX_OUTCOMES)[number];
+
+/**
+ * What a sandbox case should end as: the externalReference suffix `#approve`, `#reject`,
+ * `#review`, `#fail` or `#expire` (case-insensitive), approve by default. Partners pick outcomes
+ * from their own test data, as Stripe's and Onfido's test modes let them.
+ */
+export function sandboxOutcome(externalReference: string | null): SandboxOutcome {
+  const suffix = /#([a-z]+)\s*$/i.exec(externalReference ?? '')?.[1]?.toLowerCase();
+  return (SANDBOX_OUTCOMES as readonly string[]).includes(suffix ?? '') ? (suffix as SandboxOutcome) : 'approve';
+}
+
+const MODEL = { modelName: 'sandbox-simulator', modelVersion: '1.0' };
+
+/**
+ * Plausible answers for each outcome, never real inference: approve passes every threshold,
+ * review leaves the face match between 0.5 and its threshold, reject reports a replay attack,
+ * fail is a provider error that no retry fixes. (expire never reaches the provider.)
+ */
+export const sandboxSimulator: ChecksProvider = {
+  name: 'sandbox-simulator',
+  async ocr({ documentType, externalReference }) {
+    if (sandboxOutcome(externalReference) === 'fail') throw new PermanentJobError('sandbox: simulated provider failure (#fail)');
+    const passport = documentType === 'SyrianPassport';
+    return {
+      ...MODEL,
+      confidenceScore: 0.97,
+      fields: {
+        surname: 'SAMPLE',
+        givenNames: 'TEST PERSON',
+        documentNumber: passport ? 'N00000000' : '00000000000',
+        dateOfBirth: '1990-01-01',
+        nationality: 'SYR',
+        ...(passport ? { expiryDate: '2031-01-01' } : {}),
+      },
+      mrzRawText: null,
+      hasManipulationIndicators: false,
+    };
+  },
+  async faceMatch({ externalReference }) {
+    return { ...MODEL, similarityScore: sandboxOutcome(externalReference) === 'review' ? 0.72 : 0.94 };
+  },
+  async liveness({ externalReference }) {
+    const attack = sandboxOutcome(externalReference) === 'reject';
+    return { ...MODEL, livenessScore: attack ? 0.12 : 0.96, presentationAttackDetected: attack, attackType: attack ? 'replay' : null };
+  },
+};
