@@ -85,7 +85,7 @@ describe('run-checks jobs: sandbox outcomes, live tenants, retries', () => {
       fraudSignals: [],
     });
     expect(detail.completedAt).not.toBeNull();
-    expect(JSON.parse((detail.ocrResult as { extractedFieldsJson: string }).extractedFieldsJson)).toMatchObject({ surname: 'SAMPLE', documentNumber: 'N00000000' });
+    expect(JSON.parse((detail.ocrResult as { extractedFieldsJson: string }).extractedFieldsJson)).toMatchObject({ surname: 'SAMPLE', documentNumber: expect.stringMatching(/^N\d{8}$/) });
     const events = await eventsOf(caseId);
     expect(events.map((event) => event.eventType).slice(-2)).toEqual(['verification.automated_checks_running', 'verification.approved']);
     expect(events.every((event) => event.sandbox)).toBe(true);
@@ -183,5 +183,59 @@ describe('a provider error that no retry can fix', () => {
     for (let round = 0; round < 3; round += 1) await test.worker.runJobs();
     expect(calls).toBe(1);
     expect((await getCase(test, live, caseId)).json()).toMatchObject({ status: 'Failed', decisionReason: expect.stringContaining('OCR: the OCR answer did not match its schema') });
+  });
+});
+
+describe('MRZ check digits and reused document numbers', () => {
+  // ICAO 9303 part 4 specimen (TD3) and the same with one check digit altered.
+  const VALID_TD3 = 'P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<\nL898902C36UTO7408122F1204159ZE184226B<<<<<10';
+  const BROKEN_TD3 = 'P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<\nL898902C37UTO7408122F1204159ZE184226B<<<<<10';
+  // ICAO 9303 part 5 specimen (TD1).
+  const VALID_TD1 = 'I<UTOD231458907<<<<<<<<<<<<<<<\n7408122F1204159UTO<<<<<<<<<<<6\nERIKSSON<<ANNA<MARIA<<<<<<<<<<';
+  let test: TestApp;
+  let next: { mrzRawText: string | null; documentNumber: string };
+  const scripted: ChecksProvider = {
+    name: 'scripted',
+    async ocr(input) {
+      const answer = await sandboxSimulator.ocr({ ...input, externalReference: null });
+      return { ...answer, fields: { ...answer.fields, documentNumber: next.documentNumber }, mrzRawText: next.mrzRawText };
+    },
+    faceMatch: (input) => sandboxSimulator.faceMatch({ ...input, externalReference: null }),
+    liveness: (input) => sandboxSimulator.liveness({ ...input, externalReference: null }),
+  };
+  beforeAll(async () => {
+    test = await buildTestApp({ RATE_LIMIT_PER_MINUTE: '100000' }, { checksProvider: scripted });
+  });
+  afterAll(() => test.close());
+
+  const decide = async (partner: Partner, answer: typeof next) => {
+    next = answer;
+    const { caseId } = await submittedCase(test, partner);
+    await test.worker.runJobs();
+    return (await getCase(test, partner, caseId)).json<{ status: string; ocrResult: { mrzIsValid: boolean | null }; fraudSignals: { type: string }[]; caseId: string }>();
+  };
+
+  it('approves valid TD3 and TD1 specimens, and reports no MRZ as null', async () => {
+    const live = await partnerWithToken(test, 'Live');
+    expect(await decide(live, { mrzRawText: VALID_TD3, documentNumber: 'A1' })).toMatchObject({ status: 'Approved', ocrResult: { mrzIsValid: true }, fraudSignals: [] });
+    expect(await decide(live, { mrzRawText: VALID_TD1, documentNumber: 'A2' })).toMatchObject({ status: 'Approved', ocrResult: { mrzIsValid: true } });
+    expect(await decide(live, { mrzRawText: null, documentNumber: 'A3' })).toMatchObject({ status: 'Approved', ocrResult: { mrzIsValid: null } });
+  });
+
+  it('sends a broken check digit to review with a fraud signal', async () => {
+    const live = await partnerWithToken(test, 'Live');
+    const detail = await decide(live, { mrzRawText: BROKEN_TD3, documentNumber: 'B1' });
+    expect(detail).toMatchObject({ status: 'PendingManualReview', ocrResult: { mrzIsValid: false }, fraudSignals: [expect.objectContaining({ type: 'MrzCheckDigitFailure', severity: 'medium' })] });
+    expect(detail.fraudSignals[0]).toMatchObject({ detail: expect.stringContaining('documentNumberCheckDigit') });
+    expect(await decide(live, { mrzRawText: 'not an mrz at all', documentNumber: 'B2' })).toMatchObject({ ocrResult: { mrzIsValid: false }, status: 'PendingManualReview' });
+  });
+
+  it('flags a document number already read on another case of the same tenant, never across tenants', async () => {
+    const first = await partnerWithToken(test, 'First');
+    const second = await partnerWithToken(test, 'Second');
+    expect(await decide(first, { mrzRawText: null, documentNumber: 'N7654321' })).toMatchObject({ status: 'Approved' });
+    expect(await decide(second, { mrzRawText: null, documentNumber: 'N7654321' })).toMatchObject({ status: 'Approved', fraudSignals: [] });
+    const reused = await decide(first, { mrzRawText: null, documentNumber: 'N7654321' });
+    expect(reused).toMatchObject({ status: 'PendingManualReview', fraudSignals: [expect.objectContaining({ type: 'DocumentNumberReused' })] });
   });
 });

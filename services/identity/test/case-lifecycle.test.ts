@@ -144,6 +144,8 @@ describe('case lifecycle: the transition table, cancel, expiry and OCR correctio
     const seedOcr = (caseId: string) =>
       test.db.insert(ocrResults).values({
         caseId,
+        tenantId: acme.tenantId,
+        documentNumber: 'N0123456',
         modelName: 'test-ocr',
         modelVersion: '1.0',
         confidenceScore: 0.91,

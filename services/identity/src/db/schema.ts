@@ -198,22 +198,29 @@ export const evidence = identitySchema.table(
   (table) => [index('evidence_case_idx').on(table.caseId, table.uploadedAt)],
 );
 
-export const ocrResults = identitySchema.table('ocr_results', {
-  caseId: uuid('case_id')
-    .primaryKey()
-    .references(() => verificationCases.id),
-  modelName: text('model_name').notNull(),
-  modelVersion: text('model_version').notNull(),
-  confidenceScore: doublePrecision('confidence_score').notNull(),
-  /** Text, not jsonb: the partner sees the object with its keys in the order they were extracted. */
-  extractedFieldsJson: text('extracted_fields_json').notNull(),
-  mrzIsValid: boolean('mrz_is_valid'),
-  mrzRawText: text('mrz_raw_text'),
-  hasManipulationIndicators: boolean('has_manipulation_indicators').notNull(),
-  inferenceTimestamp: timestampTz('inference_timestamp').notNull(),
-  inferenceLatencyMs: integer('inference_latency_ms').notNull(),
-  updatedAt: timestampTz('updated_at'),
-});
+export const ocrResults = identitySchema.table(
+  'ocr_results',
+  {
+    caseId: uuid('case_id')
+      .primaryKey()
+      .references(() => verificationCases.id),
+    tenantId: uuid('tenant_id').notNull(),
+    /** The extracted documentNumber, kept apart so a document reused on another case is found by index. */
+    documentNumber: text('document_number'),
+    modelName: text('model_name').notNull(),
+    modelVersion: text('model_version').notNull(),
+    confidenceScore: doublePrecision('confidence_score').notNull(),
+    /** Text, not jsonb: the partner sees the object with its keys in the order they were extracted. */
+    extractedFieldsJson: text('extracted_fields_json').notNull(),
+    mrzIsValid: boolean('mrz_is_valid'),
+    mrzRawText: text('mrz_raw_text'),
+    hasManipulationIndicators: boolean('has_manipulation_indicators').notNull(),
+    inferenceTimestamp: timestampTz('inference_timestamp').notNull(),
+    inferenceLatencyMs: integer('inference_latency_ms').notNull(),
+    updatedAt: timestampTz('updated_at'),
+  },
+  (table) => [index('ocr_results_document_number_idx').on(table.tenantId, table.documentNumber)],
+);
 
 export const faceMatchResults = identitySchema.table('face_match_results', {
   caseId: uuid('case_id')

@@ -45,7 +45,12 @@ export async function correctOcrFields(
   }
   const [updated] = await tx
     .update(ocrResults)
-    .set({ extractedFieldsJson: JSON.stringify(extracted), updatedAt: now })
+    .set({
+      extractedFieldsJson: JSON.stringify(extracted),
+      // Kept in step so reuse detection sees the corrected number.
+      ...(input.fields.documentNumber === undefined ? {} : { documentNumber: input.fields.documentNumber.trim() || null }),
+      updatedAt: now,
+    })
     .where(eq(ocrResults.caseId, caseId))
     .returning();
   if (!updated) throw new Error(`OCR result of case ${caseId} vanished while locked`);

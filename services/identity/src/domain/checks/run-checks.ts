@@ -1,11 +1,13 @@
 import { PermanentJobError, type Job } from '@svc/outbox';
+import { and, eq, ne } from 'drizzle-orm';
 import { faceMatchResults, fraudSignals, livenessResults, ocrResults, type IdentityExecutor } from '../../db/schema.js';
 import type { DocumentType, EvidenceType } from '../cases/case-states.js';
 import { lockCase, transitionCase, type CaseRow } from '../cases/case-transitions.js';
 import { currentEvidence, type EvidenceRow } from '../cases/read-cases.js';
 import type { EvidenceStorage } from '../evidence/evidence-storage.js';
 import { TransientProviderError, type ChecksProvider, type EvidenceFile } from './checks-provider.js';
-import { decideCase, fraudSignalsOf, type CheckThresholds } from './decide-case.js';
+import { decideCase, fraudSignalsOf, type CheckThresholds, type FraudSignalFinding } from './decide-case.js';
+import { checkMrz, type MrzCheck } from './mrz.js';
 import { sandboxOutcome, sandboxSimulator } from './sandbox-simulator.js';
 
 export interface RunChecksOptions {
@@ -106,17 +108,20 @@ export function createRunChecksHandler(options: RunChecksOptions): (job: Job) =>
     const ocr = await timed(clock, 'OCR', () => provider.ocr({ documentType: running.documentType as DocumentType, front, back: evidence.get('DocumentBack') ?? null, externalReference }));
     const faceMatch = await timed(clock, 'face match', () => provider.faceMatch({ document: front, selfie, externalReference }));
     const liveness = await timed(clock, 'liveness', () => provider.liveness({ video, externalReference }));
-    const signals = fraudSignalsOf(ocr.answer, liveness.answer);
-    const decision = decideCase({ ocr: ocr.answer, faceMatch: faceMatch.answer, liveness: liveness.answer }, options.thresholds, signals);
+    const mrz = checkMrz(ocr.answer.mrzRawText);
+    const documentNumber = ocr.answer.fields.documentNumber?.trim() || null;
     await settle(db, caseId, async (tx, locked) => {
       const now = clock();
+      const signals = [...fraudSignalsOf(ocr.answer, liveness.answer), ...(await signalsFromHistory(tx, locked, { mrz, documentNumber }))];
+      const decision = decideCase({ ocr: ocr.answer, faceMatch: faceMatch.answer, liveness: liveness.answer }, options.thresholds, signals);
       const { fields, ...ocrAnswer } = ocr.answer;
       await tx.insert(ocrResults).values({
         caseId,
+        tenantId: locked.tenantId,
+        documentNumber,
         ...ocrAnswer,
         extractedFieldsJson: JSON.stringify(fields),
-        // MRZ check digits are validated by a later change; until then an MRZ is reported, not judged.
-        mrzIsValid: null,
+        mrzIsValid: mrz.valid,
         inferenceTimestamp: ocr.at,
         inferenceLatencyMs: ocr.latencyMs,
       });
@@ -146,6 +151,25 @@ export function createRunChecksHandler(options: RunChecksOptions): (job: Job) =>
       });
     });
   };
+}
+
+/**
+ * Signals that need more than the answers: MRZ check digits that do not add up, and a document
+ * number already read on another case of the same tenant (one identity document, several people
+ * or several attempts). Sandbox cases never compare against live ones: the tenant differs.
+ */
+async function signalsFromHistory(tx: IdentityExecutor, locked: CaseRow, found: { mrz: MrzCheck; documentNumber: string | null }): Promise<FraudSignalFinding[]> {
+  const signals: FraudSignalFinding[] = [];
+  if (found.mrz.valid === false) signals.push({ type: 'MrzCheckDigitFailure', severity: 'medium', detail: `The MRZ does not validate (${found.mrz.failures.join('; ')}).` });
+  if (found.documentNumber) {
+    const [other] = await tx
+      .select({ caseId: ocrResults.caseId })
+      .from(ocrResults)
+      .where(and(eq(ocrResults.tenantId, locked.tenantId), eq(ocrResults.documentNumber, found.documentNumber), ne(ocrResults.caseId, locked.id)))
+      .limit(1);
+    if (other) signals.push({ type: 'DocumentNumberReused', severity: 'medium', detail: `The document number was already read on case ${other.caseId}.` });
+  }
+  return signals;
 }
 
 /** The queue gave up on a run-checks job: the case ends Failed with the last error as its reason. */

@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { PermanentJobError } from '@svc/outbox';
 import type { ChecksProvider } from './checks-provider.js';
 
@@ -15,6 +16,7 @@ export function sandboxOutcome(externalReference: string | null): SandboxOutcome
 }
 
 const MODEL = { modelName: 'sandbox-simulator', modelVersion: '1.0' };
+const randomDigits = (count: number) => Array.from({ length: count }, () => randomInt(10)).join('');
 
 /**
  * Plausible answers for each outcome, never real inference: approve passes every threshold,
@@ -32,7 +34,8 @@ export const sandboxSimulator: ChecksProvider = {
       fields: {
         surname: 'SAMPLE',
         givenNames: 'TEST PERSON',
-        documentNumber: passport ? 'N00000000' : '00000000000',
+        // A fresh number each time: a repeated one would be flagged as a reused document.
+        documentNumber: passport ? `N${randomDigits(8)}` : randomDigits(11),
         dateOfBirth: '1990-01-01',
         nationality: 'SYR',
         ...(passport ? { expiryDate: '2031-01-01' } : {}),
