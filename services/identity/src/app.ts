@@ -10,6 +10,7 @@ import { clientCertificatePlugin } from './plugins/client-certificate.js';
 import { registerIdentityRateLimit } from './plugins/rate-limit.js';
 import { captureRoutes, CAPTURE_BASE_PATH } from './routes/capture.js';
 import { identityHealthExtension } from './routes/health.js';
+import { INTERNAL_BASE_PATH, internalReviewRoutes } from './routes/internal-review.js';
 import { evidenceRoutes } from './routes/evidence.js';
 import { oauthClientRoutes } from './routes/oauth-clients.js';
 import { verificationRoutes } from './routes/verifications.js';
@@ -86,7 +87,7 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
   // Rate limit first: a flood is turned away before any authentication work.
   const rateLimit = await registerIdentityRateLimit(app, {
     perMinute: config.RATE_LIMIT_PER_MINUTE,
-    basePaths: [API_BASE_PATH, CAPTURE_BASE_PATH],
+    basePaths: [API_BASE_PATH, CAPTURE_BASE_PATH, INTERNAL_BASE_PATH],
     redis,
     clock,
     keyPrefix: dependencies.rateLimitKeyPrefix,
@@ -123,5 +124,6 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
     checksAttempts: config.CHECKS_RETRY_SCHEDULE_MS.length,
     afterSubmit: () => worker.wake(),
   });
+  await app.register(internalReviewRoutes, { prefix: INTERNAL_BASE_PATH, db, clock });
   return app;
 }

@@ -4,6 +4,7 @@ import { migrationsFolder, schemaName } from './db/migrations.js';
 import { queueDepth } from '@svc/outbox';
 import { databaseSchema, jobs, type IdentityExecutor } from './db/schema.js';
 import { expireDueCases } from './domain/cases/expire-cases.js';
+import { createStaffUser } from './domain/staff.js';
 import { createPortalUser, createTenant, setTenantStatus } from './domain/tenants.js';
 
 const HELP = `usage: pnpm --filter @svc/identity cli <command> [flags]
@@ -17,6 +18,8 @@ commands:
   tenant:enable --id <tenantId>    undo tenant:disable
   user:create --tenant <tenantId> --email <email> --password <password> --role PartnerAdmin
                                    add a portal user -> {"userId"}
+  staff:create --email <email> --password <password>
+                                   an operator with role Reviewer for the internal review API -> {"staffId","role"}
   jobs:status                      queued, running and failed background jobs by kind -> {"jobs":[…]}
   cases:expire                     run one expiry sweep now (CASE_TTL_SECONDS, session expiry) -> {"expired"}
 
@@ -47,6 +50,11 @@ const COMMANDS: Record<string, CliCommand<Context>> = {
     required: ['tenant', 'email', 'password', 'role'],
     run: (db, flags) =>
       db.transaction((tx) => createPortalUser(tx, { tenantId: text(flags, 'tenant'), email: text(flags, 'email'), password: text(flags, 'password'), role: text(flags, 'role') }, new Date())),
+  },
+  'staff:create': {
+    flags: stringFlags('email', 'password'),
+    required: ['email', 'password'],
+    run: (db, flags) => db.transaction((tx) => createStaffUser(tx, { email: text(flags, 'email'), password: text(flags, 'password') }, new Date())),
   },
   'jobs:status': { flags: {}, required: [], run: async (db) => ({ jobs: await queueDepth(db, jobs) }) },
   'cases:expire': {

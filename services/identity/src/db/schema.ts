@@ -143,6 +143,7 @@ export const verificationCases = identitySchema.table(
     // One key never yields two cases, whatever the concurrency: the database decides, not a read-then-write.
     uniqueIndex('verification_cases_idempotency_key').on(table.tenantId, table.idempotencyKey),
     index('verification_cases_tenant_created_idx').on(table.tenantId, table.createdAt.desc(), table.id.desc()),
+    index('verification_cases_status_created_idx').on(table.status, table.createdAt, table.id),
     index('verification_cases_tenant_status_created_idx').on(table.tenantId, table.status, table.createdAt.desc(), table.id.desc()),
     // The expiry sweep scans only cases that are still open.
     index('verification_cases_open_created_idx')
@@ -266,6 +267,54 @@ export const fraudSignals = identitySchema.table(
   (table) => [index('fraud_signals_case_idx').on(table.caseId, table.detectedAt)],
 );
 
+/** Operator staff (role Reviewer): not tenant members, and never able to use the partner API. */
+export const staffUsers = identitySchema.table(
+  'staff_users',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    /** Stored lower-cased. */
+    email: text('email').notNull(),
+    role: text('role').notNull(),
+    passwordHash: text('password_hash').notNull(),
+    createdAt: timestampTz('created_at').notNull(),
+  },
+  (table) => [uniqueIndex('staff_users_email_key').on(table.email)],
+);
+
+export const staffSessions = identitySchema.table(
+  'staff_sessions',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    /** SHA-256 (hex) of the svc_ss_ token. */
+    tokenHash: text('token_hash').notNull(),
+    staffId: uuid('staff_id')
+      .notNull()
+      .references(() => staffUsers.id),
+    createdAt: timestampTz('created_at').notNull(),
+    expiresAt: timestampTz('expires_at').notNull(),
+    endedAt: timestampTz('ended_at'),
+  },
+  (table) => [uniqueIndex('staff_sessions_token_hash_key').on(table.tokenHash)],
+);
+
+/** A reviewer's decision on a case in PendingManualReview; items of the case detail's reviewDecisions. */
+export const reviewDecisions = identitySchema.table(
+  'review_decisions',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    caseId: uuid('case_id')
+      .notNull()
+      .references(() => verificationCases.id),
+    reviewerId: uuid('reviewer_id')
+      .notNull()
+      .references(() => staffUsers.id),
+    decision: text('decision').notNull(),
+    reason: text('reason').notNull(),
+    decidedAt: timestampTz('decided_at').notNull(),
+  },
+  (table) => [index('review_decisions_case_idx').on(table.caseId, table.decidedAt)],
+);
+
 /**
  * The outbox of case events: one row per transition, written in its transaction with the
  * payload frozen as the webhook body. The webhooks issue fans rows out to endpoints and
@@ -307,6 +356,9 @@ export const databaseSchema = {
   faceMatchResults,
   livenessResults,
   fraudSignals,
+  staffUsers,
+  staffSessions,
+  reviewDecisions,
   caseEvents,
   jobs,
 };

@@ -69,6 +69,10 @@ const fraudSignalSchema = z
   })
   .meta({ id: 'FraudSignal' });
 
+const reviewDecisionSchema = z
+  .object({ id: z.uuid(), reviewerId: z.uuid(), decision: z.enum(['Approved', 'Rejected']), reason: z.string(), decidedAt: timestamp })
+  .meta({ id: 'ReviewDecision' });
+
 export const caseDetailSchema = z
   .object({
     id: z.uuid(),
@@ -92,7 +96,7 @@ export const caseDetailSchema = z
     faceMatch: faceMatchSchema.nullable(),
     liveness: livenessSchema.nullable(),
     fraudSignals: z.array(fraudSignalSchema),
-    reviewDecisions: z.array(z.unknown()),
+    reviewDecisions: z.array(reviewDecisionSchema),
   })
   .meta({ id: 'VerificationCase' });
 

@@ -1,7 +1,7 @@
 import { NotFoundError } from '@svc/problem-json';
 import { and, count, desc, eq, isNull, sql, type SQL } from 'drizzle-orm';
 import { preparedPerDatabase } from '../../db/prepared.js';
-import { caseSessions, evidence, fraudSignals, verificationCases, type IdentityExecutor, type ocrResults } from '../../db/schema.js';
+import { caseSessions, evidence, fraudSignals, reviewDecisions, verificationCases, type IdentityExecutor, type ocrResults } from '../../db/schema.js';
 import type { CaseStatus, DocumentType, EvidenceType } from './case-states.js';
 
 const iso = (value: Date | null) => (value ? value.toISOString() : null);
@@ -74,6 +74,8 @@ const caseDetailQuery = preparedPerDatabase((db) =>
       ocr: sql<Row | null>`${resultJson('ocr_results')}`,
       faceMatch: sql<Row | null>`${resultJson('face_match_results')}`,
       liveness: sql<Row | null>`${resultJson('liveness_results')}`,
+      reviewDecisions: sql<Row[]>`(select coalesce(json_agg(row_to_json(review) order by review.decided_at, review.id), '[]'::json)
+        from ${reviewDecisions} review where review.case_id = ${verificationCases.id})`,
       fraudSignals: sql<Row[]>`(select coalesce(json_agg(row_to_json(signal) order by signal.detected_at, signal.id), '[]'::json)
         from ${fraudSignals} signal where signal.case_id = ${verificationCases.id})`,
     })
@@ -157,8 +159,13 @@ export async function getCaseDetail(db: IdentityExecutor, tenantId: string, case
         }
       : null,
     fraudSignals: signals,
-    // Filled by manual review (a later change).
-    reviewDecisions: [] as unknown[],
+    reviewDecisions: row.reviewDecisions.map((review) => ({
+      id: review.id as string,
+      reviewerId: review.reviewer_id as string,
+      decision: review.decision as 'Approved' | 'Rejected',
+      reason: review.reason as string,
+      decidedAt: isoText(review.decided_at) ?? '',
+    })),
   };
 }
 

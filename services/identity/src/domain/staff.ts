@@ -1,0 +1,74 @@
+import { AccountLockedError, ConflictError, UnauthenticatedError, ValidationError } from '@svc/problem-json';
+import { and, eq, isNull } from 'drizzle-orm';
+import { loginThrottle, staffSessions, staffUsers, type IdentityExecutor } from '../db/schema.js';
+import { writeAudit } from './audit.js';
+import { generateOpaqueToken, hashPassword, hashToken, UNKNOWN_USER_PASSWORD_HASH, verifyPassword } from './credentials.js';
+import { LOCKOUT, lockedForSeconds, recordFailure } from './login-throttle.js';
+import { emailSchema, passwordSchema } from './tenants.js';
+
+export const STAFF_SESSION_PREFIX = 'svc_ss_';
+export const STAFF_SESSION_SECONDS = 8 * 3600;
+export const STAFF_ROLES = ['Reviewer'] as const;
+
+export interface StaffPrincipal {
+  staffId: string;
+  role: string;
+  sessionId: string;
+}
+
+/** Staff and portal logins share the throttle table; the prefix keeps an address's two counts apart. */
+const throttleKey = (email: string) => `staff:${email}`;
+const INVALID_LOGIN = 'The email or password is incorrect.';
+
+export async function createStaffUser(tx: IdentityExecutor, input: { email: string; password: string }, now: Date): Promise<{ staffId: string; role: string }> {
+  const email = emailSchema.safeParse(input.email);
+  if (!email.success) throw new ValidationError(`--email ${email.error.issues[0]?.message ?? 'is invalid'}`);
+  const password = passwordSchema.safeParse(input.password);
+  if (!password.success) throw new ValidationError(`--password ${password.error.issues[0]?.message ?? 'is invalid'}`);
+  const [user] = await tx
+    .insert(staffUsers)
+    .values({ email: email.data, role: 'Reviewer', passwordHash: await hashPassword(password.data), createdAt: now })
+    .onConflictDoNothing()
+    .returning({ id: staffUsers.id });
+  if (!user) throw new ConflictError(`A staff user with email ${email.data} already exists.`);
+  await writeAudit(tx, { tenantId: null, actor: 'cli', action: 'staff.created', target: `staff:${user.id}`, after: { email: email.data, role: 'Reviewer' } }, now);
+  return { staffId: user.id, role: 'Reviewer' };
+}
+
+/** The portal's login rules for staff: one scrypt whatever the address, lockout by address. */
+export async function staffLogin(db: IdentityExecutor, input: { email: string; password: string; correlationId: string }, now: Date): Promise<{ sessionToken: string; expiresAt: Date }> {
+  const key = throttleKey(input.email);
+  const locked = await lockedForSeconds(db, key, now);
+  if (locked > 0) throw new AccountLockedError(locked);
+  const [user] = await db.select().from(staffUsers).where(eq(staffUsers.email, input.email));
+  const passwordMatches = await verifyPassword(input.password, user?.passwordHash ?? (await UNKNOWN_USER_PASSWORD_HASH));
+  const audit = { tenantId: null, actor: user ? `staff:${user.id}` : 'anonymous', target: `email:${input.email}`, correlationId: input.correlationId };
+  if (!user || !passwordMatches) {
+    const nowLocked = await db.transaction(async (tx) => {
+      const justLocked = await recordFailure(tx, key, now);
+      await writeAudit(tx, { ...audit, action: 'staff_login.failed' }, now);
+      return justLocked;
+    });
+    throw new UnauthenticatedError(nowLocked ? `${INVALID_LOGIN} Too many failed attempts: the account is now locked for ${LOCKOUT.lockSeconds / 60} minutes.` : INVALID_LOGIN);
+  }
+  const sessionToken = generateOpaqueToken(STAFF_SESSION_PREFIX, 32);
+  const expiresAt = new Date(now.getTime() + STAFF_SESSION_SECONDS * 1000);
+  await db.transaction(async (tx) => {
+    await tx.delete(loginThrottle).where(eq(loginThrottle.email, key));
+    await tx.insert(staffSessions).values({ tokenHash: hashToken(sessionToken), staffId: user.id, createdAt: now, expiresAt });
+    await writeAudit(tx, { ...audit, action: 'staff_login.succeeded' }, now);
+  });
+  return { sessionToken, expiresAt };
+}
+
+export async function authenticateStaffSession(db: IdentityExecutor, sessionToken: string | null, now: Date): Promise<StaffPrincipal> {
+  const refused = new UnauthenticatedError('A staff session is required: log in with POST /api/internal/v1/login and send Authorization: Bearer svc_ss_….');
+  if (!sessionToken?.startsWith(STAFF_SESSION_PREFIX)) throw refused;
+  const [row] = await db
+    .select({ sessionId: staffSessions.id, staffId: staffUsers.id, role: staffUsers.role, expiresAt: staffSessions.expiresAt })
+    .from(staffSessions)
+    .innerJoin(staffUsers, eq(staffUsers.id, staffSessions.staffId))
+    .where(and(eq(staffSessions.tokenHash, hashToken(sessionToken)), isNull(staffSessions.endedAt)));
+  if (!row || row.expiresAt.getTime() <= now.getTime()) throw refused;
+  return { staffId: row.staffId, role: row.role, sessionId: row.sessionId };
+}
