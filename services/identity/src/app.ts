@@ -18,6 +18,7 @@ import { createEvidenceStorage, type EvidenceStorage } from './domain/evidence/e
 import { evidenceStorageConfig } from './domain/evidence/storage-config.js';
 import { createIdentityWorker, type IdentityWorker } from './workers/identity-worker.js';
 import type { ChecksProvider } from './domain/checks/checks-provider.js';
+import { configuredChecksProvider } from './domain/checks/configured-provider.js';
 import { oauthTokenRoutes } from './routes/oauth-tokens.js';
 import { portalRoutes } from './routes/portal.js';
 
@@ -93,13 +94,15 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
     keyPrefix: dependencies.rateLimitKeyPrefix,
   });
   const storage = dependencies.evidenceStorage ?? (await createEvidenceStorage(evidenceStorageConfig(config)));
-  const worker = createIdentityWorker({ db, storage, config, checksProvider: dependencies.checksProvider ?? null, clock, logger: app.log });
+  const ownProvider = dependencies.checksProvider === undefined ? configuredChecksProvider(config) : null;
+  const worker = createIdentityWorker({ db, storage, config, checksProvider: dependencies.checksProvider ?? ownProvider, clock, logger: app.log });
   dependencies.onWorker?.(worker);
   // Like fx's alert worker: started when the server listens, never in app.inject tests.
   if (config.WORKER_IN_PROCESS) app.addHook('onListen', () => worker.start());
   app.addHook('onClose', async () => {
     rateLimit.close();
     await worker.stop();
+    await ownProvider?.close();
     await lastUsed.stop();
   });
   await app.register(cookie);

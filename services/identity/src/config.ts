@@ -7,6 +7,7 @@ const positiveInteger = (fallback: number) => z.preprocess(emptyAsUndefined, z.c
 const booleanFlag = (fallback: boolean) =>
   z.preprocess(emptyAsUndefined, z.enum(['true', 'false'], { error: 'must be true or false' }).default(fallback ? 'true' : 'false').transform((value) => value === 'true'));
 const optionalText = z.preprocess(emptyAsUndefined, z.string().optional());
+const optionalUrl = z.preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional());
 const threshold = (fallback: number) => z.preprocess(emptyAsUndefined, z.coerce.number().min(0, 'must be from 0 to 1').max(1, 'must be from 0 to 1').default(fallback));
 
 /** A PEM file path, read at start so a wrong path stops the service with its name. */
@@ -53,6 +54,13 @@ export const identityEnvironmentSchema = baseServiceEnvironment(3001)
     EVIDENCE_S3_ENDPOINT: z.preprocess(emptyAsUndefined, z.url({ error: 'must be a URL such as http://127.0.0.1:9000' }).optional()),
     EVIDENCE_S3_REGION: z.preprocess(emptyAsUndefined, z.string().default('us-east-1')),
     EVIDENCE_S3_FORCE_PATH_STYLE: booleanFlag(true),
+    /** Live tenants' checks provider: `http` calls the three inference endpoints below; unset, their cases go to manual review. */
+    CHECKS_PROVIDER: z.preprocess(emptyAsUndefined, z.enum(['http'], { error: 'must be http, or unset for none' }).optional()),
+    CHECKS_OCR_URL: optionalUrl,
+    CHECKS_FACE_MATCH_URL: optionalUrl,
+    CHECKS_LIVENESS_URL: optionalUrl,
+    /** Time limit of one inference call, upload included (a liveness video can be 50 MB). */
+    CHECKS_TIMEOUT_MS: positiveInteger(30_000),
     /** Delay before each attempt of a case's automated checks: at once, after 1 s, after 5 s. */
     CHECKS_RETRY_SCHEDULE_MS: retryScheduleVariable('0,1000,5000'),
     /** Scores at or above these pass (the service applies them, never the provider). */
@@ -63,6 +71,12 @@ export const identityEnvironmentSchema = baseServiceEnvironment(3001)
     MAX_VIDEO_BYTES: positiveInteger(50 * 1024 * 1024),
   })
   .superRefine(requireSecretsKeyWithDatabase)
+  .superRefine((value, context) => {
+    if (value.CHECKS_PROVIDER !== 'http') return;
+    for (const name of ['CHECKS_OCR_URL', 'CHECKS_FACE_MATCH_URL', 'CHECKS_LIVENESS_URL'] as const) {
+      if (!value[name]) context.addIssue({ code: 'custom', path: [name], message: 'is required with CHECKS_PROVIDER=http' });
+    }
+  })
   .superRefine((value, context) => {
     if ((value.TLS_CERT === undefined) !== (value.TLS_KEY === undefined)) {
       context.addIssue({ code: 'custom', path: [value.TLS_CERT === undefined ? 'TLS_CERT' : 'TLS_KEY'], message: 'TLS_CERT and TLS_KEY must be set together' });

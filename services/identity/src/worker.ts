@@ -2,6 +2,7 @@ import { runWorker } from '@svc/service-kit';
 import { loadIdentityConfig } from './config.js';
 import { migrationsFolder, schemaName } from './db/migrations.js';
 import { databaseSchema } from './db/schema.js';
+import { configuredChecksProvider } from './domain/checks/configured-provider.js';
 import { createEvidenceStorage } from './domain/evidence/evidence-storage.js';
 import { evidenceStorageConfig } from './domain/evidence/storage-config.js';
 import { createIdentityWorker } from './workers/identity-worker.js';
@@ -17,13 +18,22 @@ await runWorker({
   schemaName,
   migrationsFolder,
   schema: databaseSchema,
-  createWorker: async ({ dependencies, config, log }) =>
-    createIdentityWorker({
+  createWorker: async ({ dependencies, config, log }) => {
+    const checksProvider = configuredChecksProvider(config);
+    const worker = createIdentityWorker({
       db: dependencies.database.db,
       storage: await createEvidenceStorage(evidenceStorageConfig(config)),
       config,
-      checksProvider: null,
+      checksProvider,
       clock: () => new Date(),
       logger: log,
-    }),
+    });
+    return {
+      start: () => worker.start(),
+      async stop() {
+        await worker.stop();
+        await checksProvider?.close();
+      },
+    };
+  },
 });

@@ -24,4 +24,13 @@ describe('identity configuration', () => {
     expect(loadIdentityConfig({}).RATE_LIMIT_PER_MINUTE).toBe(120);
     expect(() => loadIdentityConfig({ RATE_LIMIT_PER_MINUTE: '0' })).toThrow(/RATE_LIMIT_PER_MINUTE/);
   });
+  it('needs the three inference URLs with CHECKS_PROVIDER=http, and thresholds in [0, 1]', () => {
+    expect(() => loadIdentityConfig({ CHECKS_PROVIDER: 'http', CHECKS_OCR_URL: 'http://127.0.0.1:9000/ocr' })).toThrow(/CHECKS_FACE_MATCH_URL: is required with CHECKS_PROVIDER=http/);
+    expect(() => loadIdentityConfig({ CHECKS_PROVIDER: 'grpc' })).toThrow(/CHECKS_PROVIDER: must be http, or unset for none/);
+    expect(() => loadIdentityConfig({ CHECKS_OCR_URL: 'ftp://x/ocr' })).toThrow(/CHECKS_OCR_URL: must be an http\(s\) URL/);
+    expect(() => loadIdentityConfig({ CHECKS_FACE_THRESHOLD: '1.5' })).toThrow(/CHECKS_FACE_THRESHOLD: must be from 0 to 1/);
+    expect(() => loadIdentityConfig({ CHECKS_RETRY_SCHEDULE_MS: '0,x' })).toThrow(/CHECKS_RETRY_SCHEDULE_MS/);
+    expect(loadIdentityConfig({}).CHECKS_PROVIDER).toBeUndefined();
+    expect(loadIdentityConfig({})).toMatchObject({ CHECKS_RETRY_SCHEDULE_MS: [0, 1000, 5000], CHECKS_OCR_THRESHOLD: 0.85, CHECKS_FACE_THRESHOLD: 0.8, CHECKS_LIVENESS_THRESHOLD: 0.8 });
+  });
 });

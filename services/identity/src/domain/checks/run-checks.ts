@@ -33,7 +33,8 @@ async function timed<T>(clock: () => Date, check: string, call: () => Promise<T>
     return { answer, at: clock(), latencyMs: Math.round(performance.now() - started) };
   } catch (error) {
     if (error instanceof TransientProviderError || error instanceof PermanentJobError) throw error;
-    throw new PermanentJobError(`${check}: ${(error as Error).message}`);
+    const message = (error as Error).message;
+    throw new PermanentJobError(message.toLowerCase().startsWith(check.toLowerCase()) ? message : `${check}: ${message}`);
   }
 }
 
