@@ -61,6 +61,8 @@ export const identityEnvironmentSchema = baseServiceEnvironment(3001)
     CHECKS_LIVENESS_URL: optionalUrl,
     /** Time limit of one inference call, upload included (a liveness video can be 50 MB). */
     CHECKS_TIMEOUT_MS: positiveInteger(30_000),
+    /** How long a worker holds a job before another may take it over (a worker that died). */
+    JOB_LEASE_MS: positiveInteger(60_000),
     /** Delay before each attempt of a case's automated checks: at once, after 1 s, after 5 s. */
     CHECKS_RETRY_SCHEDULE_MS: retryScheduleVariable('0,1000,5000'),
     /** Scores at or above these pass (the service applies them, never the provider). */

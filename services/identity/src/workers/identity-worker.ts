@@ -10,7 +10,7 @@ import { RUN_CHECKS_JOB } from '../domain/jobs/job-kinds.js';
 export interface IdentityWorkerOptions {
   db: IdentityExecutor;
   storage: EvidenceStorage;
-  config: Pick<IdentityConfig, 'CASE_TTL_SECONDS' | 'EXPIRY_SWEEP_INTERVAL_MS' | 'CHECKS_RETRY_SCHEDULE_MS' | 'CHECKS_OCR_THRESHOLD' | 'CHECKS_FACE_THRESHOLD' | 'CHECKS_LIVENESS_THRESHOLD'>;
+  config: Pick<IdentityConfig, 'CASE_TTL_SECONDS' | 'EXPIRY_SWEEP_INTERVAL_MS' | 'JOB_LEASE_MS' | 'CHECKS_RETRY_SCHEDULE_MS' | 'CHECKS_OCR_THRESHOLD' | 'CHECKS_FACE_THRESHOLD' | 'CHECKS_LIVENESS_THRESHOLD'>;
   /** The live tenants' checks provider; null: their cases go to manual review. */
   checksProvider: ChecksProvider | null;
   clock: () => Date;
@@ -51,6 +51,7 @@ export function createIdentityWorker(options: IdentityWorkerOptions): IdentityWo
     // The queue's transaction is the service's database under a generic type.
     onGiveUp: (tx, job, error) => failCaseAfterChecks(tx as unknown as IdentityExecutor, job, error, clock()),
     retryScheduleMs: config.CHECKS_RETRY_SCHEDULE_MS,
+    leaseMs: config.JOB_LEASE_MS,
     clock,
     workerId: 'identity-jobs',
     logger: options.logger,
