@@ -61,8 +61,8 @@ export const identityEnvironmentSchema = baseServiceEnvironment(3001)
     CHECKS_LIVENESS_URL: optionalUrl,
     /** Time limit of one inference call, upload included (a liveness video can be 50 MB). */
     CHECKS_TIMEOUT_MS: positiveInteger(30_000),
-    /** How long a worker holds a job before another may take it over (a worker that died). */
-    JOB_LEASE_MS: positiveInteger(60_000),
+    /** How long a worker holds a job before another may take it over (a worker that died); longer than a job's three inference calls. */
+    JOB_LEASE_MS: positiveInteger(120_000),
     /** Delay before each attempt of a case's automated checks: at once, after 1 s, after 5 s. */
     CHECKS_RETRY_SCHEDULE_MS: retryScheduleVariable('0,1000,5000'),
     /** Scores at or above these pass (the service applies them, never the provider). */
@@ -74,6 +74,10 @@ export const identityEnvironmentSchema = baseServiceEnvironment(3001)
   })
   .superRefine(requireSecretsKeyWithDatabase)
   .superRefine((value, context) => {
+    // A lease shorter than one run of the checks would hand a live job to a second worker.
+    if (value.JOB_LEASE_MS <= 3 * value.CHECKS_TIMEOUT_MS) {
+      context.addIssue({ code: 'custom', path: ['JOB_LEASE_MS'], message: `must be longer than three inference calls (3 × CHECKS_TIMEOUT_MS = ${3 * value.CHECKS_TIMEOUT_MS} ms)` });
+    }
     if (value.CHECKS_PROVIDER !== 'http') return;
     for (const name of ['CHECKS_OCR_URL', 'CHECKS_FACE_MATCH_URL', 'CHECKS_LIVENESS_URL'] as const) {
       if (!value[name]) context.addIssue({ code: 'custom', path: [name], message: 'is required with CHECKS_PROVIDER=http' });
