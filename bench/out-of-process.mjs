@@ -7,7 +7,11 @@
 //     stopChild, runCommand), plus freePort and sleep;
 //   - autocannon as its own process with JSON output (loadGenerator: a warm-up is a plain
 //     `autocannon` run, `measured` adds the server process's CPU use), and `figures` to report it;
-//   - the bare comparison server (startBare, running bench/bare-server.mjs).
+//   - the bare comparison server (startBare, running bench/bare-server.mjs);
+//   - small generic pieces for benches that drive several processes: reading a child's output by
+//     lines (collectLines, firstJsonLine), waiting for an HTTP server (waitForHttp), bounded
+//     concurrency (mapConcurrent), latency percentiles (percentiles) and the machine's CPU use
+//     (machineBusySeconds).
 // autocannon and Fastify are resolved from the calling service's package (`packageDir`): they are
 // its devDependencies and dependencies, not the repository root's.
 import { spawn } from 'node:child_process';
@@ -162,6 +166,20 @@ export function cpuSeconds(pid) {
   }
 }
 
+/**
+ * Busy CPU time of the whole machine so far (seconds summed over all CPUs: 2 is two cores busy
+ * for one second), from /proc/stat on Linux; null elsewhere. Idle and iowait are not busy.
+ */
+export function machineBusySeconds() {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1, 9).map(Number);
+    const [user, nice, system, , , irq, softirq, steal = 0] = fields; // idle and iowait skipped
+    return (user + nice + system + irq + softirq + steal) / 100; // USER_HZ (100 on Linux)
+  } catch {
+    return null;
+  }
+}
+
 /** The figures a bench reports from one autocannon result. */
 export function figures(result) {
   const statusCounts = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, { count }]) => [code, count]));
@@ -220,4 +238,127 @@ export async function startBare({ route, bodyFile, contentType, packageDir }) {
     killGroup(child, 'SIGKILL');
     throw error;
   }
+}
+
+// ---- reading children's output, waiting for servers ----
+
+/**
+ * Splits a child's stdout and stderr (both piped) into lines as they come: counts them, keeps the
+ * last `keep` in `tail`, and calls `onLine(line, streamName)` for each. Returns `{lines, tail}`
+ * (live: read it whenever needed).
+ */
+export function collectLines(child, { keep = 30, onLine } = {}) {
+  const collected = { lines: 0, tail: [] };
+  for (const name of ['stdout', 'stderr']) {
+    const stream = child[name];
+    if (!stream) continue;
+    let pending = '';
+    stream.setEncoding('utf8').on('data', (chunk) => {
+      const lines = (pending + chunk).split('\n');
+      pending = lines.pop();
+      for (const line of lines) {
+        if (!line) continue;
+        collected.lines += 1;
+        collected.tail.push(line);
+        if (collected.tail.length > keep) collected.tail.shift();
+        onLine?.(line, name);
+      }
+    });
+  }
+  return collected;
+}
+
+/**
+ * The first line of the child's stdout that parses as JSON (a helper server's `{"port":…}`),
+ * within `timeoutMs`; rejects if the child exits or fails first. Other listeners on stdout
+ * (collectLines) still see every line.
+ */
+export function firstJsonLine(child, label, timeoutMs = 15_000) {
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const finish = (settle, value) => {
+      clearTimeout(timer);
+      child.stdout.off('data', onData);
+      child.off('exit', onExit);
+      child.off('error', onError);
+      settle(value);
+    };
+    const onData = (chunk) => {
+      output += chunk;
+      const lines = output.split('\n');
+      output = lines.pop();
+      for (const line of lines) {
+        try {
+          finish(resolve, JSON.parse(line));
+          return;
+        } catch {
+          // not the JSON line
+        }
+      }
+    };
+    const onExit = (code, signal) => finish(reject, new Error(`${label} exited (${code ?? signal}) before printing its JSON line`));
+    const onError = (error) => finish(reject, new Error(`${label}: ${error.message}`));
+    const timer = setTimeout(() => finish(reject, new Error(`${label} printed no JSON line within ${timeoutMs / 1000} s`)), timeoutMs);
+    child.stdout.setEncoding('utf8').on('data', onData);
+    child.once('exit', onExit);
+    child.once('error', onError);
+  });
+}
+
+/**
+ * Polls GET `url` until it answers 200, within `timeoutMs`. With `child`, gives up as soon as that
+ * child exits; `describe()` adds context (e.g. the child's last log lines) to the error.
+ */
+export async function waitForHttp(url, { child, timeoutMs = 90_000, describe = () => '' } = {}) {
+  let exited = null;
+  const onExit = (code, signal) => (exited = code ?? signal);
+  child?.once('exit', onExit);
+  try {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (exited !== null) throw new Error(`the process exited (${exited}) before ${url} answered${describe()}`);
+      try {
+        const response = await fetch(url, { signal: AbortSignal.timeout(2000) });
+        await response.arrayBuffer();
+        if (response.status === 200) return;
+      } catch {
+        // not listening yet
+      }
+      await sleep(100);
+    }
+    throw new Error(`${url} did not answer 200 within ${timeoutMs / 1000} s${describe()}`);
+  } finally {
+    child?.off('exit', onExit);
+  }
+}
+
+// ---- bounded concurrency and percentiles ----
+
+/** fn(item, index) over `items`, at most `limit` at a time; resolves with the results in order, rejects on the first failure. */
+export async function mapConcurrent(items, limit, fn) {
+  const results = new Array(items.length);
+  let next = 0;
+  let failed = false;
+  async function lane() {
+    while (!failed && next < items.length) {
+      const index = next++;
+      try {
+        results[index] = await fn(items[index], index);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return results;
+}
+
+/** count, min, p50, p95, p99, max and mean of `values` (nearest rank), rounded to `digits` decimals; nulls when empty. */
+export function percentiles(values, digits = 1) {
+  const sorted = values.filter((value) => Number.isFinite(value)).sort((a, b) => a - b);
+  const round = (value) => (value === null ? null : Number(value.toFixed(digits)));
+  const rank = (p) => (sorted.length === 0 ? null : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]);
+  const mean = sorted.length === 0 ? null : sorted.reduce((sum, value) => sum + value, 0) / sorted.length;
+  return { count: sorted.length, min: round(sorted[0] ?? null), p50: round(rank(50)), p95: round(rank(95)), p99: round(rank(99)), max: round(sorted.at(-1) ?? null), mean: round(mean) };
 }
