@@ -9,15 +9,17 @@
 //     `autocannon` run, `measured` adds the server process's CPU use), and `figures` to report it;
 //   - the bare comparison server (startBare, running bench/bare-server.mjs);
 //   - small generic pieces for benches that drive several processes: reading a child's output by
-//     lines (collectLines, firstJsonLine), waiting for an HTTP server (waitForHttp), bounded
-//     concurrency (mapConcurrent), latency percentiles (percentiles) and the machine's CPU use
-//     (machineBusySeconds).
+//     lines (collectLines, firstJsonLine; isWarning picks pino lines at warn or above), waiting for
+//     an HTTP server (waitForHttp), bounded concurrency (mapConcurrent), latency percentiles
+//     (percentiles), the machine's CPU use (machineBusySeconds) and its 1-minute load average
+//     (load1m).
 // autocannon and Fastify are resolved from the calling service's package (`packageDir`): they are
 // its devDependencies and dependencies, not the repository root's.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
+import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -180,6 +182,9 @@ export function machineBusySeconds() {
   }
 }
 
+/** The machine's 1-minute load average, to two decimals. */
+export const load1m = () => Math.round(loadavg()[0] * 100) / 100;
+
 /** The figures a bench reports from one autocannon result. */
 export function figures(result) {
   const statusCounts = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, { count }]) => [code, count]));
@@ -266,6 +271,15 @@ export function collectLines(child, { keep = 30, onLine } = {}) {
     });
   }
   return collected;
+}
+
+/** Log lines at warn or above (pino level ≥ 40), or lines that are not pino JSON at all. */
+export function isWarning(line) {
+  try {
+    return JSON.parse(line).level >= 40;
+  } catch {
+    return true;
+  }
 }
 
 /**

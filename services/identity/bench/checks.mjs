@@ -18,7 +18,8 @@
 // drains each upload and answers a passing score at once: the figures are the service's own cost
 // (API, queue, database, evidence storage), not a model's. The tenant is live (`cli tenant:create`
 // without --sandbox), so cases go to the HTTP provider, not the sandbox simulator.
-// The process management is shared: bench/out-of-process.mjs.
+// The identity setup (database, tenant, processes, HTTP, cleanup) is shared with verifications.mjs:
+// identity-bench-setup.mjs; the process management with every out-of-process bench: bench/out-of-process.mjs.
 //
 // Usage, after `pnpm build`, from the repository root:
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres REDIS_URL=redis://127.0.0.1:6379 \
@@ -29,31 +30,10 @@
 // REDIS_URL is optional (the API's rate-limit counters). Prints one JSON line per phase and one
 // for the check, then a short summary. Exit code 1 when setup fails or the check finds a case not
 // Approved exactly once; every child process is ended on any exit, and the whole run is bounded.
-import { Buffer } from 'node:buffer';
-import { randomBytes, randomInt, X509Certificate } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import {
-  collectLines,
-  cpuSeconds,
-  firstJsonLine,
-  freePort,
-  killTracked,
-  machineBusySeconds,
-  mapConcurrent,
-  percentiles,
-  root,
-  runCommand,
-  sleep,
-  spawnTracked,
-  stopChild,
-  waitForHttp,
-} from '../../../bench/out-of-process.mjs';
-
-const benchDir = dirname(fileURLToPath(import.meta.url));
-const serviceDir = join(benchDir, '..');
+import { randomInt } from 'node:crypto';
+import { cpus } from 'node:os';
+import { cpuSeconds, load1m, machineBusySeconds, mapConcurrent, percentiles, sleep } from '../../../bench/out-of-process.mjs';
+import { expectJson, identityBench, log, PARTNER } from './identity-bench-setup.mjs';
 
 const cases = Number(process.argv[2] ?? 400);
 const latencyCases = Number(process.argv[3] ?? 50);
@@ -61,9 +41,7 @@ if (!Number.isInteger(cases) || cases < 1 || cases > 5000 || !Number.isInteger(l
   console.error('usage: node services/identity/bench/checks.mjs [cases, 1-5000, default 400] [latency cases, 1-500, default 50]');
   process.exit(2);
 }
-const databaseUrl = process.env.DATABASE_URL || undefined;
-const redisUrl = process.env.REDIS_URL || undefined;
-if (!databaseUrl) {
+if (!process.env.DATABASE_URL) {
   console.error('checks.mjs needs DATABASE_URL (a PostgreSQL server): two worker processes share the job queue, and embedded PGlite is one process.');
   process.exit(2);
 }
@@ -75,236 +53,17 @@ const CONCURRENCY = 8;
 const LATENCY_POLL_MS = 10;
 /** The job queue's poll interval (@svc/outbox's default; the worker does not change it): phase 2's random pause spans it. */
 const QUEUE_POLL_MS = 1000;
-const PARTNER = '/api/partner/v1';
-const CAPTURE = '/api/capture/v1';
-const EMAIL = 'bench@example.com';
-const PASSWORD = 'bench password 123';
 /** Statuses of a case whose checks have not decided it yet. */
 const UNDECIDED = ['EvidenceUploaded', 'AutomatedChecksRunning'];
 
-const workDir = mkdtempSync(join(tmpdir(), 'identity-bench-checks-'));
-const evidenceDir = join(workDir, 'evidence');
-mkdirSync(evidenceDir);
-const secretsKey = randomBytes(32).toString('hex');
-const log = (message) => console.error(`[bench] ${message}`);
-const load1m = () => Math.round(loadavg()[0] * 100) / 100;
-
-// ---- PostgreSQL: a fresh database per run, read with psql ----
-
-const databaseName = `bench_checks_${Date.now()}_${process.pid}`;
-let databaseCreated = false;
-
-function databaseUrlFor(name) {
-  const url = new URL(databaseUrl);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-function psql(label, database, sql) {
-  return runCommand(`psql (${label})`, 'psql', ['-X', '-w', '-q', '-A', '-t', '-F', '\t', '-v', 'ON_ERROR_STOP=1', '-d', databaseUrlFor(database), '-c', sql], {
-    env: { ...process.env, PGCONNECT_TIMEOUT: '10' },
-    timeoutMs: 60_000,
-  });
-}
-
-/** Rows of a query on the bench database, each an array of text fields. */
-async function query(label, sql) {
-  const { stdout } = await psql(label, databaseName, sql);
-  return stdout
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => line.split('\t'));
-}
-
-// ---- the processes ----
-
-let service;
-let inference;
-const workers = [];
-let stopping = false;
+const bench = identityBench({ workDirPrefix: 'identity-bench-checks-', databasePrefix: 'bench_checks_', evidence: true });
+const { query, workers } = bench;
 /** CPU counters when the first worker became ready: the start of the drain window. */
 let drainStart = null;
-
-function commonEnvironment() {
-  return {
-    PATH: process.env.PATH,
-    HOST: '127.0.0.1',
-    DATA_DIR: join(workDir, 'data'),
-    EVIDENCE_DIR: evidenceDir,
-    SECRETS_KEY: secretsKey,
-    LOG_LEVEL: 'warn',
-    DATABASE_URL: databaseUrlFor(databaseName),
-    ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
-  };
-}
-
-/** Log lines at warn or above (pino level ≥ 40), or lines that are not pino JSON at all. */
-function isWarning(line) {
-  try {
-    return JSON.parse(line).level >= 40;
-  } catch {
-    return true;
-  }
-}
-
-async function startService() {
-  const port = await freePort();
-  const env = { ...commonEnvironment(), PORT: String(port), RATE_LIMIT_PER_MINUTE: '100000000', WORKER_IN_PROCESS: 'false' };
-  service = spawnTracked(process.execPath, [join(serviceDir, 'dist', 'server.js')], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  service.output = collectLines(service);
-  const origin = `http://127.0.0.1:${port}`;
-  await waitForHttp(`${origin}/health`, { child: service, timeoutMs: 90_000, describe: () => `:\n${service.output.tail.join('\n')}` });
-  return origin;
-}
-
-async function startInference() {
-  inference = spawnTracked(process.execPath, [join(benchDir, 'instant-inference-server.mjs')], { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
-  const { port } = await firstJsonLine(inference, 'the inference server', 15_000);
-  inference.output = collectLines(inference);
-  return `http://127.0.0.1:${port}`;
-}
-
-/** A standalone worker; `ready` resolves with the time it logged "identity-worker started" (it claims jobs from then on). */
-function startWorker(index, inferenceOrigin) {
-  const env = {
-    ...commonEnvironment(),
-    // info, for the one "started" line; a worker logs nothing else at info while cases are approved.
-    LOG_LEVEL: 'info',
-    CHECKS_PROVIDER: 'http',
-    CHECKS_OCR_URL: `${inferenceOrigin}/ocr`,
-    CHECKS_FACE_MATCH_URL: `${inferenceOrigin}/face-match`,
-    CHECKS_LIVENESS_URL: `${inferenceOrigin}/liveness`,
-  };
-  const child = spawnTracked(process.execPath, [join(serviceDir, 'dist', 'worker.js')], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const worker = { index, child, spawnedAt: Date.now(), readyAt: null, cpuAtReady: null, warnings: 0, warningTail: [], exited: null };
-  let markReady;
-  worker.ready = new Promise((resolve) => (markReady = resolve));
-  worker.output = collectLines(child, {
-    onLine(line) {
-      if (worker.readyAt === null && line.includes('identity-worker started')) {
-        worker.readyAt = Date.now();
-        worker.cpuAtReady = cpuSeconds(child.pid);
-        drainStart ??= { at: worker.readyAt, machine: machineBusySeconds(), api: cpuSeconds(service.pid), inference: cpuSeconds(inference.pid) };
-        markReady(worker.readyAt);
-      } else if (isWarning(line)) {
-        worker.warnings += 1;
-        worker.warningTail.push(line);
-        if (worker.warningTail.length > 10) worker.warningTail.shift();
-      }
-    },
-  });
-  child.once('exit', (code, signal) => (worker.exited = code ?? signal));
-  child.once('error', (error) => (worker.exited = error.message));
-  workers.push(worker);
-  return worker;
-}
-
-function assertWorkersAlive() {
-  for (const worker of workers) {
-    if (worker.exited !== null && !stopping) throw new Error(`worker ${worker.index + 1} exited (${worker.exited}):\n${worker.output.tail.join('\n')}`);
-  }
-}
-
-// ---- HTTP against the service ----
-
-async function call(origin, method, path, { json, form, body, contentType, headers = {} } = {}) {
-  const type = json !== undefined ? 'application/json' : form !== undefined ? 'application/x-www-form-urlencoded' : contentType;
-  const response = await fetch(`${origin}${path}`, {
-    method,
-    headers: { ...(type ? { 'content-type': type } : {}), ...headers },
-    body: json !== undefined ? JSON.stringify(json) : (form ?? body),
-    signal: AbortSignal.timeout(15_000),
-  });
-  return { status: response.status, text: await response.text() };
-}
-
-async function expectJson(origin, method, path, expectedStatus, options) {
-  const response = await call(origin, method, path, options);
-  if (response.status !== expectedStatus) throw new Error(`${method} ${path}: ${response.status} (expected ${expectedStatus}) ${response.text.slice(0, 500)}`);
-  return JSON.parse(response.text);
-}
-
-/** One evidence upload as the capture API wants it: the evidenceType field first, then the file. */
-function evidenceUpload(evidenceType, fileName, contentType) {
-  const boundary = `----bench${randomBytes(8).toString('hex')}`;
-  const body = Buffer.concat([
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="evidenceType"\r\n\r\n${evidenceType}\r\n`),
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${fileName}"\r\nContent-Type: ${contentType}\r\n\r\n`),
-    readFileSync(join(serviceDir, 'samples', fileName)),
-    Buffer.from(`\r\n--${boundary}--\r\n`),
-  ]);
-  return { evidenceType, body, contentType: `multipart/form-data; boundary=${boundary}` };
-}
-
-const UPLOADS = [evidenceUpload('DocumentFront', 'document-front.jpg', 'image/jpeg'), evidenceUpload('Selfie', 'selfie.png', 'image/png'), evidenceUpload('LivenessVideo', 'liveness.mp4', 'video/mp4')];
-
-/** A passport case created, its session exchanged and its three pieces of evidence uploaded: ready to submit. */
-async function preparedCase(origin, auth, externalReference) {
-  const created = await expectJson(origin, 'POST', `${PARTNER}/verifications`, 201, { json: { documentType: 'SyrianPassport', externalReference }, headers: auth });
-  const session = await expectJson(origin, 'POST', `${CAPTURE}/session`, 200, { headers: { authorization: `Bearer ${created.sessionToken}` } });
-  const capture = { authorization: `Bearer ${session.captureToken}` };
-  for (const upload of UPLOADS) {
-    await expectJson(origin, 'POST', `${CAPTURE}/evidence`, 201, { body: upload.body, contentType: upload.contentType, headers: capture });
-  }
-  return { caseId: created.caseId, externalReference, capture, submitStartedAt: null, submittedAt: null, decidedAt: null };
-}
-
-/** Submits a prepared case; records when the request left and when its answer arrived. */
-async function submit(origin, prepared) {
-  prepared.submitStartedAt = Date.now();
-  const answer = await expectJson(origin, 'POST', `${CAPTURE}/submit`, 200, { headers: prepared.capture });
-  prepared.submittedAt = Date.now();
-  if (answer.status !== 'EvidenceUploaded') throw new Error(`submit of case ${prepared.caseId} answered status ${answer.status}`);
-}
-
-// ---- cleanup, on success, failure, signals and the watchdog ----
-
-let cleaning;
-let interrupted = false;
-
-function cleanup() {
-  cleaning ??= (async () => {
-    stopping = true;
-    // Workers first: they hold the queue's rows and database connections.
-    await Promise.all(workers.map((worker) => stopChild(worker.child, 15_000)));
-    if (service) await stopChild(service, 10_000);
-    if (inference) {
-      inference.stdin?.end();
-      await stopChild(inference, 5000);
-    }
-    killTracked('SIGKILL');
-    if (databaseCreated) {
-      try {
-        await psql('drop database', 'postgres', `drop database if exists ${databaseName} with (force)`);
-      } catch (error) {
-        log(`could not drop database ${databaseName}: ${error.message}`);
-      }
-    }
-    rmSync(workDir, { recursive: true, force: true });
-  })();
-  return cleaning;
-}
-
-async function fail(error) {
-  if (!interrupted) console.error(`[bench] failed: ${error instanceof Error ? error.message : String(error)}`);
-  await cleanup();
-  process.exit(1);
-}
-
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
-  process.once(signal, () => {
-    interrupted = true;
-    log(`${signal}: stopping`);
-    void cleanup().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
-  });
-}
-process.on('uncaughtException', (error) => void fail(error));
-process.on('unhandledRejection', (error) => void fail(error));
 
 // Setup, preparing and draining the cases, the latency cases one by one, cleanup: nothing may hang past this.
 const drainTimeoutMs = (60 + cases * 0.25) * 1000;
 const budgetSeconds = Math.ceil(300 + cases * 0.5 + drainTimeoutMs / 1000 + latencyCases * 5);
-const watchdog = setTimeout(() => void fail(new Error(`the run took longer than ${budgetSeconds} s`)), budgetSeconds * 1000);
 
 // ---- the run ----
 
@@ -359,55 +118,21 @@ async function probeInference(origin) {
 }
 
 async function main() {
-  const environment = { database: 'postgres', store: redisUrl ? 'redis' : 'memory', workers: WORKERS, cpus: cpus().length, node: process.version };
+  const environment = { database: 'postgres', store: bench.redisUrl ? 'redis' : 'memory', workers: WORKERS, cpus: cpus().length, node: process.version };
   log(`postgres + ${environment.store}, ${cases} drain cases + ${latencyCases} latency cases, ${WORKERS} workers, ${environment.cpus} CPUs, node ${process.version}, load ${load1m()}`);
 
-  await psql('create database', 'postgres', `create database ${databaseName}`);
-  databaseCreated = true;
-  log(`created database ${databaseName}`);
-
+  await bench.createDatabase();
   // A live tenant (no --sandbox): its cases go to the HTTP checks provider.
-  const cliEnv = { ...process.env, ...commonEnvironment() };
-  const cli = await runCommand(
-    'tenant:create',
-    'pnpm',
-    ['-s', '--filter', '@svc/identity', 'cli', 'tenant:create', '--name', 'Bench', '--admin-email', EMAIL, '--admin-password', PASSWORD],
-    { env: cliEnv, timeoutMs: 120_000 },
-  );
-  let tenant;
-  try {
-    tenant = JSON.parse(cli.stdout.trim().split('\n').pop());
-  } catch {
-    tenant = {};
-  }
-  if (!tenant.tenantId || tenant.sandbox !== false) throw new Error(`tenant:create printed ${JSON.stringify(cli.stdout)} (stderr ${JSON.stringify(cli.stderr.slice(-1000))}); expected a live tenant`);
-  log(`live tenant ${tenant.tenantId}`);
+  await bench.createTenant({ live: true });
 
-  const inferenceOrigin = await startInference();
+  const inferenceOrigin = await bench.startInference();
   await probeInference(inferenceOrigin);
   const inferenceBaseline = await inferenceStats(inferenceOrigin);
-  log(`instant inference server at ${inferenceOrigin} (pid ${inference.pid})`);
+  log(`instant inference server at ${inferenceOrigin} (pid ${bench.inference.pid})`);
 
-  const origin = await startService();
-  log(`API at ${origin} (pid ${service.pid}), no worker in process`);
-
-  const login = await expectJson(origin, 'POST', `${PARTNER}/portal/login`, 200, { json: { email: EMAIL, password: PASSWORD } });
-  const certFile = join(workDir, 'client.crt');
-  await runCommand(
-    'openssl req',
-    'openssl',
-    ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-subj', '/CN=bench', '-days', '2', '-keyout', join(workDir, 'client.key'), '-out', certFile],
-    { timeoutMs: 30_000 },
-  );
-  const certificatePem = readFileSync(certFile, 'utf8');
-  const thumbprint = new X509Certificate(certificatePem).fingerprint256.replaceAll(':', '').toLowerCase();
-  const client = await expectJson(origin, 'POST', `${PARTNER}/oauth/clients`, 201, { json: { clientName: 'Bench', certificatePem }, headers: { authorization: `Bearer ${login.sessionToken}` } });
-  const token = await expectJson(origin, 'POST', `${PARTNER}/oauth/token`, 200, {
-    form: `grant_type=client_credentials&client_id=${encodeURIComponent(client.clientId)}`,
-    headers: { 'x-client-cert-thumbprint': thumbprint },
-  });
-  const auth = { authorization: `Bearer ${token.access_token}`, 'x-client-cert-thumbprint': thumbprint };
-  log(`client ${client.clientId}, token for ${token.expires_in} s`);
+  const origin = await bench.startService();
+  log(`API at ${origin} (pid ${bench.service.pid}), no worker in process`);
+  const auth = await bench.authenticate(origin);
 
   // ---- phase 1: drain a queue of N submitted cases with two workers ----
 
@@ -417,12 +142,12 @@ async function main() {
   const drainCases = await mapConcurrent(
     Array.from({ length: cases }, (_, index) => index),
     CONCURRENCY,
-    (index) => preparedCase(origin, auth, `drain-${index}`),
+    (index) => bench.preparedCase(origin, auth, `drain-${index}`),
   );
   const prepareMs = Date.now() - prepareStarted;
   log(`1: submitting ${cases} cases`);
   const submitStarted = Date.now();
-  await mapConcurrent(drainCases, CONCURRENCY, (prepared) => submit(origin, prepared));
+  await mapConcurrent(drainCases, CONCURRENCY, (prepared) => bench.submit(origin, prepared));
   const submitMs = Date.now() - submitStarted;
   const [[pendingJobs]] = await query('pending jobs', `select count(*) from identity.jobs where status = 'pending'`);
   const queued = await statusCounts('drain');
@@ -430,19 +155,21 @@ async function main() {
   log(`1: ${cases} jobs pending; starting ${WORKERS} workers`);
 
   const spawnedAt = Date.now();
-  for (let index = 0; index < WORKERS; index += 1) startWorker(index, inferenceOrigin);
+  for (let index = 0; index < WORKERS; index += 1) bench.startWorker(index, inferenceOrigin, (worker) => {
+      drainStart ??= { at: worker.readyAt, machine: machineBusySeconds(), api: cpuSeconds(bench.service.pid), inference: cpuSeconds(bench.inference.pid) };
+    });
   const drainDeadline = Date.now() + drainTimeoutMs;
   let decided = 0;
   let polls = 0;
   while (decided < cases) {
-    assertWorkersAlive();
+    bench.assertWorkersAlive();
     if (Date.now() > drainDeadline) throw new Error(`only ${decided} of ${cases} cases decided within ${drainTimeoutMs / 1000} s: ${JSON.stringify(await statusCounts('drain'))}`);
     await sleep(polls === 0 ? 100 : 200);
     polls += 1;
     const [[count]] = await query('decided', `select count(*) from identity.verification_cases where external_reference like 'drain-%' and status not in (${UNDECIDED.map((status) => `'${status}'`).join(', ')})`);
     decided = Number(count);
   }
-  const drainEnd = { at: Date.now(), machine: machineBusySeconds(), api: cpuSeconds(service.pid), inference: cpuSeconds(inference.pid), workers: workers.map((worker) => cpuSeconds(worker.child.pid)) };
+  const drainEnd = { at: Date.now(), machine: machineBusySeconds(), api: cpuSeconds(bench.service.pid), inference: cpuSeconds(bench.inference.pid), workers: workers.map((worker) => cpuSeconds(worker.child.pid)) };
   drainLoad.push(load1m());
   await Promise.race([Promise.all(workers.map((worker) => worker.ready)), sleep(5000)]);
 
@@ -493,7 +220,7 @@ async function main() {
   const latencyPrepared = await mapConcurrent(
     Array.from({ length: latencyCases }, (_, index) => index),
     CONCURRENCY,
-    (index) => preparedCase(origin, auth, `latency-${index}`),
+    (index) => bench.preparedCase(origin, auth, `latency-${index}`),
   );
   await sleep(QUEUE_POLL_MS + 500);
   log(`2: submitting ${latencyCases} cases one at a time, following each every ${LATENCY_POLL_MS} ms until decided`);
@@ -501,9 +228,9 @@ async function main() {
   const requestToDecisionMs = [];
   const submitRequestMs = [];
   for (const prepared of latencyPrepared) {
-    assertWorkersAlive();
+    bench.assertWorkersAlive();
     await sleep(randomInt(0, QUEUE_POLL_MS));
-    await submit(origin, prepared);
+    await bench.submit(origin, prepared);
     const deadline = Date.now() + 30_000;
     let detail;
     for (;;) {
@@ -575,7 +302,7 @@ async function main() {
     jobRetries: Object.values(jobs).reduce((sum, row) => sum + row.attempts - row.jobs, 0),
     inferenceCalls,
     workerWarnings,
-    serviceLogLines: service.output.lines,
+    serviceLogLines: bench.service.output.lines,
     problems,
   };
   console.log(JSON.stringify(check));
@@ -608,18 +335,11 @@ async function main() {
     console.log(`  worker ${worker.index + 1} logged ${worker.warnings} line(s) at warn or above; the last:`);
     for (const line of worker.warningTail.slice(-3)) console.log(`    ${line.slice(0, 300)}`);
   }
-  if (service.output.lines > 0) {
-    console.log(`  the API logged ${service.output.lines} line(s) at warn or above; the last:`);
-    for (const line of service.output.tail.slice(-3)) console.log(`    ${line.slice(0, 300)}`);
+  if (bench.service.output.lines > 0) {
+    console.log(`  the API logged ${bench.service.output.lines} line(s) at warn or above; the last:`);
+    for (const line of bench.service.output.tail.slice(-3)) console.log(`    ${line.slice(0, 300)}`);
   }
   return check.ok;
 }
 
-try {
-  const ok = await main();
-  await cleanup();
-  clearTimeout(watchdog);
-  if (!ok) process.exit(1);
-} catch (error) {
-  await fail(error);
-}
+await bench.run(main, { budgetSeconds });

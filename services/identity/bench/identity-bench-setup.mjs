@@ -1,0 +1,342 @@
+// The identity-specific setup the out-of-process benches (checks.mjs, verifications.mjs) share, so
+// that each bench holds only what it measures and reports. Every such bench runs the service as an
+// operator runs it and needs the same things around it:
+//   - a fresh PostgreSQL database per run, created and dropped with psql on the server that
+//     DATABASE_URL names (the database in the URL is not touched), and `query` to read it;
+//   - the environment every identity process of the run shares: DATA_DIR (and, with `evidence`,
+//     EVIDENCE_DIR) in a temporary directory, a random SECRETS_KEY, the database, REDIS_URL;
+//   - the tenant from the CLI (`tenant:create`), the API (`dist/server.js`, worker apart, per-IP
+//     limit raised so nothing is refused), then a portal login, a client registered with an
+//     openssl-made certificate and its token (`authenticate`);
+//   - HTTP helpers against the service (call, expectResponse, expectJson);
+//   - for checks.mjs: the instant inference server, standalone workers (`dist/worker.js`) and cases
+//     prepared for submit (created, session exchanged, the samples uploaded);
+//   - cleanup on success, failure, signals and a watchdog (`run`).
+// The service-independent process management is bench/out-of-process.mjs.
+import { Buffer } from 'node:buffer';
+import { randomBytes, X509Certificate } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  collectLines,
+  cpuSeconds,
+  firstJsonLine,
+  freePort,
+  isWarning,
+  killTracked,
+  root,
+  runCommand,
+  spawnTracked,
+  stopChild,
+  waitForHttp,
+} from '../../../bench/out-of-process.mjs';
+
+export const benchDir = dirname(fileURLToPath(import.meta.url));
+export const serviceDir = join(benchDir, '..');
+export const PARTNER = '/api/partner/v1';
+export const CAPTURE = '/api/capture/v1';
+const EMAIL = 'bench@example.com';
+const PASSWORD = 'bench password 123';
+export const log = (message) => console.error(`[bench] ${message}`);
+
+// ---- HTTP against the service ----
+
+/** One request; `json`, `form` or `body` (with `contentType`) as its body. Resolves with status, content type and text. */
+export async function call(origin, method, path, { json, form, body, contentType, headers = {} } = {}) {
+  const type = json !== undefined ? 'application/json' : form !== undefined ? 'application/x-www-form-urlencoded' : contentType;
+  const response = await fetch(`${origin}${path}`, {
+    method,
+    headers: { ...(type ? { 'content-type': type } : {}), ...headers },
+    body: json !== undefined ? JSON.stringify(json) : (form ?? body),
+    signal: AbortSignal.timeout(15_000),
+  });
+  return { status: response.status, contentType: response.headers.get('content-type'), text: await response.text() };
+}
+
+/** call(), rejecting unless the answer has `expectedStatus`. */
+export async function expectResponse(origin, method, path, expectedStatus, options) {
+  const response = await call(origin, method, path, options);
+  if (response.status !== expectedStatus) throw new Error(`${method} ${path}: ${response.status} (expected ${expectedStatus}) ${response.text.slice(0, 500)}`);
+  return response;
+}
+
+/** expectResponse(), resolving with the parsed JSON body. */
+export async function expectJson(origin, method, path, expectedStatus, options) {
+  return JSON.parse((await expectResponse(origin, method, path, expectedStatus, options)).text);
+}
+
+/** One evidence upload as the capture API wants it: the evidenceType field first, then the file. */
+function evidenceUpload(evidenceType, fileName, contentType) {
+  const boundary = `----bench${randomBytes(8).toString('hex')}`;
+  const body = Buffer.concat([
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="evidenceType"\r\n\r\n${evidenceType}\r\n`),
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${fileName}"\r\nContent-Type: ${contentType}\r\n\r\n`),
+    readFileSync(join(serviceDir, 'samples', fileName)),
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ]);
+  return { evidenceType, body, contentType: `multipart/form-data; boundary=${boundary}` };
+}
+
+/**
+ * One bench run: creates its temporary directory at once (`workDirPrefix`) and names its database
+ * `<databasePrefix><timestamp>_<pid>` (created by createDatabase). With `evidence`, the processes
+ * share an EVIDENCE_DIR and the samples are read for preparedCase. The processes started through
+ * it are `service`, `inference` and `workers`; `run(main)` ends them all however the run ends.
+ */
+export function identityBench({ workDirPrefix, databasePrefix, evidence = false }) {
+  const uploads = evidence
+    ? [evidenceUpload('DocumentFront', 'document-front.jpg', 'image/jpeg'), evidenceUpload('Selfie', 'selfie.png', 'image/png'), evidenceUpload('LivenessVideo', 'liveness.mp4', 'video/mp4')]
+    : [];
+  const databaseUrl = process.env.DATABASE_URL || undefined;
+  const redisUrl = process.env.REDIS_URL || undefined;
+  const workDir = mkdtempSync(join(tmpdir(), workDirPrefix));
+  const evidenceDir = evidence ? join(workDir, 'evidence') : undefined;
+  if (evidenceDir) mkdirSync(evidenceDir);
+  const secretsKey = randomBytes(32).toString('hex');
+  const databaseName = `${databasePrefix}${Date.now()}_${process.pid}`;
+  let databaseCreated = false;
+  const bench = { databaseUrl, redisUrl, workDir, databaseName, service: undefined, inference: undefined, workers: [], stopping: false };
+
+  // ---- PostgreSQL: a fresh database per run, read with psql ----
+
+  function databaseUrlFor(name) {
+    const url = new URL(databaseUrl);
+    url.pathname = `/${name}`;
+    return url.toString();
+  }
+
+  function psql(label, database, sql) {
+    return runCommand(`psql (${label})`, 'psql', ['-X', '-w', '-q', '-A', '-t', '-F', '\t', '-v', 'ON_ERROR_STOP=1', '-d', databaseUrlFor(database), '-c', sql], {
+      env: { ...process.env, PGCONNECT_TIMEOUT: '10' },
+      timeoutMs: 60_000,
+    });
+  }
+
+  bench.createDatabase = async () => {
+    await psql('create database', 'postgres', `create database ${databaseName}`);
+    databaseCreated = true;
+    log(`created database ${databaseName}`);
+  };
+
+  /** Rows of a query on the bench database, each an array of text fields. */
+  bench.query = async (label, sql) => {
+    const { stdout } = await psql(label, databaseName, sql);
+    return stdout
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => line.split('\t'));
+  };
+
+  // ---- the identity processes ----
+
+  /** What every identity process of the run shares. */
+  function environment() {
+    return {
+      PATH: process.env.PATH,
+      HOST: '127.0.0.1',
+      DATA_DIR: join(workDir, 'data'),
+      ...(evidenceDir ? { EVIDENCE_DIR: evidenceDir } : {}),
+      SECRETS_KEY: secretsKey,
+      LOG_LEVEL: 'warn',
+      ...(databaseUrl ? { DATABASE_URL: databaseUrlFor(databaseName) } : {}),
+      ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
+    };
+  }
+
+  /** `cli tenant:create` (live with `live`, else as the CLI defaults); on PGlite, before the service starts. */
+  bench.createTenant = async ({ live = false } = {}) => {
+    const cliEnv = { ...process.env, ...environment() };
+    if (!databaseUrl) delete cliEnv.DATABASE_URL;
+    const cli = await runCommand(
+      'tenant:create',
+      'pnpm',
+      ['-s', '--filter', '@svc/identity', 'cli', 'tenant:create', '--name', 'Bench', '--admin-email', EMAIL, '--admin-password', PASSWORD],
+      { env: cliEnv, timeoutMs: 120_000 },
+    );
+    let tenant;
+    try {
+      tenant = JSON.parse(cli.stdout.trim().split('\n').pop());
+    } catch {
+      tenant = {};
+    }
+    if (!tenant.tenantId || (live && tenant.sandbox !== false)) {
+      throw new Error(`tenant:create printed ${JSON.stringify(cli.stdout)} (stderr ${JSON.stringify(cli.stderr.slice(-1000))})${live ? '; expected a live tenant' : ''}`);
+    }
+    log(`${live ? 'live tenant' : 'tenant'} ${tenant.tenantId}`);
+    return tenant;
+  };
+
+  /** The API, worker apart; resolves with its origin once /health answers. Its log lines: `service.output`. */
+  bench.startService = async () => {
+    const port = await freePort();
+    const env = { ...environment(), PORT: String(port), RATE_LIMIT_PER_MINUTE: '100000000', WORKER_IN_PROCESS: 'false' };
+    const service = spawnTracked(process.execPath, [join(serviceDir, 'dist', 'server.js')], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    bench.service = service;
+    service.output = collectLines(service);
+    const origin = `http://127.0.0.1:${port}`;
+    await waitForHttp(`${origin}/health`, { child: service, timeoutMs: 90_000, describe: () => `:\n${service.output.tail.join('\n')}` });
+    return origin;
+  };
+
+  /** A portal login, a client with an openssl-made certificate, a token: the partner API's headers. */
+  bench.authenticate = async (origin) => {
+    const login = await expectJson(origin, 'POST', `${PARTNER}/portal/login`, 200, { json: { email: EMAIL, password: PASSWORD } });
+    const certFile = join(workDir, 'client.crt');
+    await runCommand(
+      'openssl req',
+      'openssl',
+      ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-subj', '/CN=bench', '-days', '2', '-keyout', join(workDir, 'client.key'), '-out', certFile],
+      { timeoutMs: 30_000 },
+    );
+    const certificatePem = readFileSync(certFile, 'utf8');
+    const thumbprint = new X509Certificate(certificatePem).fingerprint256.replaceAll(':', '').toLowerCase();
+    const client = await expectJson(origin, 'POST', `${PARTNER}/oauth/clients`, 201, { json: { clientName: 'Bench', certificatePem }, headers: { authorization: `Bearer ${login.sessionToken}` } });
+    const token = await expectJson(origin, 'POST', `${PARTNER}/oauth/token`, 200, {
+      form: `grant_type=client_credentials&client_id=${encodeURIComponent(client.clientId)}`,
+      headers: { 'x-client-cert-thumbprint': thumbprint },
+    });
+    log(`client ${client.clientId}, token for ${token.expires_in} s`);
+    return { authorization: `Bearer ${token.access_token}`, 'x-client-cert-thumbprint': thumbprint };
+  };
+
+  /** bench/instant-inference-server.mjs; resolves with its origin. */
+  bench.startInference = async () => {
+    const inference = spawnTracked(process.execPath, [join(benchDir, 'instant-inference-server.mjs')], { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
+    bench.inference = inference;
+    const { port } = await firstJsonLine(inference, 'the inference server', 15_000);
+    inference.output = collectLines(inference);
+    return `http://127.0.0.1:${port}`;
+  };
+
+  /**
+   * A standalone worker with the HTTP checks provider at `inferenceOrigin`; `ready` resolves with the
+   * time it logged "identity-worker started" (it claims jobs from then on), after `onReady(worker)`.
+   */
+  bench.startWorker = (index, inferenceOrigin, onReady) => {
+    const env = {
+      ...environment(),
+      // info, for the one "started" line; a worker logs nothing else at info while cases are approved.
+      LOG_LEVEL: 'info',
+      CHECKS_PROVIDER: 'http',
+      CHECKS_OCR_URL: `${inferenceOrigin}/ocr`,
+      CHECKS_FACE_MATCH_URL: `${inferenceOrigin}/face-match`,
+      CHECKS_LIVENESS_URL: `${inferenceOrigin}/liveness`,
+    };
+    const child = spawnTracked(process.execPath, [join(serviceDir, 'dist', 'worker.js')], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const worker = { index, child, spawnedAt: Date.now(), readyAt: null, cpuAtReady: null, warnings: 0, warningTail: [], exited: null };
+    let markReady;
+    worker.ready = new Promise((resolve) => (markReady = resolve));
+    worker.output = collectLines(child, {
+      onLine(line) {
+        if (worker.readyAt === null && line.includes('identity-worker started')) {
+          worker.readyAt = Date.now();
+          worker.cpuAtReady = cpuSeconds(child.pid);
+          onReady?.(worker);
+          markReady(worker.readyAt);
+        } else if (isWarning(line)) {
+          worker.warnings += 1;
+          worker.warningTail.push(line);
+          if (worker.warningTail.length > 10) worker.warningTail.shift();
+        }
+      },
+    });
+    child.once('exit', (code, signal) => (worker.exited = code ?? signal));
+    child.once('error', (error) => (worker.exited = error.message));
+    bench.workers.push(worker);
+    return worker;
+  };
+
+  bench.assertWorkersAlive = () => {
+    for (const worker of bench.workers) {
+      if (worker.exited !== null && !bench.stopping) throw new Error(`worker ${worker.index + 1} exited (${worker.exited}):\n${worker.output.tail.join('\n')}`);
+    }
+  };
+
+  // ---- cases prepared for submit (with `evidence`) ----
+
+  /** A passport case created, its session exchanged and its three pieces of evidence uploaded: ready to submit. */
+  bench.preparedCase = async (origin, auth, externalReference) => {
+    const created = await expectJson(origin, 'POST', `${PARTNER}/verifications`, 201, { json: { documentType: 'SyrianPassport', externalReference }, headers: auth });
+    const session = await expectJson(origin, 'POST', `${CAPTURE}/session`, 200, { headers: { authorization: `Bearer ${created.sessionToken}` } });
+    const capture = { authorization: `Bearer ${session.captureToken}` };
+    for (const upload of uploads) {
+      await expectJson(origin, 'POST', `${CAPTURE}/evidence`, 201, { body: upload.body, contentType: upload.contentType, headers: capture });
+    }
+    return { caseId: created.caseId, externalReference, capture, submitStartedAt: null, submittedAt: null, decidedAt: null };
+  };
+
+  /** Submits a prepared case; records when the request left and when its answer arrived. */
+  bench.submit = async (origin, prepared) => {
+    prepared.submitStartedAt = Date.now();
+    const answer = await expectJson(origin, 'POST', `${CAPTURE}/submit`, 200, { headers: prepared.capture });
+    prepared.submittedAt = Date.now();
+    if (answer.status !== 'EvidenceUploaded') throw new Error(`submit of case ${prepared.caseId} answered status ${answer.status}`);
+  };
+
+  // ---- cleanup, on success, failure, signals and the watchdog ----
+
+  let cleaning;
+  let interrupted = false;
+  let stopFirst;
+
+  function cleanup() {
+    cleaning ??= (async () => {
+      bench.stopping = true;
+      await stopFirst?.();
+      // Workers first: they hold the queue's rows and database connections.
+      await Promise.all(bench.workers.map((worker) => stopChild(worker.child, 15_000)));
+      if (bench.service) await stopChild(bench.service, 10_000);
+      if (bench.inference) {
+        bench.inference.stdin?.end();
+        await stopChild(bench.inference, 5000);
+      }
+      killTracked('SIGKILL');
+      if (databaseCreated) {
+        try {
+          await psql('drop database', 'postgres', `drop database if exists ${databaseName} with (force)`);
+        } catch (error) {
+          log(`could not drop database ${databaseName}: ${error.message}`);
+        }
+      }
+      rmSync(workDir, { recursive: true, force: true });
+    })();
+    return cleaning;
+  }
+
+  async function fail(error) {
+    if (!interrupted) console.error(`[bench] failed: ${error instanceof Error ? error.message : String(error)}`);
+    await cleanup();
+    process.exit(1);
+  }
+
+  /**
+   * Runs `main` and cleans up: on its end, a failure, SIGINT/SIGTERM/SIGHUP, or after `budgetSeconds`.
+   * `beforeStop` (optional) runs first in the cleanup, before the identity processes are stopped.
+   * Exit code 1 on a failure or when `main` resolves with false.
+   */
+  bench.run = async (main, { budgetSeconds, beforeStop }) => {
+    stopFirst = beforeStop;
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+      process.once(signal, () => {
+        interrupted = true;
+        log(`${signal}: stopping`);
+        void cleanup().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+      });
+    }
+    process.on('uncaughtException', (error) => void fail(error));
+    process.on('unhandledRejection', (error) => void fail(error));
+    const watchdog = setTimeout(() => void fail(new Error(`the run took longer than ${budgetSeconds} s`)), budgetSeconds * 1000);
+    try {
+      const ok = await main();
+      await cleanup();
+      clearTimeout(watchdog);
+      if (ok === false) process.exit(1);
+    } catch (error) {
+      await fail(error);
+    }
+  };
+
+  return bench;
+}
