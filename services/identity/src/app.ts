@@ -14,6 +14,7 @@ import { INTERNAL_BASE_PATH, internalReviewRoutes } from './routes/internal-revi
 import { evidenceRoutes } from './routes/evidence.js';
 import { oauthClientRoutes } from './routes/oauth-clients.js';
 import { verificationRoutes } from './routes/verifications.js';
+import { reportRoutes } from './routes/reports.js';
 import { createEvidenceStorage, type EvidenceStorage } from './domain/evidence/evidence-storage.js';
 import { evidenceStorageConfig } from './domain/evidence/storage-config.js';
 import { createIdentityWorker, type IdentityWorker } from './workers/identity-worker.js';
@@ -114,6 +115,7 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
       await api.register(oauthClientRoutes, { db, clock });
       await api.register(oauthTokenRoutes, { db, clock, lastUsed });
       await api.register(verificationRoutes, { db, clock, sessionTtlSeconds: config.SESSION_TTL_SECONDS });
+      await api.register(reportRoutes, { db, clock });
       await api.register(evidenceRoutes, { db, clock, storage });
     },
     { prefix: API_BASE_PATH },

@@ -27,6 +27,8 @@ describe('OpenAPI document', () => {
       ['/api/partner/v1/verifications/{caseId}/cancel', 'post', ['204', '400', '401', '403', '404', '409', '429']],
       ['/api/partner/v1/verifications/{caseId}/ocr-fields', 'patch', ['200', '400', '401', '403', '404', '429']],
       ['/api/partner/v1/evidence/{evidenceId}/file', 'get', ['200', '400', '401', '403', '404', '429']],
+      ['/api/partner/v1/reports/summary', 'get', ['200', '400', '401', '403', '429']],
+      ['/api/partner/v1/reports/export', 'get', ['200', '400', '401', '403', '429']],
       ['/api/capture/v1/session', 'post', ['200', '401', '410', '429']],
       ['/api/capture/v1/evidence', 'post', ['201', '400', '401', '409', '410', '413', '415', '429']],
       ['/api/capture/v1/submit', 'post', ['200', '400', '401', '409', '410', '429']],
