@@ -117,3 +117,13 @@ export function requirePrincipal(request: FastifyRequest): Principal {
   if (!request.principal) throw new UnauthenticatedError();
   return request.principal;
 }
+
+/**
+ * The partner behind a certificate-bound API token (the routes under /verifications, /evidence
+ * and /reports): its tenant scopes every query, and it is the actor of audit rows.
+ */
+export function requireApiPartner(request: FastifyRequest): { tenantId: string; actor: { actor: string; correlationId: string } } {
+  const principal = requirePrincipal(request);
+  if (principal.kind !== 'token') throw new ForbiddenError('This endpoint is used with an API access token, not a portal session.');
+  return { tenantId: principal.tenantId, actor: { actor: `client:${principal.clientId}`, correlationId: request.id } };
+}

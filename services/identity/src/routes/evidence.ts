@@ -1,11 +1,11 @@
-import { ForbiddenError, problemResponses } from '@svc/problem-json';
+import { problemResponses } from '@svc/problem-json';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { IdentityExecutor } from '../db/schema.js';
 import { contentDisposition, openEvidenceDownload } from '../domain/evidence/evidence-download.js';
 import type { EvidenceStorage } from '../domain/evidence/evidence-storage.js';
-import { requirePrincipal } from '../plugins/authentication.js';
+import { requireApiPartner } from '../plugins/authentication.js';
 import { RATE_LIMITED, tokenSecurity } from './openapi.js';
 
 export interface EvidenceRouteOptions {
@@ -37,16 +37,8 @@ export const evidenceRoutes: FastifyPluginAsync<EvidenceRouteOptions> = async (a
       },
     },
     async (request, reply) => {
-      const principal = requirePrincipal(request);
-      if (principal.kind !== 'token') throw new ForbiddenError('Evidence is downloaded with an API access token.');
-      const file = await openEvidenceDownload(
-        options.db,
-        options.storage,
-        principal.tenantId,
-        request.params.evidenceId,
-        { actor: `client:${principal.clientId}`, correlationId: request.id },
-        options.clock(),
-      );
+      const { tenantId, actor } = requireApiPartner(request);
+      const file = await openEvidenceDownload(options.db, options.storage, tenantId, request.params.evidenceId, actor, options.clock());
       return reply
         .header('Content-Type', file.contentType)
         .header('Content-Length', String(file.sizeBytes))

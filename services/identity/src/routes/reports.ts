@@ -1,5 +1,5 @@
-import { ForbiddenError, problemResponses } from '@svc/problem-json';
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { problemResponses } from '@svc/problem-json';
+import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { IdentityExecutor } from '../db/schema.js';
@@ -7,7 +7,7 @@ import { CASE_STATUSES } from '../domain/cases/case-states.js';
 import { EXPORT_COLUMNS, EXPORT_ROW_LIMIT, openCasesExport } from '../domain/reports/csv-export.js';
 import { DEFAULT_WINDOW_DAYS, MAX_WINDOW_DAYS, resolveReportWindow } from '../domain/reports/report-window.js';
 import { summariseTenantCases } from '../domain/reports/summary.js';
-import { requirePrincipal } from '../plugins/authentication.js';
+import { requireApiPartner } from '../plugins/authentication.js';
 import { RATE_LIMITED, tokenSecurity } from './openapi.js';
 
 export interface ReportRouteOptions {
@@ -41,13 +41,6 @@ const summarySchema = z.object({
   }),
 });
 
-/** The partner behind a certificate-bound token: its tenant scopes every query. */
-function partnerTenant(request: FastifyRequest): string {
-  const principal = requirePrincipal(request);
-  if (principal.kind !== 'token') throw new ForbiddenError('Reports are read with an API access token.');
-  return principal.tenantId;
-}
-
 export const reportRoutes: FastifyPluginAsync<ReportRouteOptions> = async (app, options) => {
   const typed = app.withTypeProvider<ZodTypeProvider>();
   const { db, clock } = options;
@@ -64,7 +57,7 @@ export const reportRoutes: FastifyPluginAsync<ReportRouteOptions> = async (app, 
         response: { 200: summarySchema, ...problemResponses({ 400: WINDOW_ERRORS, ...AUTH_ERRORS }) },
       },
     },
-    async (request) => summariseTenantCases(db, partnerTenant(request), resolveReportWindow(request.query, clock())),
+    async (request) => summariseTenantCases(db, requireApiPartner(request).tenantId, resolveReportWindow(request.query, clock())),
   );
 
   typed.get(
@@ -92,7 +85,7 @@ export const reportRoutes: FastifyPluginAsync<ReportRouteOptions> = async (app, 
       },
     },
     async (request, reply) => {
-      const tenantId = partnerTenant(request);
+      const tenantId = requireApiPartner(request).tenantId;
       const now = clock();
       const file = await openCasesExport(db, tenantId, resolveReportWindow(request.query, now), now);
       return reply

@@ -1,12 +1,12 @@
-import { ForbiddenError, problemResponses } from '@svc/problem-json';
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { problemResponses } from '@svc/problem-json';
+import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { IdentityExecutor } from '../db/schema.js';
 import { cancelCase, correctOcrFields } from '../domain/cases/case-commands.js';
 import { createCase } from '../domain/cases/create-case.js';
 import { getCaseDetail, listCases } from '../domain/cases/read-cases.js';
-import { requirePrincipal } from '../plugins/authentication.js';
+import { requireApiPartner } from '../plugins/authentication.js';
 import { caseDetailSchema, caseIdParams, caseListItemSchema, caseStatusSchema, documentTypeSchema, ocrResultSchema } from './case-schemas.js';
 import { RATE_LIMITED, tokenSecurity } from './openapi.js';
 
@@ -17,13 +17,6 @@ export interface VerificationRouteOptions {
 }
 
 const AUTH_ERRORS = { 401: 'UNAUTHENTICATED', 403: 'FORBIDDEN (scope verifications missing, client revoked) or ACCOUNT_DISABLED', 429: RATE_LIMITED } as const;
-
-/** The partner behind a certificate-bound token: its tenant scopes every query. */
-function partner(request: FastifyRequest) {
-  const principal = requirePrincipal(request);
-  if (principal.kind !== 'token') throw new ForbiddenError('Verification cases are used with an API access token.');
-  return { tenantId: principal.tenantId, actor: { actor: `client:${principal.clientId}`, correlationId: request.id } };
-}
 
 export const verificationRoutes: FastifyPluginAsync<VerificationRouteOptions> = async (app, options) => {
   const typed = app.withTypeProvider<ZodTypeProvider>();
@@ -63,7 +56,7 @@ export const verificationRoutes: FastifyPluginAsync<VerificationRouteOptions> = 
       },
     },
     async (request, reply) => {
-      const { tenantId, actor } = partner(request);
+      const { tenantId, actor } = requireApiPartner(request);
       const created = await db.transaction((tx) =>
         createCase(
           tx,
@@ -96,7 +89,7 @@ export const verificationRoutes: FastifyPluginAsync<VerificationRouteOptions> = 
         },
       },
     },
-    async (request) => listCases(db, partner(request).tenantId, request.query),
+    async (request) => listCases(db, requireApiPartner(request).tenantId, request.query),
   );
 
   typed.get(
@@ -110,7 +103,7 @@ export const verificationRoutes: FastifyPluginAsync<VerificationRouteOptions> = 
         response: { 200: caseDetailSchema, ...problemResponses({ 400: 'VALIDATION_ERROR: not a UUID', 404: "NOT_FOUND: unknown, or another tenant's case", ...AUTH_ERRORS }) },
       },
     },
-    async (request) => getCaseDetail(db, partner(request).tenantId, request.params.caseId),
+    async (request) => getCaseDetail(db, requireApiPartner(request).tenantId, request.params.caseId),
   );
 
   typed.post(
@@ -135,7 +128,7 @@ export const verificationRoutes: FastifyPluginAsync<VerificationRouteOptions> = 
       },
     },
     async (request, reply) => {
-      const { tenantId, actor } = partner(request);
+      const { tenantId, actor } = requireApiPartner(request);
       await db.transaction((tx) => cancelCase(tx, tenantId, request.params.caseId, request.body.reason, actor, clock()));
       return reply.code(204).send(null);
     },
@@ -168,7 +161,7 @@ export const verificationRoutes: FastifyPluginAsync<VerificationRouteOptions> = 
       },
     },
     async (request) => {
-      const { tenantId, actor } = partner(request);
+      const { tenantId, actor } = requireApiPartner(request);
       return db.transaction((tx) => correctOcrFields(tx, tenantId, request.params.caseId, request.body, actor, clock()));
     },
   );
