@@ -236,6 +236,10 @@ describe('job queue', () => {
       { kind: 'run-checks', status: 'failed', count: 1, oldestCreatedAt: created },
       { kind: 'run-checks', status: 'pending', count: 2, oldestCreatedAt: created },
     ]);
+    expect(await queueDepth(db(), jobs, { openOnly: true })).toEqual([
+      { kind: 'export-report', status: 'pending', count: 1, oldestCreatedAt: now },
+      { kind: 'run-checks', status: 'pending', count: 2, oldestCreatedAt: created },
+    ]);
 
     await db().transaction((tx) =>
       enqueueDeliveries(tx, deliveries, [{ topic: 'verification.approved', subscriptionId: CASE_ID, payload: '{}', maxAttempts: 3 }], now),

@@ -9,7 +9,7 @@ const identityHealthSchema = healthResponseSchema
     checks: healthResponseSchema.shape.checks.extend({
       jobs: z
         .array(z.object({ kind: z.string(), status: z.enum(['pending', 'in_flight', 'failed']), count: z.number().int(), oldestCreatedAt: z.string().nullable() }))
-        .describe('Background jobs not yet succeeded, by kind and status (run-checks stay pending until a checks provider handles them)'),
+        .describe('Background jobs waiting or running, by kind and status (failed ones: cli jobs:status)'),
     }),
   })
   .meta({ id: 'IdentityHealth' });
@@ -21,7 +21,7 @@ export function identityHealthExtension(database: Database<IdentityDatabaseSchem
     description: 'Database and Redis status and the job queue. 200 when the database answers (Redis lost → degraded), 503 otherwise.',
     async inspect(dependencies) {
       if (dependencies.status === 'down') return { degraded: false, checks: { jobs: [] } };
-      const depth = await queueDepth(database.db, jobs).catch(() => []);
+      const depth = await queueDepth(database.db, jobs, { openOnly: true }).catch(() => []);
       return { degraded: false, checks: { jobs: depth.map((row) => ({ ...row, oldestCreatedAt: row.oldestCreatedAt?.toISOString() ?? null })) } };
     },
   };
