@@ -37,12 +37,17 @@ export interface AuthenticationOptions {
   lastUsed: LastUsedBatcher;
 }
 
+/** The token of `Authorization: Bearer <token>`, or null when the header is absent or not that form. */
+export function bearerCredential(request: FastifyRequest): string | null {
+  return /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1] ?? null;
+}
+
+/** The partner API is strict: an Authorization header it cannot read is a 401 of its own. */
 function bearerToken(request: FastifyRequest): string | null {
-  const header = request.headers.authorization;
-  if (!header) return null;
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (!match?.[1]) throw new UnauthenticatedError('The Authorization header must be "Bearer <token>".');
-  return match[1];
+  if (!request.headers.authorization) return null;
+  const token = bearerCredential(request);
+  if (!token) throw new UnauthenticatedError('The Authorization header must be "Bearer <token>".');
+  return token;
 }
 
 /** Portal credentials: Authorization Bearer svc_ps_… first, else the session cookie. */

@@ -1,6 +1,6 @@
 import multipart from '@fastify/multipart';
 import { problemResponses, UnsupportedMediaTypeError, ValidationError } from '@svc/problem-json';
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { IdentityExecutor } from '../db/schema.js';
@@ -8,6 +8,7 @@ import { assertCapturing, authenticateCaptureToken, exchangeSessionToken } from 
 import { receiveEvidence, type UploadLimits } from '../domain/capture/evidence-upload.js';
 import { captureStatus, submitEvidence } from '../domain/capture/submit-evidence.js';
 import { EVIDENCE_TYPES, type EvidenceType } from '../domain/cases/case-states.js';
+import { bearerCredential } from '../plugins/authentication.js';
 import type { EvidenceStorage } from '../domain/evidence/evidence-storage.js';
 import { caseStatusSchema, documentTypeSchema, evidenceRecordSchema, evidenceTypeSchema } from './case-schemas.js';
 
@@ -38,10 +39,6 @@ function checkEvidenceType(value: string | undefined): EvidenceType {
     throw new ValidationError(`evidenceType must be one of ${EVIDENCE_TYPES.join(', ')}.`, [{ path: 'body.evidenceType', message: `unknown evidence type "${value.slice(0, 50)}"` }]);
   }
   return value as EvidenceType;
-}
-
-function bearer(request: FastifyRequest): string | null {
-  return /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1] ?? null;
 }
 
 /**
@@ -77,7 +74,7 @@ export const captureRoutes: FastifyPluginAsync<CaptureRouteOptions> = async (app
       },
     },
     async (request, reply) => {
-      const sessionToken = bearer(request) ?? '';
+      const sessionToken = bearerCredential(request) ?? '';
       const exchanged = await db.transaction((tx) => exchangeSessionToken(tx, sessionToken, request.id, clock()));
       reply.header('Cache-Control', 'no-store');
       return exchanged;
@@ -107,7 +104,7 @@ export const captureRoutes: FastifyPluginAsync<CaptureRouteOptions> = async (app
       },
     },
     async (request, reply) => {
-      const session = await authenticateCaptureToken(db, bearer(request));
+      const session = await authenticateCaptureToken(db, bearerCredential(request));
       if (!request.isMultipart()) throw new UnsupportedMediaTypeError('Send multipart/form-data with a field evidenceType and then a file in the field file.');
       // Parts in the order sent: the type must be known before the file's bytes are read.
       let evidenceType: string | undefined;
@@ -154,7 +151,7 @@ export const captureRoutes: FastifyPluginAsync<CaptureRouteOptions> = async (app
       },
     },
     async (request) => {
-      const session = await authenticateCaptureToken(db, bearer(request));
+      const session = await authenticateCaptureToken(db, bearerCredential(request));
       const submitted = await db.transaction((tx) => submitEvidence(tx, session, { correlationId: request.id, now: clock(), checksAttempts: options.checksAttempts }));
       options.afterSubmit();
       return submitted;
@@ -185,7 +182,7 @@ export const captureRoutes: FastifyPluginAsync<CaptureRouteOptions> = async (app
       },
     },
     async (request, reply) => {
-      const session = await authenticateCaptureToken(db, bearer(request));
+      const session = await authenticateCaptureToken(db, bearerCredential(request));
       reply.header('Cache-Control', 'no-store');
       return captureStatus(db, session);
     },

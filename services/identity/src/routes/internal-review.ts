@@ -1,11 +1,12 @@
 import { problemResponses } from '@svc/problem-json';
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { IdentityExecutor } from '../db/schema.js';
 import { reviewCase, reviewQueue } from '../domain/cases/review-case.js';
 import { authenticateStaffSession, staffLogin, type StaffPrincipal } from '../domain/staff.js';
 import { emailSchema } from '../domain/tenants.js';
+import { bearerCredential } from '../plugins/authentication.js';
 import { caseIdParams, caseStatusSchema, documentTypeSchema } from './case-schemas.js';
 
 export const INTERNAL_BASE_PATH = '/api/internal/v1';
@@ -21,8 +22,6 @@ declare module 'fastify' {
   }
 }
 
-const bearer = (request: FastifyRequest) => /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1] ?? null;
-
 /**
  * The operators' manual review, apart from the partner API: its own base path, its own staff
  * sessions (svc_ss_), left out of the partner OpenAPI document. A partner token or portal
@@ -34,7 +33,7 @@ export const internalReviewRoutes: FastifyPluginAsync<InternalReviewRouteOptions
   app.decorateRequest('staff', null);
   app.addHook('onRequest', async (request) => {
     if (request.routeOptions.url === `${INTERNAL_BASE_PATH}/login`) return;
-    request.staff = await authenticateStaffSession(db, bearer(request), clock());
+    request.staff = await authenticateStaffSession(db, bearerCredential(request), clock());
   });
 
   typed.post(
