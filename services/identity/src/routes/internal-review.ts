@@ -7,7 +7,7 @@ import { reviewCase, reviewQueue } from '../domain/cases/review-case.js';
 import { authenticateStaffSession, staffLogin, type StaffPrincipal } from '../domain/staff.js';
 import { emailSchema } from '../domain/tenants.js';
 import { bearerCredential } from '../plugins/authentication.js';
-import { caseIdParams, caseStatusSchema, documentTypeSchema } from './case-schemas.js';
+import { caseIdParams, caseStatusSchema, documentTypeSchema, pageQueryShape } from './case-schemas.js';
 
 export const INTERNAL_BASE_PATH = '/api/internal/v1';
 
@@ -60,10 +60,7 @@ export const internalReviewRoutes: FastifyPluginAsync<InternalReviewRouteOptions
     {
       schema: {
         hide: true,
-        querystring: z.strictObject({
-          page: z.coerce.number().int().min(1).max(1_000_000).default(1),
-          pageSize: z.coerce.number().int().min(1).max(100, 'must be at most 100').default(50),
-        }),
+        querystring: z.strictObject(pageQueryShape),
         response: {
           200: z.object({
             items: z.array(

@@ -7,7 +7,7 @@ import { cancelCase, correctOcrFields } from '../domain/cases/case-commands.js';
 import { createCase } from '../domain/cases/create-case.js';
 import { getCaseDetail, listCases } from '../domain/cases/read-cases.js';
 import { requireApiPartner } from '../plugins/authentication.js';
-import { caseDetailSchema, caseIdParams, caseListItemSchema, caseStatusSchema, documentTypeSchema, ocrResultSchema } from './case-schemas.js';
+import { caseDetailSchema, caseIdParams, caseListItemSchema, caseStatusSchema, documentTypeSchema, ocrResultSchema, pageQueryShape } from './case-schemas.js';
 import { RATE_LIMITED, tokenSecurity } from './openapi.js';
 
 export interface VerificationRouteOptions {
@@ -80,8 +80,7 @@ export const verificationRoutes: FastifyPluginAsync<VerificationRouteOptions> = 
         security: tokenSecurity,
         querystring: z.strictObject({
           status: caseStatusSchema.optional(),
-          page: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(1, 'must be at least 1').max(1_000_000).default(1),
-          pageSize: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(1, 'must be at least 1').max(100, 'must be at most 100').default(50),
+          ...pageQueryShape,
         }),
         response: {
           200: z.object({ items: z.array(caseListItemSchema), page: z.number().int(), pageSize: z.number().int(), totalCount: z.number().int(), totalPages: z.number().int() }),

@@ -5,7 +5,7 @@ import { caseSessions, tenants, verificationCases, type IdentityExecutor } from 
 import { writeAudit } from '../audit.js';
 import { generateOpaqueToken, hashToken } from '../credentials.js';
 import type { DocumentType } from './case-states.js';
-import { lockCase, recordCaseEvent, type CaseActor } from './case-transitions.js';
+import { recordCaseEvent, type CaseActor } from './case-transitions.js';
 
 export const SESSION_TOKEN_PREFIX = 'svc_st_';
 
@@ -81,13 +81,13 @@ export async function createCase(tx: IdentityExecutor, input: CreateCaseInput, a
     return { caseId: inserted.id, sessionToken, status: 'SessionIssued', expiresAt };
   }
 
-  // The key exists (idempotencyKey is non-null here: generated keys never collide).
-  const [existing] = await tx
-    .select({ id: verificationCases.id })
+  // The key exists (idempotencyKey is non-null here: generated keys never collide); lock its case.
+  const [locked] = await tx
+    .select()
     .from(verificationCases)
-    .where(and(eq(verificationCases.tenantId, input.tenantId), eq(verificationCases.idempotencyKey, input.idempotencyKey ?? '')));
-  if (!existing) throw new Error('idempotency conflict without a visible case');
-  const locked = await lockCase(tx, existing.id, input.tenantId);
+    .where(and(eq(verificationCases.tenantId, input.tenantId), eq(verificationCases.idempotencyKey, input.idempotencyKey ?? '')))
+    .for('update');
+  if (!locked) throw new Error('idempotency conflict without a visible case');
   const [session] = await tx.select().from(caseSessions).where(eq(caseSessions.caseId, locked.id)).for('update');
   const replayable =
     locked.requestFingerprint === requestFingerprint && locked.status === 'SessionIssued' && session && session.usedAt === null && session.expiresAt.getTime() > now.getTime();

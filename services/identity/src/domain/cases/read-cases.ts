@@ -1,7 +1,8 @@
 import { NotFoundError } from '@svc/problem-json';
 import { and, count, desc, eq, isNull, sql, type SQL } from 'drizzle-orm';
 import { preparedPerDatabase } from '../../db/prepared.js';
-import { caseSessions, evidence, fraudSignals, reviewDecisions, verificationCases, type IdentityExecutor, type ocrResults } from '../../db/schema.js';
+import type { PgTable } from 'drizzle-orm/pg-core';
+import { caseSessions, evidence, faceMatchResults, fraudSignals, livenessResults, ocrResults, reviewDecisions, verificationCases, type IdentityExecutor } from '../../db/schema.js';
 import type { CaseStatus, DocumentType, EvidenceType } from './case-states.js';
 
 const iso = (value: Date | null) => (value ? value.toISOString() : null);
@@ -51,33 +52,73 @@ export async function currentEvidence(db: IdentityExecutor, caseId: string): Pro
     .orderBy(evidence.uploadedAt, evidence.id);
 }
 
-type Row = Record<string, unknown>;
-/** Timestamps inside json come as PostgreSQL text (`…+00:00`); the API speaks ISO 8601 in UTC. */
-const isoText = (value: unknown) => (typeof value === 'string' ? new Date(value).toISOString() : null);
+type FaceMatchRow = typeof faceMatchResults.$inferSelect;
+type LivenessRow = typeof livenessResults.$inferSelect;
+type FraudSignalRow = typeof fraudSignals.$inferSelect;
+type ReviewDecisionRow = typeof reviewDecisions.$inferSelect;
 
-/** A section row of the detail, built by PostgreSQL: `row_to_json` of the result table, or null. */
-const resultJson = (table: string) =>
-  sql.raw(`(select row_to_json(result) from "identity"."${table}" result where result.case_id = "identity"."verification_cases"."id")`);
+function toFaceMatch(row: FaceMatchRow) {
+  const { modelName, modelVersion, similarityScore, threshold, isMatch, inferenceLatencyMs } = row;
+  return { modelName, modelVersion, similarityScore, threshold, isMatch, inferenceTimestamp: row.inferenceTimestamp.toISOString(), inferenceLatencyMs };
+}
+
+function toLiveness(row: LivenessRow) {
+  const { modelName, modelVersion, livenessScore, threshold, isLive, presentationAttackDetected, attackType, inferenceLatencyMs } = row;
+  return { modelName, modelVersion, livenessScore, threshold, isLive, presentationAttackDetected, attackType, inferenceTimestamp: row.inferenceTimestamp.toISOString(), inferenceLatencyMs };
+}
+
+const toFraudSignal = (row: FraudSignalRow) => ({ type: row.type, severity: row.severity as 'low' | 'medium' | 'high', detail: row.detail, detectedAt: row.detectedAt.toISOString() });
+
+const toReviewDecision = (row: ReviewDecisionRow) => ({
+  id: row.id,
+  reviewerId: row.reviewerId,
+  decision: row.decision as 'Approved' | 'Rejected',
+  reason: row.reason,
+  decidedAt: row.decidedAt.toISOString(),
+});
+
+type JsonRow = Record<string, unknown>;
+const TIMESTAMP_KEY = /(_at|_timestamp)$/;
+
+/**
+ * A row that PostgreSQL sent as `row_to_json` in the table's own shape: snake_case keys become
+ * the schema's camelCase, and timestamps (PostgreSQL text such as `…+00:00`) become Dates, so the
+ * same mappers serve Drizzle rows and the detail statement's json.
+ */
+function fromJsonRow<Row>(json: JsonRow): Row {
+  return Object.fromEntries(
+    Object.entries(json).map(([key, value]) => [
+      key.replace(/_([a-z0-9])/g, (_match, letter: string) => letter.toUpperCase()),
+      TIMESTAMP_KEY.test(key) && typeof value === 'string' ? new Date(value) : value,
+    ]),
+  ) as Row;
+}
+
+/** Rows of one section of the detail: `json_agg` of the table's rows for the case, in order. */
+const sectionJson = (table: PgTable, order: string, where = '') =>
+  sql<JsonRow[]>`(select coalesce(json_agg(row_to_json(item) order by ${sql.raw(order)}), '[]'::json)
+    from ${table} item where item.case_id = ${verificationCases.id}${sql.raw(where)})`;
+
+/** A check result of the detail: `row_to_json` of its one row for the case, or null. */
+const resultJson = (table: PgTable) => sql<JsonRow | null>`(select row_to_json(item) from ${table} item where item.case_id = ${verificationCases.id})`;
 
 /**
  * The spec's detail view, every section present (empty arrays and nulls until something
- * exists), read in one statement: the case, its session, current evidence and the three check
- * results come back as one row, so a read costs one round trip whatever the case holds.
+ * exists), read in one statement: the case, its session, current evidence, the three check
+ * results, fraud signals and review decisions come back as one row, so a read costs one round
+ * trip whatever the case holds.
  */
 const caseDetailQuery = preparedPerDatabase((db) =>
   db
     .select({
       case: verificationCases,
       session: { id: caseSessions.id, expiresAt: caseSessions.expiresAt, usedAt: caseSessions.usedAt },
-      evidence: sql<Row[]>`(select coalesce(json_agg(row_to_json(item) order by item.uploaded_at, item.id), '[]'::json)
-        from ${evidence} item where item.case_id = ${verificationCases.id} and item.replaced_at is null)`,
-      ocr: sql<Row | null>`${resultJson('ocr_results')}`,
-      faceMatch: sql<Row | null>`${resultJson('face_match_results')}`,
-      liveness: sql<Row | null>`${resultJson('liveness_results')}`,
-      reviewDecisions: sql<Row[]>`(select coalesce(json_agg(row_to_json(review) order by review.decided_at, review.id), '[]'::json)
-        from ${reviewDecisions} review where review.case_id = ${verificationCases.id})`,
-      fraudSignals: sql<Row[]>`(select coalesce(json_agg(row_to_json(signal) order by signal.detected_at, signal.id), '[]'::json)
-        from ${fraudSignals} signal where signal.case_id = ${verificationCases.id})`,
+      evidence: sectionJson(evidence, 'item.uploaded_at, item.id', ' and item.replaced_at is null'),
+      ocr: resultJson(ocrResults),
+      faceMatch: resultJson(faceMatchResults),
+      liveness: resultJson(livenessResults),
+      reviewDecisions: sectionJson(reviewDecisions, 'item.decided_at, item.id'),
+      fraudSignals: sectionJson(fraudSignals, 'item.detected_at, item.id'),
     })
     .from(verificationCases)
     .innerJoin(caseSessions, eq(caseSessions.caseId, verificationCases.id))
@@ -90,24 +131,10 @@ export async function getCaseDetail(db: IdentityExecutor, tenantId: string, case
   if (!row) throw new NotFoundError(`No verification case with id ${caseId}.`);
   const sections = { documentEvidence: [], selfieEvidence: [], videoEvidence: [] } as Record<(typeof EVIDENCE_SECTION)[EvidenceType], ReturnType<typeof toEvidenceRecord>[]>;
   for (const item of row.evidence) {
-    const record = {
-      id: item.id as string,
-      evidenceType: item.evidence_type as EvidenceType,
-      contentType: item.content_type as string,
-      fileSizeBytes: Number(item.file_size_bytes),
-      originalFileName: item.original_file_name as string,
-      sha256Hash: item.sha256_hash as string,
-      uploadedAt: isoText(item.uploaded_at) ?? '',
-    };
+    const record = toEvidenceRecord(fromJsonRow<EvidenceRow>(item));
     sections[EVIDENCE_SECTION[record.evidenceType]].push(record);
   }
   const { case: verification, session, ocr, faceMatch, liveness } = row;
-  const signals = row.fraudSignals.map((signal) => ({
-    type: signal.type as string,
-    severity: signal.severity as 'low' | 'medium' | 'high',
-    detail: signal.detail as string,
-    detectedAt: isoText(signal.detected_at) ?? '',
-  }));
   return {
     id: verification.id,
     externalReference: verification.externalReference,
@@ -121,51 +148,11 @@ export async function getCaseDetail(db: IdentityExecutor, tenantId: string, case
     completedAt: iso(verification.completedAt),
     session: { id: session.id, expiresAt: session.expiresAt.toISOString(), isUsed: session.usedAt !== null, usedAt: iso(session.usedAt) },
     ...sections,
-    ocrResult: ocr
-      ? {
-          modelName: ocr.model_name as string,
-          modelVersion: ocr.model_version as string,
-          confidenceScore: ocr.confidence_score as number,
-          extractedFieldsJson: ocr.extracted_fields_json as string,
-          mrzIsValid: ocr.mrz_is_valid as boolean | null,
-          mrzRawText: ocr.mrz_raw_text as string | null,
-          hasManipulationIndicators: ocr.has_manipulation_indicators as boolean,
-          inferenceTimestamp: isoText(ocr.inference_timestamp) ?? '',
-          inferenceLatencyMs: ocr.inference_latency_ms as number,
-        }
-      : null,
-    faceMatch: faceMatch
-      ? {
-          modelName: faceMatch.model_name as string,
-          modelVersion: faceMatch.model_version as string,
-          similarityScore: faceMatch.similarity_score as number,
-          threshold: faceMatch.threshold as number,
-          isMatch: faceMatch.is_match as boolean,
-          inferenceTimestamp: isoText(faceMatch.inference_timestamp) ?? '',
-          inferenceLatencyMs: faceMatch.inference_latency_ms as number,
-        }
-      : null,
-    liveness: liveness
-      ? {
-          modelName: liveness.model_name as string,
-          modelVersion: liveness.model_version as string,
-          livenessScore: liveness.liveness_score as number,
-          threshold: liveness.threshold as number,
-          isLive: liveness.is_live as boolean,
-          presentationAttackDetected: liveness.presentation_attack_detected as boolean,
-          attackType: liveness.attack_type as string | null,
-          inferenceTimestamp: isoText(liveness.inference_timestamp) ?? '',
-          inferenceLatencyMs: liveness.inference_latency_ms as number,
-        }
-      : null,
-    fraudSignals: signals,
-    reviewDecisions: row.reviewDecisions.map((review) => ({
-      id: review.id as string,
-      reviewerId: review.reviewer_id as string,
-      decision: review.decision as 'Approved' | 'Rejected',
-      reason: review.reason as string,
-      decidedAt: isoText(review.decided_at) ?? '',
-    })),
+    ocrResult: ocr ? toOcrResult(fromJsonRow<OcrRow>(ocr)) : null,
+    faceMatch: faceMatch ? toFaceMatch(fromJsonRow<FaceMatchRow>(faceMatch)) : null,
+    liveness: liveness ? toLiveness(fromJsonRow<LivenessRow>(liveness)) : null,
+    fraudSignals: row.fraudSignals.map((signal) => toFraudSignal(fromJsonRow<FraudSignalRow>(signal))),
+    reviewDecisions: row.reviewDecisions.map((review) => toReviewDecision(fromJsonRow<ReviewDecisionRow>(review))),
   };
 }
 
@@ -198,12 +185,11 @@ export async function listCases(db: IdentityExecutor, tenantId: string, query: L
       .offset((query.page - 1) * query.pageSize),
     db.select({ value: count() }).from(verificationCases).where(where),
   ]);
-  const totalCount = total?.value ?? 0;
-  return {
-    items: rows.map((item) => ({ ...item, status: item.status as CaseStatus, documentType: item.documentType as DocumentType, createdAt: item.createdAt.toISOString(), completedAt: iso(item.completedAt) })),
-    page: query.page,
-    pageSize: query.pageSize,
-    totalCount,
-    totalPages: Math.ceil(totalCount / query.pageSize),
-  };
+  const items = rows.map((item) => ({ ...item, status: item.status as CaseStatus, documentType: item.documentType as DocumentType, createdAt: item.createdAt.toISOString(), completedAt: iso(item.completedAt) }));
+  return pageOf(items, query, total?.value ?? 0);
+}
+
+/** A page of a list in the spec's envelope (the partner list, the review queue). */
+export function pageOf<Item>(items: Item[], query: { page: number; pageSize: number }, totalCount: number) {
+  return { items, page: query.page, pageSize: query.pageSize, totalCount, totalPages: Math.ceil(totalCount / query.pageSize) };
 }

@@ -3,6 +3,7 @@ import { asc, count, eq } from 'drizzle-orm';
 import { reviewDecisions, verificationCases, type IdentityExecutor } from '../../db/schema.js';
 import type { CaseStatus, DocumentType } from './case-states.js';
 import { lockCase, transitionCase } from './case-transitions.js';
+import { pageOf } from './read-cases.js';
 
 export type ReviewDecision = 'Approved' | 'Rejected';
 
@@ -50,23 +51,17 @@ export async function reviewQueue(db: IdentityExecutor, query: { page: number; p
       .offset((query.page - 1) * query.pageSize),
     db.select({ value: count() }).from(verificationCases).where(where),
   ]);
-  const totalCount = total?.value ?? 0;
-  return {
-    items: rows.map((row) => ({
-      id: row.id,
-      tenantId: row.tenantId,
-      sandbox: row.sandbox,
-      externalReference: row.externalReference,
-      status: row.status as CaseStatus,
-      documentType: row.documentType as DocumentType,
-      compositeRiskScore: row.compositeRiskScore,
-      decisionReason: row.decisionReason,
-      createdAt: row.createdAt.toISOString(),
-      completedAt: row.completedAt?.toISOString() ?? null,
-    })),
-    page: query.page,
-    pageSize: query.pageSize,
-    totalCount,
-    totalPages: Math.ceil(totalCount / query.pageSize),
-  };
+  const items = rows.map((row) => ({
+    id: row.id,
+    tenantId: row.tenantId,
+    sandbox: row.sandbox,
+    externalReference: row.externalReference,
+    status: row.status as CaseStatus,
+    documentType: row.documentType as DocumentType,
+    compositeRiskScore: row.compositeRiskScore,
+    decisionReason: row.decisionReason,
+    createdAt: row.createdAt.toISOString(),
+    completedAt: row.completedAt?.toISOString() ?? null,
+  }));
+  return pageOf(items, query, total?.value ?? 0);
 }
