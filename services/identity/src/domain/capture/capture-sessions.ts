@@ -4,7 +4,7 @@ import { caseSessions, verificationCases, type IdentityExecutor } from '../../db
 import { generateOpaqueToken, hashToken } from '../credentials.js';
 import { GoneProblem } from '../problems.js';
 import { isTerminal, REQUIRED_EVIDENCE, type CaseStatus, type DocumentType, type EvidenceType } from '../cases/case-states.js';
-import { lockCase, transitionCase } from '../cases/case-transitions.js';
+import { InvalidCaseStateError, lockCase, transitionCase } from '../cases/case-transitions.js';
 
 export const CAPTURE_TOKEN_PREFIX = 'svc_ct_';
 const SESSION_TOKEN_SHAPE = /^svc_st_[0-9a-f]{64}$/;
@@ -96,13 +96,5 @@ export async function authenticateCaptureToken(db: IdentityExecutor, captureToke
 export function assertCapturing(session: Pick<CaptureSession, 'caseId' | 'status' | 'expiresAt'>, now: Date): void {
   if (isTerminal(session.status)) throw caseClosed(session.caseId, session.status);
   if (session.expiresAt.getTime() <= now.getTime()) throw sessionExpired(session.expiresAt);
-  if (session.status !== 'CaptureStarted') {
-    throw new ProblemError({
-      status: 409,
-      code: 'INVALID_CASE_STATE',
-      title: 'Invalid Case State',
-      detail: `The case is ${session.status}: evidence was already submitted.`,
-      extensions: { caseId: session.caseId, currentStatus: session.status },
-    });
-  }
+  if (session.status !== 'CaptureStarted') throw new InvalidCaseStateError(session.caseId, session.status, 'take evidence (it was already submitted)');
 }

@@ -20,12 +20,13 @@ export interface CaseActor {
  * (e.g. cancel while checks run: the same request can succeed once the case waits for review).
  */
 export class InvalidCaseStateError extends ProblemError {
-  constructor(caseId: string, status: CaseStatus, action: string) {
+  /** `conflictEvenIfClosed`: callers whose contract is 409 for every other state (manual review, capture). */
+  constructor(caseId: string, status: CaseStatus, action: string, options: { conflictEvenIfClosed?: boolean } = {}) {
     const terminal = isTerminal(status);
     super({
-      status: terminal ? 400 : 409,
+      status: terminal && !options.conflictEvenIfClosed ? 400 : 409,
       code: 'INVALID_CASE_STATE',
-      title: terminal ? 'Case Is Closed' : 'Invalid Case State',
+      title: terminal && !options.conflictEvenIfClosed ? 'Case Is Closed' : 'Invalid Case State',
       detail: `Case ${caseId} is ${status}${terminal ? ' (a terminal state)' : ''}; it cannot ${action} now.`,
       extensions: { caseId, currentStatus: status },
     });

@@ -1,8 +1,7 @@
-import { ProblemError } from '@svc/problem-json';
 import { asc, count, eq } from 'drizzle-orm';
 import { reviewDecisions, verificationCases, type IdentityExecutor } from '../../db/schema.js';
 import type { CaseStatus, DocumentType } from './case-states.js';
-import { lockCase, transitionCase } from './case-transitions.js';
+import { InvalidCaseStateError, lockCase, transitionCase } from './case-transitions.js';
 import { pageOf } from './read-cases.js';
 
 export type ReviewDecision = 'Approved' | 'Rejected';
@@ -19,13 +18,7 @@ export async function reviewCase(
 ): Promise<{ caseId: string; status: CaseStatus }> {
   const locked = await lockCase(tx, input.caseId, null);
   if (locked.status !== 'PendingManualReview') {
-    throw new ProblemError({
-      status: 409,
-      code: 'INVALID_CASE_STATE',
-      title: 'Invalid Case State',
-      detail: `Case ${locked.id} is ${locked.status}; only a case in PendingManualReview can be reviewed.`,
-      extensions: { caseId: locked.id, currentStatus: locked.status },
-    });
+    throw new InvalidCaseStateError(locked.id, locked.status as CaseStatus, 'be reviewed (only a case in PendingManualReview can)', { conflictEvenIfClosed: true });
   }
   await tx.insert(reviewDecisions).values({ caseId: locked.id, reviewerId: input.reviewerId, decision: input.decision, reason: input.reason, decidedAt: now });
   const updated = await transitionCase(tx, locked, {
