@@ -25,6 +25,13 @@ export interface Database<TSchema extends Record<string, unknown> = Record<strin
   rows<Row extends Record<string, unknown>>(query: SQL): Promise<Row[]>;
   /** True when a trivial query succeeds within the time limit. */
   ping(timeoutMs?: number): Promise<boolean>;
+  /**
+   * LISTENs on a channel (a plain lower-case name) and calls `onNotification` for each NOTIFY
+   * committed on it, from any process. Resolves with the function that stops listening.
+   * On PostgreSQL it holds one dedicated connection; PGlite delivers its own notifications.
+   */
+  // A property, not a method: callers hand it on detached (wakeOnNotify(worker, database.listen, …)).
+  readonly listen: (channel: string, onNotification: () => void) => Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -97,11 +104,14 @@ async function withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<T
   }
 }
 
+type Listen = Database['listen'];
+
 function wrap<TSchema extends Record<string, unknown>>(
   driver: DatabaseDriver,
   db: AppDatabase<TSchema>,
   location: string | null,
   closeDriver: () => Promise<void>,
+  listen: Listen,
 ): Database<TSchema> {
   let closed = false;
   return {
@@ -109,6 +119,7 @@ function wrap<TSchema extends Record<string, unknown>>(
     db,
     location,
     rows: (query) => selectRows(db, query),
+    listen,
     async ping(timeoutMs = 1000) {
       if (closed) return false;
       try {
@@ -149,7 +160,11 @@ export async function openDatabase<TSchema extends Record<string, unknown> = Rec
     if (!options.skipMigrations) await migratePostgresDatabase(options.url, options);
     const client = postgres(options.url, { max: options.maxConnections ?? 10, onnotice: () => undefined });
     const db = drizzlePostgres(client, drizzleConfig) as unknown as AppDatabase<TSchema>;
-    return wrap('postgres', db, null, () => client.end({ timeout: 5 }));
+    const listen: Listen = async (channel, onNotification) => {
+      const subscription = await client.listen(channel, () => onNotification());
+      return () => subscription.unlisten();
+    };
+    return wrap('postgres', db, null, () => client.end({ timeout: 5 }), listen);
   }
 
   useBaselineWasmCompilerForPglite();
@@ -173,13 +188,20 @@ export async function openDatabase<TSchema extends Record<string, unknown> = Rec
   try {
     const db = drizzlePglite(client, drizzleConfig) as unknown as AppDatabase<TSchema>;
     if (!options.skipMigrations) await migratePglite(drizzlePglite(client), migrationConfig(options));
-    return wrap('pglite', db, location, async () => {
-      try {
-        await client.close();
-      } finally {
-        lock?.release();
-      }
-    });
+    const listen: Listen = (channel, onNotification) => client.listen(channel, () => onNotification());
+    return wrap(
+      'pglite',
+      db,
+      location,
+      async () => {
+        try {
+          await client.close();
+        } finally {
+          lock?.release();
+        }
+      },
+      listen,
+    );
   } catch (error) {
     await client.close().catch(() => undefined);
     lock?.release();

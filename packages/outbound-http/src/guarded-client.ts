@@ -42,7 +42,8 @@ export function createGuardedDispatcher(policy: TargetPolicy, options: { connect
     },
     // Webhook receivers are many hosts with few requests each: do not hold sockets open long.
     keepAliveTimeout: 4_000,
-    connections: 8,
+    // Per origin: enough for a busy receiver (thousands of deliveries a second) without letting one host take every socket.
+    connections: 32,
   });
 }
 
@@ -52,6 +53,18 @@ export interface DeliveryResult {
   durationMs: number;
   /** Why there is no status, for logs and delivery records; never includes the body sent. */
   error?: string;
+  /** The receiver's Retry-After on a 429 or 503, in ms (delay-seconds or an HTTP date). */
+  retryAfterMs?: number;
+}
+
+/** Retry-After as delay-seconds or an HTTP date (RFC 9110 §10.2.3); undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | string[] | undefined, now: number = Date.now()): number | undefined {
+  const text = Array.isArray(value) ? value[0] : value;
+  if (text === undefined) return undefined;
+  const trimmed = text.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const date = Date.parse(trimmed);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
 /**
@@ -66,6 +79,8 @@ export async function postOnce(options: {
   dispatcher: Dispatcher;
   policy: TargetPolicy;
   timeoutMs: number;
+  /** Names the sending service, e.g. `partner-services-identity-webhooks/1`. */
+  userAgent?: string;
 }): Promise<DeliveryResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
@@ -80,14 +95,16 @@ export async function postOnce(options: {
     const response = await request(url, {
       method: 'POST',
       body: options.body,
-      headers: { 'user-agent': 'partner-services-webhooks/1', ...options.headers },
+      headers: { 'user-agent': options.userAgent ?? 'partner-services-webhooks/1', ...options.headers },
       dispatcher: options.dispatcher,
       signal: AbortSignal.timeout(options.timeoutMs),
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
     });
-    await response.body.dump({ limit: 16 * 1024 });
-    return { status: response.statusCode, durationMs: elapsed() };
+    // A few KB of the answer at most: a receiver cannot make us read (or hold) a large body.
+    await response.body.dump({ limit: 4 * 1024 });
+    const retryAfterMs = response.statusCode === 429 || response.statusCode === 503 ? parseRetryAfter(response.headers['retry-after']) : undefined;
+    return { status: response.statusCode, durationMs: elapsed(), ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
   } catch (error) {
     const cause = (error as { cause?: unknown }).cause;
     const root = cause instanceof Error ? cause : (error as Error);

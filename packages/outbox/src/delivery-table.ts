@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { index, integer, text, uuid, type PgSchema } from 'drizzle-orm/pg-core';
 import { dueIndex, leasedQueueColumns, QUEUE_STATUSES, type QueueStatus } from './leased-queue-columns.js';
 
@@ -20,6 +21,8 @@ export function defineDeliveryTable(schema: PgSchema, name = 'webhook_deliveries
       topic: text('topic').notNull(),
       /** The webhook/subscription this delivery goes to; the service resolves URL and secret from it at send time. */
       subscriptionId: uuid('subscription_id').notNull(),
+      /** What the event is about (identity: the case), null when about nothing in particular (a test ping, an fx alert). */
+      subjectId: uuid('subject_id'),
       /** The exact body to POST; signatures are computed over it at each attempt with a fresh timestamp. */
       payload: text('payload').notNull(),
       ...leasedQueueColumns(),
@@ -30,6 +33,8 @@ export function defineDeliveryTable(schema: PgSchema, name = 'webhook_deliveries
       dueIndex(name, table),
       // Delivery history per subscription (identity: GET /webhooks/{id}/deliveries).
       index(`${name}_subscription_idx`).on(table.subscriptionId, table.createdAt),
+      // Retention: finished rows by age.
+      index(`${name}_finished_idx`).on(table.completedAt).where(sql`${table.status} in ('succeeded', 'failed')`),
     ],
   );
 }

@@ -1,6 +1,7 @@
-export { createDeliveryWorker, enqueueDeliveries, type AttemptOutcome, type DeliveryWorker, type DeliveryWorkerOptions, type EnqueueDelivery, type SettledDelivery } from './delivery-queue.js';
+export { createDeliveryWorker, enqueueDeliveries, notifyWorkers, type AttemptOutcome, type DeliveryWorker, type DeliveryWorkerOptions, type EnqueueDelivery, type SettledDelivery } from './delivery-queue.js';
 export { defineDeliveryTable, DELIVERY_STATUSES, type Delivery, type DeliveryStatus, type DeliveryTable } from './delivery-table.js';
 export { createJobWorker, enqueueJobs, PermanentJobError, type EnqueueJob, type JobHandler, type JobWorker, type JobWorkerOptions } from './job-queue.js';
 export { defineJobTable, JOB_STATUSES, type Job, type JobStatus, type JobTable } from './job-table.js';
-export type { QueueWorker, QueueWorkerSettings } from './leased-queue.js';
+export type { AnyDatabase, QueueWorker, QueueWorkerSettings, Transaction } from './leased-queue.js';
 export { queueDepth, type QueueDepth } from './queue-depth.js';
+export { wakeOnNotify, type Listen } from './wake-on-notify.js';

@@ -66,7 +66,7 @@ export type JobWorker = QueueWorker;
  */
 export function createJobWorker(options: JobWorkerOptions): JobWorker {
   const { handlers, onGiveUp, ...settings } = options;
-  return createLeasedQueueWorker<Job, AttemptResult>({
+  return createLeasedQueueWorker<Job, AttemptResult, undefined>({
     ...settings,
     label: 'job',
     claimOnly: { column: options.table.kind, values: Object.keys(handlers) },

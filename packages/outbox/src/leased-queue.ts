@@ -1,18 +1,8 @@
-import { selectRows } from '@svc/db';
-import { sql, type SQL } from 'drizzle-orm';
-import type { PgColumn, PgDatabase, PgQueryResultHKT, PgTable } from 'drizzle-orm/pg-core';
+import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
+import type { SQL } from 'drizzle-orm';
+import { queueStatements, type AnyDatabase, type LeasedRow, type RecordedColumn, type RowSettlement, type Transaction } from './leased-queue-sql.js';
 
-// Any Drizzle database or transaction, whatever its schema type.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyDatabase = PgDatabase<PgQueryResultHKT, any>;
-export type Transaction = Parameters<Parameters<AnyDatabase['transaction']>[0]>[0];
-
-/** The part of a queue row (leased-queue-columns.ts) the core needs to settle it. */
-export interface LeasedRow {
-  id: string;
-  attemptCount: number;
-  maxAttempts: number;
-}
+export type { AnyDatabase, LeasedRow, RecordedColumn, Transaction } from './leased-queue-sql.js';
 
 /** What one attempt came to, as the queue records it. */
 export interface AttemptResult {
@@ -21,8 +11,10 @@ export interface AttemptResult {
   error: string | null;
   /** No further attempt whatever attempts remain (the error will not go away by retrying). */
   permanent?: boolean;
-  /** A queue's own columns recorded with the outcome, e.g. sql`last_status_code = ${status}`. */
-  recordedColumns?: SQL;
+  /** The next attempt not before this many ms (a receiver's Retry-After), when longer than the schedule's delay. */
+  retryAfterMs?: number;
+  /** Values of the queue's recordedColumns, by column name, e.g. { last_status_code: 503 }. */
+  recorded?: Record<string, string | number | null>;
 }
 
 /** Settings every worker on a leased queue takes (deliveries, jobs). */
@@ -30,33 +22,58 @@ export interface QueueWorkerSettings {
   /** Delay before attempt n+1 after attempt n failed: retryScheduleMs[n] (index 0 is the first attempt's delay); the last entry repeats. */
   retryScheduleMs: readonly number[];
   clock?: () => Date;
+  /**
+   * How long a claimed row stays this worker's without news (default 30 s). The lease is
+   * renewed every third of it while the attempt runs, so it bounds how long a crashed
+   * worker's rows wait, not how long an attempt may take.
+   */
   leaseMs?: number;
+  /** Rows claimed per statement (default 50). */
   batchSize?: number;
+  /** Attempts in flight at once in this worker (default 4 × batchSize): one slow receiver holds one slot, not the queue. */
+  concurrency?: number;
+  /** How often an idle worker looks for due rows when nothing wakes it (default 1 s). */
   pollIntervalMs?: number;
+  /** Spread of retry delays, ± this fraction at random (0.1 = ±10 %), so retries after an outage do not arrive in lockstep. Default 0. */
+  jitter?: number;
+  /** Retry-After values are honoured up to this many ms (default 24 h). */
+  maxRetryAfterMs?: number;
+  /**
+   * Finished rows (succeeded, failed) completed more than `days` ago are deleted, in batches,
+   * when the worker starts and every `intervalMs` (default 1 h) while it runs.
+   */
+  retention?: { days: number; intervalMs?: number; batchSize?: number };
   /** Identifies this worker in logs. */
   workerId?: string;
   logger?: { warn(object: object, message: string): void; error(object: object, message: string): void };
 }
 
 export interface QueueWorker {
-  /** Claims and runs one batch; resolves with the number of rows attempted. */
+  /** Claims one batch, runs it and records it; resolves with the number of rows attempted (tests, CLIs). */
   runOnce(): Promise<number>;
   start(): void;
-  /** Stops polling and waits for the batch in flight. */
+  /** Stops claiming and waits for the attempts in flight to finish and be recorded. */
   stop(): Promise<void>;
-  /** Runs a batch as soon as possible (after an enqueue committed). */
+  /** Claims due rows as soon as possible (after an enqueue committed, or a notification). */
   wake(): void;
+  /** Deletes finished rows past the retention period now; resolves with how many (0 without retention). */
+  purgeFinished(): Promise<number>;
 }
 
-export interface LeasedQueueOptions<Row extends LeasedRow, Result extends AttemptResult> extends QueueWorkerSettings {
+export interface LeasedQueueOptions<Row extends LeasedRow, Result extends AttemptResult, Context> extends QueueWorkerSettings {
   db: AnyDatabase;
   table: PgTable;
   /** Names rows in log messages and log fields (`delivery` → deliveryId). */
   label: string;
   /** Claim only rows whose column holds one of these values (a job worker's kinds); no values, no claims. Absent: every row. */
   claimOnly?: { column: PgColumn; values: readonly string[] };
+  /** A further condition on claimable rows (a delivery's endpoint is active). */
+  claimableWhere?: SQL;
+  recordedColumns?: readonly RecordedColumn[];
+  /** Loads what the attempts of one claim share (e.g. their endpoints, in one query). */
+  prepare?: (rows: Row[]) => Promise<Context>;
   /** Makes one attempt, outside any transaction; reports failures in its result rather than throwing. */
-  attempt: (row: Row) => Promise<Result>;
+  attempt: (row: Row, context: Context) => Promise<Result>;
   /** The result recorded, without an attempt, for a row whose worker was lost during its last allowed attempt. */
   lostAttempt: (error: string) => Result;
   /** Runs in the transaction that records the attempt, only when the row was still this worker's. */
@@ -64,9 +81,13 @@ export interface LeasedQueueOptions<Row extends LeasedRow, Result extends Attemp
 }
 
 const LOST_ATTEMPT_ERROR = 'lease expired during the last attempt: its worker is presumed dead';
+const DAY_MS = 86_400_000;
+/** Outcomes written per settle statement. */
+const SETTLE_CHUNK = 500;
 
-interface IdRow extends Record<string, unknown> {
-  id: string;
+interface Finished<Row, Result> {
+  row: Row;
+  result: Result;
 }
 
 /**
@@ -74,122 +95,229 @@ interface IdRow extends Record<string, unknown> {
  * - claim: one statement moves due rows (pending and due, or in flight with an expired
  *   lease: a worker that died) to in_flight with a lease, counting the attempt up front so
  *   a row that crashes its worker cannot loop forever (past maxAttempts it is failed, not
- *   run again); FOR UPDATE SKIP LOCKED lets
- *   concurrent workers take disjoint rows without waiting on each other;
- * - attempt outside any transaction (a slow receiver or job holds no locks);
- * - settle: in one transaction, record the outcome only if the row is still ours (same
- *   attempt, still in flight), and run the queue's onSettled bookkeeping with it.
- * Raw SQL by column name (leased-queue-columns.ts) keeps one implementation for every
- * queue table without typing Drizzle's builders over a union of tables.
+ *   run again); FOR UPDATE SKIP LOCKED lets concurrent workers take disjoint rows;
+ * - attempt outside any transaction, up to `concurrency` at once: a slow receiver holds
+ *   one slot and no locks, and the worker claims more as slots free up;
+ * - settle: the outcomes that finished meanwhile are written in one transaction, each only
+ *   if the row is still ours (same attempt, still in flight), with the queue's onSettled
+ *   bookkeeping;
+ * - renew: while attempts run, one statement every leaseMs/3 extends their leases, so a
+ *   short lease frees a dead worker's rows quickly without cutting a long attempt short.
  */
-export function createLeasedQueueWorker<Row extends LeasedRow, Result extends AttemptResult>(options: LeasedQueueOptions<Row, Result>): QueueWorker {
+export function createLeasedQueueWorker<Row extends LeasedRow, Result extends AttemptResult, Context = undefined>(
+  options: LeasedQueueOptions<Row, Result, Context>,
+): QueueWorker {
   const clock = options.clock ?? (() => new Date());
-  const leaseMs = options.leaseMs ?? 60_000;
-  const batchSize = options.batchSize ?? 20;
+  const leaseMs = options.leaseMs ?? 30_000;
+  const batchSize = options.batchSize ?? 50;
+  const concurrency = Math.max(options.concurrency ?? 4 * batchSize, 1);
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
-  const { table, db, label, claimOnly } = options;
-  if (options.retryScheduleMs.length === 0) throw new Error(`${label} worker: retryScheduleMs needs at least one entry`);
+  const jitter = options.jitter ?? 0;
+  const maxRetryAfterMs = options.maxRetryAfterMs ?? DAY_MS;
+  const { label, retryScheduleMs } = options;
+  if (retryScheduleMs.length === 0) throw new Error(`${label} worker: retryScheduleMs needs at least one entry`);
+  const statements = queueStatements<Row>({ ...options, leaseMs });
+  // Claim again only once a good share of the slots is free: fewer, larger claims.
+  const claimThreshold = Math.max(1, Math.floor(Math.min(batchSize, concurrency) / 2));
 
-  async function claim(now: Date): Promise<Row[]> {
-    if (claimOnly && claimOnly.values.length === 0) return [];
-    const onlyClause = claimOnly ? sql`and ${claimOnly.column} in (${sql.join(claimOnly.values.map((value) => sql`${value}`), sql`, `)})` : sql``;
-    const leaseUntil = new Date(now.getTime() + leaseMs);
-    const claimed = await selectRows<IdRow>(
-      db,
-      sql`update ${table} set status = 'in_flight', lease_expires_at = ${leaseUntil.toISOString()}, attempt_count = attempt_count + 1
-          where id in (
-            select id from ${table}
-            where ((status = 'pending' and next_attempt_at <= ${now.toISOString()})
-               or (status = 'in_flight' and lease_expires_at <= ${now.toISOString()}))
-              ${onlyClause}
-            order by next_attempt_at
-            limit ${batchSize}
-            for update skip locked
-          )
-          returning id`,
-    );
-    if (claimed.length === 0) return [];
-    const ids = claimed.map((row) => sql`${row.id}`);
-    // Read back through Drizzle so the rows arrive in the table's own shape (camelCase, Dates).
-    const rows: unknown[] = await db
-      .select()
-      .from(table)
-      .where(sql`id in (${sql.join(ids, sql`, `)})`);
-    return rows as Row[];
+  function retryDelayMs(row: Row, result: Result): number {
+    const scheduled = retryScheduleMs[Math.min(row.attemptCount, retryScheduleMs.length - 1)] ?? 0;
+    const spread = scheduled * jitter * (2 * Math.random() - 1);
+    const delay = Math.max(0, Math.round(scheduled + spread));
+    const retryAfter = result.retryAfterMs === undefined ? 0 : Math.min(result.retryAfterMs, maxRetryAfterMs);
+    return Math.max(delay, retryAfter);
   }
 
-  async function settle(row: Row, result: Result): Promise<void> {
-    const now = clock();
+  function settlementOf({ row, result }: Finished<Row, Result>, now: Date): RowSettlement & { final: boolean } {
     const final = result.succeeded || result.permanent === true || row.attemptCount >= row.maxAttempts;
-    const status = result.succeeded ? 'succeeded' : final ? 'failed' : 'pending';
-    const assignments = [
-      sql`status = ${status}`,
-      sql`last_error = ${result.error}`,
-      sql`last_attempt_at = ${now.toISOString()}`,
-      sql`lease_expires_at = null`,
-      sql`completed_at = ${final ? now.toISOString() : null}`,
-    ];
-    if (!final) {
-      const delayMs = options.retryScheduleMs[Math.min(row.attemptCount, options.retryScheduleMs.length - 1)] ?? 0;
-      assignments.push(sql`next_attempt_at = ${new Date(now.getTime() + delayMs).toISOString()}`);
+    return {
+      id: row.id,
+      attemptCount: row.attemptCount,
+      status: result.succeeded ? 'succeeded' : final ? 'failed' : 'pending',
+      error: result.error,
+      attemptedAt: now,
+      completedAt: final ? now : null,
+      nextAttemptAt: final ? null : new Date(now.getTime() + retryDelayMs(row, result)),
+      recorded: result.recorded ?? {},
+      final,
+    };
+  }
+
+  async function settle(finished: Finished<Row, Result>[]): Promise<void> {
+    for (let start = 0; start < finished.length; start += SETTLE_CHUNK) {
+      const chunk = finished.slice(start, start + SETTLE_CHUNK);
+      const now = clock();
+      const settlements = chunk.map((item) => settlementOf(item, now));
+      await options.db.transaction(async (tx) => {
+        const ours = await statements.settle(tx, settlements);
+        if (!options.onSettled) return;
+        // A row missing from `ours` was taken over after our lease expired: its new attempt records the outcome.
+        for (const [index, item] of chunk.entries()) {
+          if (ours.has(item.row.id)) await options.onSettled(tx, item.row, item.result, settlements[index]!.final);
+        }
+      });
     }
-    if (result.recordedColumns) assignments.push(result.recordedColumns);
-    await db.transaction(async (tx) => {
-      const updated = await selectRows<IdRow>(
-        tx,
-        sql`update ${table} set ${sql.join(assignments, sql`, `)}
-            where id = ${row.id} and status = 'in_flight' and attempt_count = ${row.attemptCount}
-            returning id`,
-      );
-      // Our lease expired and another worker took the row: its attempt will record the outcome.
-      if (updated.length === 0) return;
-      if (options.onSettled) await options.onSettled(tx, row, result, final);
+  }
+
+  async function attemptAll(rows: Row[]): Promise<Array<Promise<Finished<Row, Result>>>> {
+    const context = options.prepare ? await options.prepare(rows) : (undefined as Context);
+    return rows.map(async (row) => {
+      // A lease that expired on the last allowed attempt is reclaimed (counted past maxAttempts)
+      // only to be failed: a row that kills its worker must not kill every worker after it.
+      const result = row.attemptCount > row.maxAttempts ? options.lostAttempt(LOST_ATTEMPT_ERROR) : await options.attempt(row, context);
+      return { row, result };
     });
   }
 
   async function runOnce(): Promise<number> {
-    const rows = await claim(clock());
-    await Promise.all(
-      rows.map(async (row) => {
-        try {
-          // A lease that expired on the last allowed attempt is reclaimed (counted past maxAttempts)
-          // only to be failed: a job that kills its worker must not kill every worker after it.
-          const result = row.attemptCount > row.maxAttempts ? options.lostAttempt(LOST_ATTEMPT_ERROR) : await options.attempt(row);
-          await settle(row, result);
-        } catch (error) {
-          // The lease runs out and another attempt follows: at-least-once, never lost.
-          options.logger?.error({ err: error, [`${label}Id`]: row.id }, `could not record a ${label} attempt`);
-        }
-      }),
-    );
+    const rows = await statements.claim(clock(), batchSize);
+    if (rows.length === 0) return 0;
+    const finished = await Promise.all(await attemptAll(rows));
+    try {
+      await settle(finished);
+    } catch (error) {
+      // The leases run out and other attempts follow: at-least-once, never lost.
+      options.logger?.error({ err: error, workerId: options.workerId }, `could not record ${label} attempts`);
+    }
     return rows.length;
   }
 
+  // The continuous worker: claims while slots are free, settles what finished in batches.
   let running = false;
-  let timer: NodeJS.Timeout | undefined;
-  let current: Promise<unknown> = Promise.resolve();
-  let wakeRequested = false;
-  let inFlight = false;
+  const held = new Map<string, Row>();
+  const attempts = new Set<Promise<unknown>>();
+  let finishedBuffer: Finished<Row, Result>[] = [];
+  let pumping: Promise<void> | null = null;
+  let pumpAgain = false;
+  let settling: Promise<void> | null = null;
+  let pollTimer: NodeJS.Timeout | undefined;
+  let renewTimer: NodeJS.Timeout | undefined;
+  let renewing = false;
+  let purgeTimer: NodeJS.Timeout | undefined;
+  let purging: Promise<unknown> = Promise.resolve();
 
-  function schedule(delayMs: number): void {
-    if (!running) return;
-    clearTimeout(timer);
-    timer = setTimeout(tick, delayMs);
+  async function purgeFinished(): Promise<number> {
+    if (!options.retention) return 0;
+    const { days, batchSize: purgeBatch = 1000 } = options.retention;
+    const before = new Date(clock().getTime() - days * DAY_MS);
+    let total = 0;
+    // Small batches: each delete is a short transaction that never holds many row locks.
+    for (;;) {
+      const deleted = await statements.purge(before, purgeBatch);
+      total += deleted;
+      if (deleted < purgeBatch) return total;
+    }
   }
 
-  function tick(): void {
-    wakeRequested = false;
-    inFlight = true;
-    current = runOnce()
-      .then((count) => {
-        inFlight = false;
-        schedule(count === batchSize || wakeRequested ? 0 : pollIntervalMs);
-      })
+  function schedulePurge(delayMs: number): void {
+    if (!options.retention || !running) return;
+    purgeTimer = setTimeout(() => {
+      purging = purgeFinished()
+        .catch((error: unknown) => options.logger?.warn({ err: error, workerId: options.workerId }, `could not delete old ${label} rows`))
+        .finally(() => schedulePurge(options.retention?.intervalMs ?? 3_600_000));
+    }, delayMs);
+    purgeTimer.unref();
+  }
+
+  function schedulePoll(): void {
+    if (!running || pollTimer) return;
+    pollTimer = setTimeout(() => {
+      pollTimer = undefined;
+      pump();
+    }, pollIntervalMs);
+  }
+
+  function pump(): void {
+    if (!running) return;
+    if (pumping) {
+      pumpAgain = true;
+      return;
+    }
+    pumping = claimWhileFree()
       .catch((error: unknown) => {
-        inFlight = false;
-        options.logger?.warn({ err: error, workerId: options.workerId }, `${label} worker batch failed; retrying after the poll interval`);
-        schedule(pollIntervalMs);
+        options.logger?.warn({ err: error, workerId: options.workerId }, `${label} worker could not claim; retrying after the poll interval`);
+        schedulePoll();
+      })
+      .finally(() => {
+        pumping = null;
+        if (pumpAgain) {
+          pumpAgain = false;
+          pump();
+        }
       });
+  }
+
+  async function claimWhileFree(): Promise<void> {
+    while (running) {
+      const free = concurrency - held.size;
+      if (free < claimThreshold) return; // settling attempts pump again
+      const want = Math.min(batchSize, free);
+      const rows = await statements.claim(clock(), want);
+      for (const row of rows) held.set(row.id, row);
+      if (rows.length > 0) startAttempts(rows);
+      if (rows.length < want) {
+        schedulePoll();
+        return;
+      }
+    }
+  }
+
+  function startAttempts(rows: Row[]): void {
+    const started = attemptAll(rows).then(
+      (results) => {
+        for (const pending of results) {
+          const tracked = pending.then((item) => {
+            finishedBuffer.push(item);
+            settleSoon();
+          });
+          attempts.add(tracked);
+          void tracked.finally(() => attempts.delete(tracked));
+        }
+      },
+      (error: unknown) => {
+        // Nothing was attempted: the rows' leases run out and they are claimed again.
+        options.logger?.error({ err: error, workerId: options.workerId }, `could not prepare ${label} attempts`);
+        for (const row of rows) held.delete(row.id);
+      },
+    );
+    attempts.add(started);
+    void started.finally(() => attempts.delete(started));
+  }
+
+  function settleSoon(): void {
+    if (settling) return;
+    settling = (async () => {
+      while (finishedBuffer.length > 0) {
+        const batch = finishedBuffer;
+        finishedBuffer = [];
+        try {
+          await settle(batch);
+        } catch (error) {
+          options.logger?.error({ err: error, workerId: options.workerId, count: batch.length }, `could not record ${label} attempts; their leases will run out and they are tried again`);
+        }
+        for (const { row } of batch) held.delete(row.id);
+      }
+    })().finally(() => {
+      settling = null;
+      pump();
+    });
+  }
+
+  function scheduleRenewal(): void {
+    renewTimer = setTimeout(
+      () => {
+        const rows = [...held.values()];
+        const until = new Date(clock().getTime() + leaseMs);
+        statements
+          .renew(rows, until)
+          .catch((error: unknown) => options.logger?.warn({ err: error, workerId: options.workerId }, `could not renew ${label} leases`))
+          .finally(() => {
+            if (renewing) scheduleRenewal();
+          });
+      },
+      Math.max(Math.floor(leaseMs / 3), 10),
+    );
+    renewTimer.unref();
   }
 
   return {
@@ -197,17 +325,27 @@ export function createLeasedQueueWorker<Row extends LeasedRow, Result extends At
     start() {
       if (running) return;
       running = true;
-      schedule(0);
+      renewing = true;
+      scheduleRenewal();
+      schedulePurge(0);
+      pump();
     },
     async stop() {
       running = false;
-      clearTimeout(timer);
-      await current.catch(() => undefined);
+      clearTimeout(pollTimer);
+      clearTimeout(purgeTimer);
+      pollTimer = undefined;
+      // Attempts in flight finish and are recorded; their leases are renewed meanwhile.
+      while (pumping || attempts.size > 0 || settling) {
+        await Promise.allSettled([pumping, settling, ...attempts]);
+      }
+      renewing = false;
+      clearTimeout(renewTimer);
+      await purging;
     },
+    purgeFinished,
     wake() {
-      wakeRequested = true;
-      // A batch in flight picks the request up when it finishes; never two batches at once in one process.
-      if (running && !inFlight) schedule(0);
+      pump();
     },
   };
 }

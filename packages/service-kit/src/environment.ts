@@ -38,6 +38,21 @@ export function retryScheduleVariable(fallback: string) {
   );
 }
 
+/**
+ * Settings of a service's webhook delivery queue (@svc/outbox), the same names in both
+ * services: how long a worker holds a delivery without news (renewed while a send runs, so
+ * it bounds how long a crashed worker's deliveries wait, not how long a send may take), and
+ * how long finished deliveries are kept.
+ */
+export function deliveryQueueVariables() {
+  const bounded = (fallback: number, min: number, max: number, unit: string) =>
+    z.preprocess(emptyAsUndefined, z.coerce.number({ error: `must be a number of ${unit}` }).int(`must be a whole number of ${unit}`).min(min, `must be at least ${min}`).max(max, `must be at most ${max}`).default(fallback));
+  return {
+    DELIVERY_LEASE_MS: bounded(15_000, 1_000, 600_000, 'milliseconds'),
+    DELIVERY_RETENTION_DAYS: bounded(30, 1, 3650, 'days'),
+  };
+}
+
 export function portVariable(defaultPort: number) {
   return z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(65535).default(defaultPort));
 }

@@ -19,6 +19,7 @@ export {
   redisUrlVariable,
   requireSecretsKeyWithDatabase,
   retryScheduleVariable,
+  deliveryQueueVariables,
   secretsKeyVariable,
 } from './environment.js';
 export { healthResponseSchema, healthRoute, type HealthExtension, type HealthResponse, type HealthRouteOptions } from './health.js';

@@ -1,6 +1,8 @@
 import { computeSignature } from './compute-signature.js';
 import {
   CONTENT_TYPE_HEADER,
+  DELIVERY_ATTEMPT_HEADER,
+  DELIVERY_ID_HEADER,
   EVENT_HEADER,
   FX_EVENT_TYPE,
   FX_SIGNATURE_HEADER,
@@ -18,6 +20,13 @@ export interface SignedHeadersInput {
   rawBody: string | Uint8Array;
   /** Unix seconds; defaults to now. */
   timestamp?: number;
+  /** The delivery's stable id and this attempt's number (1-based), sent as X-Service-Delivery-Id / -Attempt. */
+  delivery?: { id: string; attempt: number };
+}
+
+function deliveryHeaders(input: SignedHeadersInput): Record<string, string> {
+  if (!input.delivery) return {};
+  return { [DELIVERY_ID_HEADER]: input.delivery.id, [DELIVERY_ATTEMPT_HEADER]: String(input.delivery.attempt) };
 }
 
 /** Headers for an identity-service delivery: `X-Service-Signature: sha256=<hex>`. */
@@ -29,6 +38,7 @@ export function buildIdentityWebhookHeaders(input: SignedHeadersInput & { eventT
     [IDENTITY_SIGNATURE_HEADER]: IDENTITY_SIGNATURE_PREFIX + signature,
     [TIMESTAMP_HEADER]: String(timestamp),
     [EVENT_HEADER]: input.eventType,
+    ...deliveryHeaders(input),
   };
 }
 
@@ -42,6 +52,7 @@ export function buildFxWebhookHeaders(input: SignedHeadersInput): Record<string,
     [FX_SIGNATURE_VERSION_HEADER]: FX_SIGNATURE_VERSION,
     [TIMESTAMP_HEADER]: String(timestamp),
     [EVENT_HEADER]: FX_EVENT_TYPE,
+    ...deliveryHeaders(input),
   };
 }
 

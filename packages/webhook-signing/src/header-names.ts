@@ -23,3 +23,11 @@ export const FX_EVENT_TYPE = 'rate_alert';
 
 /** Both specs: reject a timestamp more than this many seconds away from now, in either direction. */
 export const DEFAULT_TOLERANCE_SECONDS = 300;
+
+/**
+ * The delivery's id, the same at every attempt of it (Standard Webhooks' `webhook-id`
+ * convention): receivers dedupe on it without parsing the body. Not signed. Both services.
+ */
+export const DELIVERY_ID_HEADER = 'X-Service-Delivery-Id';
+/** 1 for the first attempt of a delivery, 2 for the next, …. Not signed. Both services. */
+export const DELIVERY_ATTEMPT_HEADER = 'X-Service-Delivery-Attempt';

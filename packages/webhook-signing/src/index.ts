@@ -14,6 +14,8 @@ export type { VerificationFailureReason, VerificationResult, VerifyOptions } fro
 export {
   CONTENT_TYPE_HEADER,
   DEFAULT_TOLERANCE_SECONDS,
+  DELIVERY_ATTEMPT_HEADER,
+  DELIVERY_ID_HEADER,
   EVENT_HEADER,
   FX_EVENT_TYPE,
   FX_SIGNATURE_HEADER,

@@ -90,7 +90,18 @@ export async function buildApp(dependencies: FxAppDependencies): Promise<Service
   const box = createSecretBox(dependencies.secretsKey);
   const policy = { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS };
   const alertAttempts = config.ALERT_RETRY_SCHEDULE_MS.length;
-  const alertWorker = createAlertDeliveryWorker({ db, box, policy, retryScheduleMs: config.ALERT_RETRY_SCHEDULE_MS, timeoutMs: config.ALERT_DELIVERY_TIMEOUT_MS, clock, logger: app.log });
+  const alertWorker = createAlertDeliveryWorker({
+    db,
+    box,
+    policy,
+    retryScheduleMs: config.ALERT_RETRY_SCHEDULE_MS,
+    timeoutMs: config.ALERT_DELIVERY_TIMEOUT_MS,
+    leaseMs: config.DELIVERY_LEASE_MS,
+    retentionDays: config.DELIVERY_RETENTION_DAYS,
+    listen: database.listen,
+    clock,
+    logger: app.log,
+  });
   // Like the pollers, the worker starts when the server listens (never in app.inject tests).
   if (config.ALERT_WORKER_IN_PROCESS) app.addHook('onListen', () => alertWorker.start());
   const afterRatesChanged = () => alertWorker.wake();

@@ -1,4 +1,4 @@
-import { baseServiceEnvironment, parseEnvironment, requireSecretsKeyWithDatabase, retryScheduleVariable } from '@svc/service-kit';
+import { baseServiceEnvironment, deliveryQueueVariables, parseEnvironment, requireSecretsKeyWithDatabase, retryScheduleVariable } from '@svc/service-kit';
 import { z } from 'zod';
 
 const emptyAsUndefined = (value: unknown) => (value === '' ? undefined : value);
@@ -35,6 +35,7 @@ export const fxEnvironmentSchema = baseServiceEnvironment(3002)
     /** Time limit of one webhook POST, connection included. */
     ALERT_DELIVERY_TIMEOUT_MS: positiveInteger(10_000),
     /** Run the delivery worker inside the API process (default); false when workers run apart (pnpm --filter @svc/fx worker). */
+    ...deliveryQueueVariables(),
     ALERT_WORKER_IN_PROCESS: z.preprocess(emptyAsUndefined, z.enum(['true', 'false']).default('true').transform((value) => value === 'true')),
   })
   .superRefine(requireSecretsKeyWithDatabase);

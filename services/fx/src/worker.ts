@@ -22,6 +22,9 @@ await runWorker({
       policy: { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS },
       retryScheduleMs: config.ALERT_RETRY_SCHEDULE_MS,
       timeoutMs: config.ALERT_DELIVERY_TIMEOUT_MS,
+      leaseMs: config.DELIVERY_LEASE_MS,
+      retentionDays: config.DELIVERY_RETENTION_DAYS,
+      listen: dependencies.database.listen,
       logger: log,
     });
     return { start: () => worker.start(), stop: () => worker.close() };

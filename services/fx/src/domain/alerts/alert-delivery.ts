@@ -1,13 +1,15 @@
 import { createGuardedDispatcher, postOnce, type TargetPolicy } from '@svc/outbound-http';
-import { createDeliveryWorker, type DeliveryWorker } from '@svc/outbox';
+import { createDeliveryWorker, wakeOnNotify, type DeliveryWorker, type Listen } from '@svc/outbox';
 import type { SecretBox } from '@svc/service-kit';
 import { buildFxWebhookHeaders } from '@svc/webhook-signing';
-import { eq, sql } from 'drizzle-orm';
+import { eq, inArray, sql } from 'drizzle-orm';
 import { alertDeliveries, rateAlerts } from '../../db/schema.js';
 import type { FxExecutor } from '../rates/ingest-rates.js';
+import { ALERT_DELIVERY_CHANNEL } from './evaluate-alerts.js';
 
 /** Consecutive failed firings after which a webhook is disabled and no longer evaluated. */
 export const MAX_CONSECUTIVE_FAILURES = 10;
+const USER_AGENT = 'partner-services-fx-alerts/1';
 
 export interface AlertDeliveryOptions {
   db: FxExecutor;
@@ -15,7 +17,13 @@ export interface AlertDeliveryOptions {
   policy: TargetPolicy;
   retryScheduleMs: readonly number[];
   timeoutMs: number;
+  /** DELIVERY_LEASE_MS (renewed while a send runs). */
+  leaseMs?: number;
+  /** DELIVERY_RETENTION_DAYS: succeeded and given-up deliveries older than this are deleted. */
+  retentionDays?: number;
   clock?: () => Date;
+  /** The database's LISTEN: firings committed by any process wake this worker at once. */
+  listen?: Listen;
   pollIntervalMs?: number;
   /** Deliveries claimed and sent concurrently per batch (default 20). */
   batchSize?: number;
@@ -23,34 +31,42 @@ export interface AlertDeliveryOptions {
 }
 
 /**
- * The rate-alert worker on the shared @svc/outbox queue: each attempt re-reads the webhook
- * (URL and secret as they are now), signs the stored payload with a fresh timestamp (fx
- * scheme) and POSTs it once through the SSRF-guarded dispatcher (no redirects, time limit).
+ * The rate-alert worker on the shared @svc/outbox queue: each claim reads its webhooks (URL
+ * and secret as they are now) in one query, each attempt signs the stored payload with a
+ * fresh timestamp (fx scheme, with the delivery's stable id and attempt number) and POSTs it
+ * once through the SSRF-guarded dispatcher (no redirects, time limit).
  * Bookkeeping commits with the attempt's outcome: the last status always; a success resets
  * consecutiveFailures; a firing whose every attempt failed adds one, and the tenth disables
  * the webhook.
  */
 export function createAlertDeliveryWorker(options: AlertDeliveryOptions): DeliveryWorker & { close(): Promise<void> } {
   const dispatcher = createGuardedDispatcher(options.policy, { connectTimeoutMs: options.timeoutMs });
-  const worker = createDeliveryWorker({
+  const queue = createDeliveryWorker({
     db: options.db,
     table: alertDeliveries,
     retryScheduleMs: options.retryScheduleMs,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.pollIntervalMs ? { pollIntervalMs: options.pollIntervalMs } : {}),
     ...(options.batchSize ? { batchSize: options.batchSize } : {}),
+    ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
+    ...(options.retentionDays ? { retention: { days: options.retentionDays } } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
+    jitter: 0.1,
     workerId: 'fx-alerts',
-    async deliver(delivery) {
-      const [alert] = await options.db
+    async prepare(deliveries) {
+      const ids = [...new Set(deliveries.map((delivery) => delivery.subscriptionId))];
+      const alerts = await options.db
         .select({ id: rateAlerts.id, webhookUrl: rateAlerts.webhookUrl, sealed: rateAlerts.signingSecretSealed })
         .from(rateAlerts)
-        .where(eq(rateAlerts.id, delivery.subscriptionId));
-      if (!alert) return { status: 0, error: 'webhook deleted' };
+        .where(inArray(rateAlerts.id, ids));
+      return new Map(alerts.map((alert) => [alert.id, alert]));
+    },
+    async deliver(delivery, alerts) {
+      const alert = alerts.get(delivery.subscriptionId);
+      if (!alert) return { status: 0, error: 'webhook deleted', permanent: true };
       const secret = options.box.decrypt(alert.sealed, alert.id);
-      const headers = buildFxWebhookHeaders({ secret, rawBody: delivery.payload });
-      const result = await postOnce({ url: alert.webhookUrl, body: delivery.payload, headers, dispatcher, policy: options.policy, timeoutMs: options.timeoutMs });
-      return result.error === undefined ? { status: result.status } : { status: result.status, error: result.error };
+      const headers = buildFxWebhookHeaders({ secret, rawBody: delivery.payload, delivery: { id: delivery.id, attempt: delivery.attemptCount } });
+      return postOnce({ url: alert.webhookUrl, body: delivery.payload, headers, dispatcher, policy: options.policy, timeoutMs: options.timeoutMs, userAgent: USER_AGENT });
     },
     async onSettled(tx, { delivery, outcome, succeeded, final }) {
       if (succeeded) {
@@ -69,6 +85,7 @@ export function createAlertDeliveryWorker(options: AlertDeliveryOptions): Delive
       }
     },
   });
+  const worker = options.listen ? wakeOnNotify(queue, options.listen, ALERT_DELIVERY_CHANNEL, options.logger) : queue;
   return {
     ...worker,
     async close() {

@@ -1,10 +1,13 @@
 import { selectRows } from '@svc/db';
+import { notifyWorkers } from '@svc/outbox';
 import { sql, type SQL } from 'drizzle-orm';
 import { SUPPORTED_CURRENCIES } from '../rates/currencies.js';
 import type { FxExecutor, RateSource } from '../rates/ingest-rates.js';
 
 export const ALERT_TYPE_NAMES = ['ABOVE', 'BELOW', 'CHANGE_INCREASE', 'CHANGE_DECREASE'] as const;
 export const RATE_ALERT_TOPIC = 'rate_alert';
+/** NOTIFY channel on which committed firings wake every delivery worker, in any process. */
+export const ALERT_DELIVERY_CHANNEL = 'fx_alert_deliveries';
 /** Attempts per firing when the caller does not say (ALERT_RETRY_SCHEDULE_MS has three entries by default). */
 export const DEFAULT_ALERT_ATTEMPTS = 3;
 
@@ -87,6 +90,7 @@ export async function evaluateAlerts(tx: FxExecutor, change: RateChange, options
         )
         select count(*)::int as enqueued from enqueued`,
   );
+  if (Number(result?.enqueued ?? 0) > 0) await notifyWorkers(tx, ALERT_DELIVERY_CHANNEL);
   // Whatever fired or not, this update was "the next update" for alerts created since the last one.
   await tx.execute(sql`update fx.rate_alerts set primed = false where ${scope} and primed`);
   // Percent alerts created before any rate existed take this rate as their reference.

@@ -1,0 +1,2 @@
+ALTER TABLE "fx"."alert_deliveries" ADD COLUMN "subject_id" uuid;--> statement-breakpoint
+CREATE INDEX "alert_deliveries_finished_idx" ON "fx"."alert_deliveries" USING btree ("completed_at") WHERE "fx"."alert_deliveries"."status" in ('succeeded', 'failed');
