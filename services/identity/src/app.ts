@@ -1,6 +1,6 @@
 import cookie from '@fastify/cookie';
 import type { Database } from '@svc/db';
-import { createAddressMatcher, createBaseApp, type ServiceApp } from '@svc/service-kit';
+import { createAddressMatcher, createBaseApp, createSecretBox, type ServiceApp } from '@svc/service-kit';
 import type { Redis } from 'ioredis';
 import type { IdentityConfig } from './config.js';
 import type { IdentityDatabaseSchema } from './db/schema.js';
@@ -15,6 +15,7 @@ import { evidenceRoutes } from './routes/evidence.js';
 import { oauthClientRoutes } from './routes/oauth-clients.js';
 import { verificationRoutes } from './routes/verifications.js';
 import { reportRoutes } from './routes/reports.js';
+import { webhookRoutes } from './routes/webhooks.js';
 import { createEvidenceStorage, type EvidenceStorage } from './domain/evidence/evidence-storage.js';
 import { evidenceStorageConfig } from './domain/evidence/storage-config.js';
 import { createIdentityWorker, type IdentityWorker } from './workers/identity-worker.js';
@@ -96,7 +97,19 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
   });
   const storage = dependencies.evidenceStorage ?? (await createEvidenceStorage(evidenceStorageConfig(config)));
   const ownProvider = dependencies.checksProvider === undefined ? configuredChecksProvider(config) : null;
-  const worker = createIdentityWorker({ db, storage, config, checksProvider: dependencies.checksProvider ?? ownProvider, clock, logger: app.log });
+  const box = createSecretBox(dependencies.secretsKey);
+  const policy = { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS };
+  const worker = createIdentityWorker({
+    db,
+    storage,
+    config,
+    checksProvider: dependencies.checksProvider ?? ownProvider,
+    box,
+    policy,
+    listen: database.listen,
+    clock,
+    logger: app.log,
+  });
   dependencies.onWorker?.(worker);
   // Like fx's alert worker: started when the server listens, never in app.inject tests.
   if (config.WORKER_IN_PROCESS) app.addHook('onListen', () => worker.start());
@@ -116,6 +129,7 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
       await api.register(oauthTokenRoutes, { db, clock, lastUsed });
       await api.register(verificationRoutes, { db, clock, sessionTtlSeconds: config.SESSION_TTL_SECONDS });
       await api.register(reportRoutes, { db, clock });
+      await api.register(webhookRoutes, { db, clock, box, policy });
       await api.register(evidenceRoutes, { db, clock, storage });
     },
     { prefix: API_BASE_PATH },

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { baseServiceEnvironment, LOOPBACK_PROXIES, parseEnvironment, requireSecretsKeyWithDatabase, retryScheduleVariable, trustedProxiesVariable } from '@svc/service-kit';
+import { baseServiceEnvironment, deliveryQueueVariables, LOOPBACK_PROXIES, parseEnvironment, requireSecretsKeyWithDatabase, retryScheduleVariable, trustedProxiesVariable } from '@svc/service-kit';
 import { z } from 'zod';
+import { WEBHOOK_ATTEMPTS } from './domain/webhooks/webhook-events.js';
 
 const emptyAsUndefined = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
 const positiveInteger = (fallback: number) => z.preprocess(emptyAsUndefined, z.coerce.number().int().positive().default(fallback));
@@ -69,11 +70,23 @@ export const identityEnvironmentSchema = baseServiceEnvironment(3001)
     CHECKS_OCR_THRESHOLD: threshold(0.85),
     CHECKS_FACE_THRESHOLD: threshold(0.8),
     CHECKS_LIVENESS_THRESHOLD: threshold(0.8),
+    /** Development and tests only: lets webhook endpoints be loopback/private hosts and plain http://. Never in production. */
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: booleanFlag(false),
+    /** Delay before each of a delivery's 5 attempts (the spec's 5): at once, 5 s, 5 min, 30 min, 2 h; ±10 % jitter. */
+    WEBHOOK_RETRY_SCHEDULE_MS: retryScheduleVariable('0,5000,300000,1800000,7200000'),
+    /** A receiver must answer within this (the spec's 30 s), connection included. */
+    WEBHOOK_TIMEOUT_MS: positiveInteger(30_000),
+    /** Deliveries in flight at once per worker process: a slow receiver holds one of these, not the queue. */
+    WEBHOOK_CONCURRENCY: positiveInteger(200),
+    ...deliveryQueueVariables(),
     MAX_IMAGE_BYTES: positiveInteger(10 * 1024 * 1024),
     MAX_VIDEO_BYTES: positiveInteger(50 * 1024 * 1024),
   })
   .superRefine(requireSecretsKeyWithDatabase)
   .superRefine((value, context) => {
+    if (value.WEBHOOK_RETRY_SCHEDULE_MS.length !== WEBHOOK_ATTEMPTS) {
+      context.addIssue({ code: 'custom', path: ['WEBHOOK_RETRY_SCHEDULE_MS'], message: `must list ${WEBHOOK_ATTEMPTS} delays, one per attempt (the spec's ${WEBHOOK_ATTEMPTS} attempts)` });
+    }
     // A lease shorter than one run of the checks would hand a live job to a second worker.
     if (value.JOB_LEASE_MS <= 3 * value.CHECKS_TIMEOUT_MS) {
       context.addIssue({ code: 'custom', path: ['JOB_LEASE_MS'], message: `must be longer than three inference calls (3 × CHECKS_TIMEOUT_MS = ${3 * value.CHECKS_TIMEOUT_MS} ms)` });

@@ -1,4 +1,4 @@
-import { runWorker } from '@svc/service-kit';
+import { createSecretBox, runWorker } from '@svc/service-kit';
 import { loadIdentityConfig } from './config.js';
 import { migrationsFolder, schemaName } from './db/migrations.js';
 import { databaseSchema } from './db/schema.js';
@@ -8,7 +8,7 @@ import { evidenceStorageConfig } from './domain/evidence/storage-config.js';
 import { createIdentityWorker } from './workers/identity-worker.js';
 
 /**
- * The job worker and expiry sweep alone (`pnpm --filter @svc/identity worker`), for deployments
+ * The job worker, webhook deliveries and expiry sweep alone (`pnpm --filter @svc/identity worker`), for deployments
  * that run API instances with WORKER_IN_PROCESS=false and scale workers apart. Any number can
  * run: leases and SKIP LOCKED give each job and each expiring case to one worker at a time.
  */
@@ -25,6 +25,9 @@ await runWorker({
       storage: await createEvidenceStorage(evidenceStorageConfig(config)),
       config,
       checksProvider,
+      box: createSecretBox(dependencies.secretsKey),
+      policy: { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS },
+      listen: dependencies.database.listen,
       clock: () => new Date(),
       logger: log,
     });

@@ -1,5 +1,5 @@
 import type { AppDatabase } from '@svc/db';
-import { defineJobTable } from '@svc/outbox';
+import { defineDeliveryTable, defineJobTable } from '@svc/outbox';
 import { sql } from 'drizzle-orm';
 import { bigint, bigserial, boolean, doublePrecision, index, integer, jsonb, pgSchema, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
@@ -316,9 +316,9 @@ export const reviewDecisions = identitySchema.table(
 );
 
 /**
- * The outbox of case events: one row per transition, written in its transaction with the
- * payload frozen as the webhook body. The webhooks issue fans rows out to endpoints and
- * sets dispatched_at.
+ * The log of case events: one row per transition, written in its transaction with the
+ * payload frozen as the webhook body. The same transaction fans it out to the tenant's
+ * subscribed endpoints (webhook_deliveries) and sets dispatched_at.
  */
 export const caseEvents = identitySchema.table(
   'case_events',
@@ -333,10 +333,32 @@ export const caseEvents = identitySchema.table(
     dispatchedAt: timestampTz('dispatched_at'),
   },
   (table) => [
-    index('case_events_undispatched_idx').on(table.occurredAt).where(sql`${table.dispatchedAt} is null`),
     index('case_events_case_idx').on(table.caseId, table.occurredAt),
   ],
 );
+
+/**
+ * A tenant's webhook endpoint. Each case event becomes one delivery per active endpoint of
+ * the case's tenant subscribed to its type, in the transaction of the state change.
+ */
+export const webhookEndpoints = identitySchema.table(
+  'webhook_endpoints',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    tenantId: uuid('tenant_id').notNull().references(() => tenants.id),
+    url: text('url').notNull(),
+    eventTypes: text('event_types').array().notNull(),
+    isActive: boolean('is_active').notNull().default(true),
+    /** AES-256-GCM sealed with SECRETS_KEY (the endpoint id is the associated data); shown in clear only on creation and rotation. */
+    signingSecretSealed: text('signing_secret_sealed').notNull(),
+    createdAt: timestampTz('created_at').notNull(),
+    updatedAt: timestampTz('updated_at').notNull(),
+  },
+  (table) => [index('webhook_endpoints_tenant_idx').on(table.tenantId, table.createdAt)],
+);
+
+/** Deliveries of case events to webhook endpoints: the shared @svc/outbox queue; subjectId is the case. */
+export const webhookDeliveries = defineDeliveryTable(identitySchema, 'webhook_deliveries');
 
 /** Background work (run-checks) on the shared leased queue of @svc/outbox. */
 export const jobs = defineJobTable(identitySchema, 'jobs');
@@ -361,6 +383,8 @@ export const databaseSchema = {
   reviewDecisions,
   caseEvents,
   jobs,
+  webhookEndpoints,
+  webhookDeliveries,
 };
 export type IdentityDatabaseSchema = typeof databaseSchema;
 

@@ -1,4 +1,6 @@
-import { createJobWorker } from '@svc/outbox';
+import type { TargetPolicy } from '@svc/outbound-http';
+import { createJobWorker, type Listen } from '@svc/outbox';
+import type { SecretBox } from '@svc/service-kit';
 import type { IdentityConfig } from '../config.js';
 import { jobs, type IdentityExecutor } from '../db/schema.js';
 import { expireDueCases } from '../domain/cases/expire-cases.js';
@@ -6,11 +8,18 @@ import type { ChecksProvider } from '../domain/checks/checks-provider.js';
 import { createRunChecksHandler, failCaseAfterChecks } from '../domain/checks/run-checks.js';
 import type { EvidenceStorage } from '../domain/evidence/evidence-storage.js';
 import { RUN_CHECKS_JOB } from '../domain/jobs/job-kinds.js';
+import { createWebhookDeliveryWorker, type WebhookDeliveryWorkerOptions } from './webhook-delivery-worker.js';
 
 export interface IdentityWorkerOptions {
   db: IdentityExecutor;
   storage: EvidenceStorage;
-  config: Pick<IdentityConfig, 'CASE_TTL_SECONDS' | 'EXPIRY_SWEEP_INTERVAL_MS' | 'JOB_LEASE_MS' | 'CHECKS_RETRY_SCHEDULE_MS' | 'CHECKS_OCR_THRESHOLD' | 'CHECKS_FACE_THRESHOLD' | 'CHECKS_LIVENESS_THRESHOLD'>;
+  config: Pick<IdentityConfig, 'CASE_TTL_SECONDS' | 'EXPIRY_SWEEP_INTERVAL_MS' | 'JOB_LEASE_MS' | 'CHECKS_RETRY_SCHEDULE_MS' | 'CHECKS_OCR_THRESHOLD' | 'CHECKS_FACE_THRESHOLD' | 'CHECKS_LIVENESS_THRESHOLD'> &
+    WebhookDeliveryWorkerOptions['config'];
+  /** Opens webhook signing secrets. */
+  box: SecretBox;
+  policy: TargetPolicy;
+  /** The database's LISTEN: work committed by any process wakes the workers at once. */
+  listen?: Listen;
   /** The live tenants' checks provider; null: their cases go to manual review. */
   checksProvider: ChecksProvider | null;
   clock: () => Date;
@@ -25,13 +34,17 @@ export interface IdentityWorker {
   wake(): void;
   /** One batch of jobs, for tests and the CLI. */
   runJobs(): Promise<number>;
+  /** One batch of webhook deliveries, for tests. */
+  deliverWebhooks(): Promise<number>;
+  /** Deletes finished deliveries past DELIVERY_RETENTION_DAYS, for tests. */
+  purgeDeliveries(): Promise<number>;
   /** One sweep, for tests and the CLI. */
   sweepExpired(): Promise<number>;
 }
 
 /**
- * The background side of identity: the leased job queue (automated checks) and the expiry
- * sweep. Runs inside the API process by default and alone in `pnpm --filter @svc/identity
+ * The background side of identity: the leased job queue (automated checks), webhook
+ * deliveries and the expiry sweep. Runs inside the API process by default and alone in `pnpm --filter @svc/identity
  * worker`; any number of either may run (leases and SKIP LOCKED keep them off each other's rows).
  */
 export function createIdentityWorker(options: IdentityWorkerOptions): IdentityWorker {
@@ -56,6 +69,16 @@ export function createIdentityWorker(options: IdentityWorkerOptions): IdentityWo
     workerId: 'identity-jobs',
     logger: options.logger,
     ...(options.pollIntervalMs ? { pollIntervalMs: options.pollIntervalMs } : {}),
+  });
+  const webhookWorker = createWebhookDeliveryWorker({
+    db: options.db,
+    box: options.box,
+    policy: options.policy,
+    config,
+    clock,
+    ...(options.listen ? { listen: options.listen } : {}),
+    ...(options.pollIntervalMs ? { pollIntervalMs: options.pollIntervalMs } : {}),
+    logger: options.logger,
   });
   let sweepTimer: NodeJS.Timeout | undefined;
   let sweeping: Promise<unknown> = Promise.resolve();
@@ -82,15 +105,18 @@ export function createIdentityWorker(options: IdentityWorkerOptions): IdentityWo
       if (running) return;
       running = true;
       jobWorker.start();
+      webhookWorker.start();
       scheduleSweep(0);
     },
     async stop() {
       running = false;
       clearTimeout(sweepTimer);
-      await Promise.all([jobWorker.stop(), sweeping]);
+      await Promise.all([jobWorker.stop(), webhookWorker.close(), sweeping]);
     },
     wake: () => jobWorker.wake(),
     runJobs: () => jobWorker.runOnce(),
+    deliverWebhooks: () => webhookWorker.runOnce(),
+    purgeDeliveries: () => webhookWorker.purgeFinished(),
     sweepExpired,
   };
 }

@@ -3,6 +3,7 @@ import { NotFoundError, ProblemError } from '@svc/problem-json';
 import { and, eq } from 'drizzle-orm';
 import { caseEvents, verificationCases, type IdentityExecutor } from '../../db/schema.js';
 import { writeAudit } from '../audit.js';
+import { fanOutEvent } from '../webhooks/fan-out.js';
 import { eventTypeFor, isTerminal, nextStatus, type CaseStatus, type CaseTrigger } from './case-states.js';
 
 export type CaseRow = typeof verificationCases.$inferSelect;
@@ -65,7 +66,10 @@ export interface CaseEventPayload {
   };
 }
 
-/** The outbox row of a state's arrival, its payload frozen now (the spec's Payload table). */
+/**
+ * The event of a state's arrival, its payload frozen now (the spec's Payload table): logged in
+ * case_events and fanned out to the tenant's subscribed endpoints in the caller's transaction.
+ */
 export async function recordCaseEvent(tx: IdentityExecutor, row: CaseRow, now: Date): Promise<CaseEventPayload> {
   const id = randomUUID();
   const payload: CaseEventPayload = {
@@ -85,7 +89,9 @@ export async function recordCaseEvent(tx: IdentityExecutor, row: CaseRow, now: D
       completedAt: row.completedAt?.toISOString() ?? null,
     },
   };
-  await tx.insert(caseEvents).values({ id, tenantId: row.tenantId, caseId: row.id, eventType: payload.eventType, payload: JSON.stringify(payload), occurredAt: now });
+  const body = JSON.stringify(payload);
+  await fanOutEvent(tx, { tenantId: row.tenantId, eventType: payload.eventType, caseId: row.id, payload: body }, now);
+  await tx.insert(caseEvents).values({ id, tenantId: row.tenantId, caseId: row.id, eventType: payload.eventType, payload: body, occurredAt: now, dispatchedAt: now });
   return payload;
 }
 

@@ -1,0 +1,32 @@
+import { selectRows } from '@svc/db';
+import { notifyWorkers } from '@svc/outbox';
+import { sql } from 'drizzle-orm';
+import { webhookDeliveries, webhookEndpoints, type IdentityExecutor } from '../../db/schema.js';
+import { WEBHOOK_ATTEMPTS, WEBHOOK_DELIVERY_CHANNEL } from './webhook-events.js';
+
+export interface FannedOutEvent {
+  tenantId: string;
+  eventType: string;
+  /** The case, or null for a test ping. */
+  caseId: string | null;
+  /** The exact body every endpoint receives. */
+  payload: string;
+}
+
+/**
+ * One delivery per active endpoint of the event's tenant subscribed to its type, written in
+ * the caller's transaction (the state change's): the change and its deliveries commit
+ * together or not at all. One statement; the NOTIFY wakes the workers when it commits.
+ */
+export async function fanOutEvent(tx: IdentityExecutor, event: FannedOutEvent, now: Date): Promise<number> {
+  const inserted = await selectRows<{ id: string }>(
+    tx,
+    sql`insert into ${webhookDeliveries} (topic, subscription_id, subject_id, payload, status, attempt_count, max_attempts, next_attempt_at, created_at)
+        select ${event.eventType}, e.id, ${event.caseId}::uuid, ${event.payload}, 'pending', 0, ${WEBHOOK_ATTEMPTS}, ${now.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz
+        from ${webhookEndpoints} e
+        where e.tenant_id = ${event.tenantId} and e.is_active and ${event.eventType} = any(e.event_types)
+        returning id`,
+  );
+  if (inserted.length > 0) await notifyWorkers(tx, WEBHOOK_DELIVERY_CHANNEL);
+  return inserted.length;
+}
