@@ -34,7 +34,9 @@ export default tseslint.config(
     // Plain scripts are linted without types (no TypeScript project needs to know them).
     languageOptions: {
       ...tseslint.configs.disableTypeChecked.languageOptions,
-      globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', fetch: 'readonly', AbortSignal: 'readonly' },
+      globals: Object.fromEntries(
+        ['process', 'console', 'URL', 'URLSearchParams', 'Buffer', 'performance', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'setImmediate', 'fetch', 'AbortSignal'].map((name) => [name, 'readonly']),
+      ),
     },
   },
   {

@@ -33,6 +33,9 @@ function guardedLookup(hostname: string, options: LookupOptions, callback: Looku
   });
 }
 
+/** Sockets per receiving host; a delivery worker's in-flight sends per endpoint should stay at or under it. */
+export const MAX_SENDS_PER_HOST = 64;
+
 /** The one undici dispatcher every outbound webhook uses. Redirects are never followed (undici's default). */
 export function createGuardedDispatcher(policy: TargetPolicy, options: { connectTimeoutMs?: number } = {}): Dispatcher {
   return new Agent({
@@ -42,8 +45,10 @@ export function createGuardedDispatcher(policy: TargetPolicy, options: { connect
     },
     // Webhook receivers are many hosts with few requests each: do not hold sockets open long.
     keepAliveTimeout: 4_000,
-    // Per origin: enough for a busy receiver (thousands of deliveries a second) without letting one host take every socket.
-    connections: 32,
+    // Per origin: enough for a busy receiver (thousands of deliveries a second); workers keep
+    // one endpoint's sends in flight under this (MAX_SENDS_PER_HOST), so none waits for a socket
+    // while its time limit runs.
+    connections: MAX_SENDS_PER_HOST,
   });
 }
 
@@ -57,13 +62,20 @@ export interface DeliveryResult {
   retryAfterMs?: number;
 }
 
+// Every HTTP-date form starts with a day name (RFC 9110 §5.6.7); without this check Date.parse
+// guesses at anything ('2030-01-01' → a wait of years, '-5' → May 2001).
+const HTTP_DATE_START = /^(mon|tue|wed|thu|fri|sat|sun)/i;
+// asctime (`Sun Nov  6 08:49:37 1994`) carries no zone and means GMT; Date.parse would read it as local time.
+const ASCTIME_DATE = /^[a-z]{3} [a-z]{3} +\d{1,2} \d{2}:\d{2}:\d{2} \d{4}$/i;
+
 /** Retry-After as delay-seconds or an HTTP date (RFC 9110 §10.2.3); undefined when absent or unreadable. */
 export function parseRetryAfter(value: string | string[] | undefined, now: number = Date.now()): number | undefined {
   const text = Array.isArray(value) ? value[0] : value;
   if (text === undefined) return undefined;
   const trimmed = text.trim();
   if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
-  const date = Date.parse(trimmed);
+  if (!HTTP_DATE_START.test(trimmed)) return undefined;
+  const date = Date.parse(ASCTIME_DATE.test(trimmed) ? `${trimmed} GMT` : trimmed);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 

@@ -63,6 +63,12 @@ export interface DeliveryWorkerOptions<Context = undefined> extends QueueWorkerS
   deliver: (delivery: Delivery, context: Context) => Promise<AttemptOutcome>;
   /** Only deliveries meeting this condition are claimed (e.g. their endpoint is active); the others wait, pending. */
   claimableWhere?: SQL;
+  /**
+   * Deliveries of one subscription (endpoint) in flight at once in this worker, about: one slow
+   * receiver's backlog takes this many slots, the others keep theirs. Keep it at or under the
+   * HTTP client's connections per host, so no send waits for a socket while its timeout runs.
+   */
+  maxInFlightPerSubscription?: number;
   /** Runs in the transaction that records the attempt, e.g. to update a webhook's failure count. */
   onSettled?: (tx: Transaction, settled: SettledDelivery) => Promise<void>;
 }
@@ -91,9 +97,12 @@ function recordedAttempt(outcome: AttemptOutcome): DeliveryAttempt {
  * schedule (a longer Retry-After wins), and the HTTP status is recorded with every attempt.
  */
 export function createDeliveryWorker<Context = undefined>(options: DeliveryWorkerOptions<Context>): DeliveryWorker {
-  const { deliver, onSettled, ...settings } = options;
+  const { deliver, onSettled, maxInFlightPerSubscription, ...settings } = options;
   return createLeasedQueueWorker<Delivery, DeliveryAttempt, Context>({
     ...settings,
+    ...(maxInFlightPerSubscription
+      ? { fairness: { column: options.table.subscriptionId, perGroup: maxInFlightPerSubscription, groupOf: (delivery: Delivery) => delivery.subscriptionId } }
+      : {}),
     label: 'delivery',
     recordedColumns: [{ name: 'last_status_code', sqlType: 'integer' }],
     async attempt(delivery, context) {

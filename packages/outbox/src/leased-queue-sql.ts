@@ -56,7 +56,8 @@ function rowMapper<Row>(table: PgTable): (raw: Record<string, unknown>) => Row {
 }
 
 export interface QueueStatements<Row> {
-  claim(now: Date, limit: number): Promise<Row[]>;
+  /** `excludedGroups`: values of the fairness column whose rows are not claimed now (their share is in flight). */
+  claim(now: Date, limit: number, excludedGroups?: readonly string[]): Promise<Row[]>;
   /** Writes outcomes of rows still held by this worker (same attempt, in flight); returns the ids written. */
   settle(tx: AnyDatabase | Transaction, settlements: RowSettlement[]): Promise<Set<string>>;
   /** Pushes the leases of rows this worker still holds to `until`. */
@@ -73,6 +74,8 @@ export interface QueueStatementOptions {
   claimOnly?: { column: PgColumn; values: readonly string[] } | undefined;
   /** A further condition on claimable rows, e.g. that the delivery's endpoint is active. */
   claimableWhere?: SQL | undefined;
+  /** At most `perGroup` rows of one value of `column` (e.g. one endpoint) per claim. */
+  fairness?: { column: PgColumn; perGroup: number } | undefined;
   recordedColumns?: readonly RecordedColumn[] | undefined;
 }
 
@@ -83,28 +86,41 @@ export interface QueueStatementOptions {
  * lease renewal for all rows in flight.
  */
 export function queueStatements<Row extends LeasedRow>(options: QueueStatementOptions): QueueStatements<Row> {
-  const { db, table, claimOnly, claimableWhere, leaseMs } = options;
+  const { db, table, claimOnly, claimableWhere, leaseMs, fairness } = options;
   const recordedColumns = options.recordedColumns ?? [];
   const toRow = rowMapper<Row>(table);
 
   return {
-    async claim(now, limit) {
+    async claim(now, limit, excludedGroups = []) {
       if (claimOnly && claimOnly.values.length === 0) return [];
-      const onlyClause = claimOnly ? sql`and ${claimOnly.column} in (${sql.join(claimOnly.values.map((value) => sql`${value}`), sql`, `)})` : sql``;
+      const inList = (values: readonly string[]) => sql.join(values.map((value) => sql`${value}`), sql`, `);
+      const onlyClause = claimOnly ? sql`and ${claimOnly.column} in (${inList(claimOnly.values)})` : sql``;
       const whereClause = claimableWhere ? sql`and (${claimableWhere})` : sql``;
+      // By bare name: the fairness column is referenced from derived tables below, where the table's own name is not in scope.
+      const groupColumn = fairness ? sql.identifier(fairness.column.name) : sql``;
+      const excludeClause = fairness && excludedGroups.length > 0 ? sql`and ${groupColumn} not in (${inList(excludedGroups)})` : sql``;
+      const due = sql`((status = 'pending' and next_attempt_at <= ${now.toISOString()})
+                 or (status = 'in_flight' and lease_expires_at <= ${now.toISOString()}))
+                ${onlyClause} ${whereClause} ${excludeClause}`;
+      // With fairness, the oldest due rows are ranked within their group first, so one group's
+      // backlog (a slow endpoint's) cannot fill a claim; the lock is taken on the rows picked.
+      const picked = fairness
+        ? sql`select id from ${table} where id in (
+                select id from (
+                  select id, next_attempt_at, row_number() over (partition by ${groupColumn} order by next_attempt_at) as group_rank
+                  from (select id, ${groupColumn}, next_attempt_at from ${table} where ${due} order by next_attempt_at limit ${limit * 4}) as oldest_due
+                ) as ranked
+                where group_rank <= ${fairness.perGroup}
+                order by next_attempt_at
+                limit ${limit}
+              )
+              for update skip locked`
+        : sql`select id from ${table} where ${due} order by next_attempt_at limit ${limit} for update skip locked`;
       const leaseUntil = new Date(now.getTime() + leaseMs);
       const claimed = await selectRows(
         db,
         sql`update ${table} set status = 'in_flight', lease_expires_at = ${leaseUntil.toISOString()}, attempt_count = attempt_count + 1
-            where id in (
-              select id from ${table}
-              where ((status = 'pending' and next_attempt_at <= ${now.toISOString()})
-                 or (status = 'in_flight' and lease_expires_at <= ${now.toISOString()}))
-                ${onlyClause} ${whereClause}
-              order by next_attempt_at
-              limit ${limit}
-              for update skip locked
-            )
+            where id in (${picked})
             returning *`,
       );
       return claimed.map(toRow);
@@ -151,7 +167,7 @@ export function queueStatements<Row extends LeasedRow>(options: QueueStatementOp
         db,
         sql`delete from ${table} where id in (
               select id from ${table}
-              where completed_at < ${before.toISOString()}
+              where status in ('succeeded', 'failed') and completed_at < ${before.toISOString()}
               limit ${limit}
             )
             returning id`,

@@ -69,6 +69,11 @@ export interface LeasedQueueOptions<Row extends LeasedRow, Result extends Attemp
   claimOnly?: { column: PgColumn; values: readonly string[] };
   /** A further condition on claimable rows (a delivery's endpoint is active). */
   claimableWhere?: SQL;
+  /**
+   * At most `perGroup` rows of one group (e.g. one endpoint: its subscription_id) in flight in
+   * this worker: one slow receiver's backlog takes that many slots, never the whole worker.
+   */
+  fairness?: { column: PgColumn; perGroup: number; groupOf: (row: Row) => string };
   recordedColumns?: readonly RecordedColumn[];
   /** Loads what the attempts of one claim share (e.g. their endpoints, in one query). */
   prepare?: (rows: Row[]) => Promise<Context>;
@@ -116,7 +121,7 @@ export function createLeasedQueueWorker<Row extends LeasedRow, Result extends At
   const maxRetryAfterMs = options.maxRetryAfterMs ?? DAY_MS;
   const { label, retryScheduleMs } = options;
   if (retryScheduleMs.length === 0) throw new Error(`${label} worker: retryScheduleMs needs at least one entry`);
-  const statements = queueStatements<Row>({ ...options, leaseMs });
+  const statements = queueStatements<Row>({ ...options, leaseMs, fairness: options.fairness && { column: options.fairness.column, perGroup: options.fairness.perGroup } });
   // Claim again only once a good share of the slots is free: fewer, larger claims.
   const claimThreshold = Math.max(1, Math.floor(Math.min(batchSize, concurrency) / 2));
 
@@ -185,6 +190,26 @@ export function createLeasedQueueWorker<Row extends LeasedRow, Result extends At
   // The continuous worker: claims while slots are free, settles what finished in batches.
   let running = false;
   const held = new Map<string, Row>();
+  const heldPerGroup = new Map<string, number>();
+  const fairness = options.fairness;
+
+  function hold(row: Row): void {
+    held.set(row.id, row);
+    if (fairness) heldPerGroup.set(fairness.groupOf(row), (heldPerGroup.get(fairness.groupOf(row)) ?? 0) + 1);
+  }
+
+  function release(row: Row): void {
+    if (!held.delete(row.id) || !fairness) return;
+    const group = fairness.groupOf(row);
+    const left = (heldPerGroup.get(group) ?? 1) - 1;
+    if (left > 0) heldPerGroup.set(group, left);
+    else heldPerGroup.delete(group);
+  }
+
+  function saturatedGroups(): string[] {
+    if (!fairness) return [];
+    return [...heldPerGroup].filter(([, count]) => count >= fairness.perGroup).map(([group]) => group);
+  }
   const attempts = new Set<Promise<unknown>>();
   let finishedBuffer: Finished<Row, Result>[] = [];
   let pumping: Promise<void> | null = null;
@@ -252,8 +277,8 @@ export function createLeasedQueueWorker<Row extends LeasedRow, Result extends At
       const free = concurrency - held.size;
       if (free < claimThreshold) return; // settling attempts pump again
       const want = Math.min(batchSize, free);
-      const rows = await statements.claim(clock(), want);
-      for (const row of rows) held.set(row.id, row);
+      const rows = await statements.claim(clock(), want, saturatedGroups());
+      for (const row of rows) hold(row);
       if (rows.length > 0) startAttempts(rows);
       if (rows.length < want) {
         schedulePoll();
@@ -277,7 +302,7 @@ export function createLeasedQueueWorker<Row extends LeasedRow, Result extends At
       (error: unknown) => {
         // Nothing was attempted: the rows' leases run out and they are claimed again.
         options.logger?.error({ err: error, workerId: options.workerId }, `could not prepare ${label} attempts`);
-        for (const row of rows) held.delete(row.id);
+        for (const row of rows) release(row);
       },
     );
     attempts.add(started);
@@ -295,7 +320,7 @@ export function createLeasedQueueWorker<Row extends LeasedRow, Result extends At
         } catch (error) {
           options.logger?.error({ err: error, workerId: options.workerId, count: batch.length }, `could not record ${label} attempts; their leases will run out and they are tried again`);
         }
-        for (const { row } of batch) held.delete(row.id);
+        for (const { row } of batch) release(row);
       }
     })().finally(() => {
       settling = null;

@@ -35,4 +35,17 @@ describe('identity configuration', () => {
     expect(loadIdentityConfig({}).CHECKS_PROVIDER).toBeUndefined();
     expect(loadIdentityConfig({})).toMatchObject({ CHECKS_RETRY_SCHEDULE_MS: [0, 1000, 5000], CHECKS_OCR_THRESHOLD: 0.85, CHECKS_FACE_THRESHOLD: 0.8, CHECKS_LIVENESS_THRESHOLD: 0.8 });
   });
+  it('delivers webhooks 5 times on the spec schedule, https only, unless configured', () => {
+    expect(loadIdentityConfig({})).toMatchObject({
+      WEBHOOK_RETRY_SCHEDULE_MS: [0, 5000, 300000, 1800000, 7200000],
+      WEBHOOK_TIMEOUT_MS: 30000,
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: false,
+      DELIVERY_LEASE_MS: 15000,
+      DELIVERY_RETENTION_DAYS: 30,
+    });
+    expect(() => loadIdentityConfig({ WEBHOOK_RETRY_SCHEDULE_MS: '0,10,10' })).toThrow(/WEBHOOK_RETRY_SCHEDULE_MS: must list 5 delays, one per attempt/);
+    expect(() => loadIdentityConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'yes' })).toThrow(/WEBHOOK_ALLOW_PRIVATE_TARGETS: must be true or false/);
+    expect(() => loadIdentityConfig({ DELIVERY_LEASE_MS: '500' })).toThrow(/DELIVERY_LEASE_MS: must be at least 1000/);
+    expect(() => loadIdentityConfig({ DELIVERY_RETENTION_DAYS: '0' })).toThrow(/DELIVERY_RETENTION_DAYS: must be at least 1/);
+  });
 });

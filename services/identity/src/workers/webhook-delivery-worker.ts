@@ -1,4 +1,4 @@
-import { createGuardedDispatcher, postOnce, type TargetPolicy } from '@svc/outbound-http';
+import { createGuardedDispatcher, MAX_SENDS_PER_HOST, postOnce, type TargetPolicy } from '@svc/outbound-http';
 import { createDeliveryWorker, wakeOnNotify, type DeliveryWorker, type Listen } from '@svc/outbox';
 import type { SecretBox } from '@svc/service-kit';
 import { buildIdentityWebhookHeaders } from '@svc/webhook-signing';
@@ -56,6 +56,7 @@ export function createWebhookDeliveryWorker(options: WebhookDeliveryWorkerOption
     workerId: 'identity-webhooks',
     ...(options.pollIntervalMs ? { pollIntervalMs: options.pollIntervalMs } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
+    maxInFlightPerSubscription: MAX_SENDS_PER_HOST,
     claimableWhere: sql`exists (select 1 from ${webhookEndpoints} e where e.id = subscription_id and e.is_active)`,
     async prepare(deliveries) {
       const ids = [...new Set(deliveries.map((delivery) => delivery.subscriptionId))];

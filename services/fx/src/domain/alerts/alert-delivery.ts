@@ -1,4 +1,4 @@
-import { createGuardedDispatcher, postOnce, type TargetPolicy } from '@svc/outbound-http';
+import { createGuardedDispatcher, MAX_SENDS_PER_HOST, postOnce, type TargetPolicy } from '@svc/outbound-http';
 import { createDeliveryWorker, wakeOnNotify, type DeliveryWorker, type Listen } from '@svc/outbox';
 import type { SecretBox } from '@svc/service-kit';
 import { buildFxWebhookHeaders } from '@svc/webhook-signing';
@@ -51,6 +51,7 @@ export function createAlertDeliveryWorker(options: AlertDeliveryOptions): Delive
     ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
     ...(options.retentionDays ? { retention: { days: options.retentionDays } } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
+    maxInFlightPerSubscription: MAX_SENDS_PER_HOST,
     jitter: 0.1,
     workerId: 'fx-alerts',
     async prepare(deliveries) {
