@@ -1,0 +1,72 @@
+import type { TestDatabase } from '@svc/db/testing';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createDeliveryWorker, enqueueDeliveries, type AttemptOutcome } from '../src/index.js';
+import { deliveries } from './fixtures/schema.js';
+import type * as schema from './fixtures/schema.js';
+import { createQueueTestDatabase } from './helpers.js';
+
+const SLOW = '00000000-0000-4000-8000-00000000000a';
+const FAST = '00000000-0000-4000-8000-00000000000b';
+let testDatabase: TestDatabase<typeof schema>;
+
+beforeEach(async () => {
+  testDatabase = await createQueueTestDatabase();
+});
+afterEach(async () => {
+  await testDatabase.cleanup();
+});
+
+async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe('per-subscription fairness', () => {
+  it("keeps one subscription's backlog to its share of the slots, so another subscription's deliveries go out meanwhile", async () => {
+    const db = testDatabase.database.db;
+    const enqueue = (subscriptionId: string, count: number, at: Date) =>
+      db.transaction((tx) => enqueueDeliveries(tx, deliveries, Array.from({ length: count }, (_, i) => ({ topic: 't', subscriptionId, payload: `${subscriptionId}-${i}`, maxAttempts: 1 })), at));
+    // The slow backlog is older: without fairness it would fill every slot first.
+    await enqueue(SLOW, 40, new Date(Date.now() - 60_000));
+    await enqueue(FAST, 5, new Date());
+    const releases: ((outcome: AttemptOutcome) => void)[] = [];
+    let slowInFlight = 0;
+    let slowPeak = 0;
+    const fastDone: string[] = [];
+    const worker = createDeliveryWorker({
+      db,
+      table: deliveries,
+      retryScheduleMs: [0],
+      batchSize: 10,
+      concurrency: 10,
+      maxInFlightPerSubscription: 3,
+      deliver: async (delivery) => {
+        if (delivery.subscriptionId === FAST) {
+          fastDone.push(delivery.payload);
+          return { status: 204 };
+        }
+        slowInFlight += 1;
+        slowPeak = Math.max(slowPeak, slowInFlight);
+        return new Promise<AttemptOutcome>((resolve) => releases.push((outcome) => ((slowInFlight -= 1), resolve(outcome))));
+      },
+    });
+    worker.start();
+    try {
+      await waitFor(() => fastDone.length === 5);
+      // At most one claim's share over the limit (a claim ranks per subscription, then skips saturated ones).
+      expect(slowPeak).toBeGreaterThanOrEqual(1);
+      expect(slowPeak).toBeLessThanOrEqual(6);
+      expect(slowInFlight).toBeLessThanOrEqual(6);
+    } finally {
+      // Release every slow send (including those claimed as earlier ones finish) so stop() can drain.
+      const releaser = setInterval(() => releases.splice(0).forEach((release) => release({ status: 204 })), 5);
+      await waitFor(() => slowInFlight === 0 && releases.length === 0, 10_000).catch(() => undefined);
+      await worker.stop();
+      clearInterval(releaser);
+    }
+    expect(fastDone).toHaveLength(5);
+  });
+});
