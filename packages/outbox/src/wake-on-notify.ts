@@ -11,10 +11,13 @@ export type Listen = (channel: string, onNotification: () => void) => Promise<()
  */
 export function wakeOnNotify(worker: QueueWorker, listen: Listen, channel: string, logger?: { warn(object: object, message: string): void }): QueueWorker {
   let unlisten: Promise<(() => Promise<void>) | null> = Promise.resolve(null);
+  let listening = false;
   return {
     ...worker,
     start() {
       worker.start();
+      if (listening) return;
+      listening = true;
       unlisten = listen(channel, () => worker.wake()).catch((error: unknown) => {
         logger?.warn({ err: error, channel }, 'could not LISTEN for new work; the worker falls back to polling');
         return null;
@@ -23,6 +26,7 @@ export function wakeOnNotify(worker: QueueWorker, listen: Listen, channel: strin
     async stop() {
       const stopListening = await unlisten;
       unlisten = Promise.resolve(null);
+      listening = false;
       await stopListening?.().catch(() => undefined);
       await worker.stop();
     },
