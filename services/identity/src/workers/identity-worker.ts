@@ -1,5 +1,5 @@
 import type { TargetPolicy } from '@svc/outbound-http';
-import { createJobWorker, type Listen } from '@svc/outbox';
+import { createJobWorker, wakeOnNotify, type Listen } from '@svc/outbox';
 import type { SecretBox } from '@svc/service-kit';
 import type { IdentityConfig } from '../config.js';
 import { jobs, type IdentityExecutor } from '../db/schema.js';
@@ -7,7 +7,7 @@ import { expireDueCases } from '../domain/cases/expire-cases.js';
 import type { ChecksProvider } from '../domain/checks/checks-provider.js';
 import { createRunChecksHandler, failCaseAfterChecks } from '../domain/checks/run-checks.js';
 import type { EvidenceStorage } from '../domain/evidence/evidence-storage.js';
-import { RUN_CHECKS_JOB } from '../domain/jobs/job-kinds.js';
+import { JOBS_CHANNEL, RUN_CHECKS_JOB } from '../domain/jobs/job-kinds.js';
 import { createWebhookDeliveryWorker, type WebhookDeliveryWorkerOptions } from './webhook-delivery-worker.js';
 
 export interface IdentityWorkerOptions {
@@ -49,7 +49,7 @@ export interface IdentityWorker {
  */
 export function createIdentityWorker(options: IdentityWorkerOptions): IdentityWorker {
   const { config, clock } = options;
-  const jobWorker = createJobWorker({
+  const jobQueue = createJobWorker({
     db: options.db,
     table: jobs,
     handlers: {
@@ -70,6 +70,8 @@ export function createIdentityWorker(options: IdentityWorkerOptions): IdentityWo
     logger: options.logger,
     ...(options.pollIntervalMs ? { pollIntervalMs: options.pollIntervalMs } : {}),
   });
+  // Submissions committed by any API instance wake the job workers at once (the poll is the fallback).
+  const jobWorker = options.listen ? wakeOnNotify(jobQueue, options.listen, JOBS_CHANNEL, options.logger) : jobQueue;
   const webhookWorker = createWebhookDeliveryWorker({
     db: options.db,
     box: options.box,

@@ -1,10 +1,10 @@
-import { enqueueJobs } from '@svc/outbox';
+import { enqueueJobs, notifyWorkers } from '@svc/outbox';
 import { ValidationError } from '@svc/problem-json';
 import { jobs, type IdentityExecutor } from '../../db/schema.js';
 import { REQUIRED_EVIDENCE, type CaseStatus, type EvidenceType } from '../cases/case-states.js';
 import { lockCase, transitionCase } from '../cases/case-transitions.js';
 import { currentEvidence } from '../cases/read-cases.js';
-import { RUN_CHECKS_JOB } from '../jobs/job-kinds.js';
+import { JOBS_CHANNEL, RUN_CHECKS_JOB } from '../jobs/job-kinds.js';
 import { assertCapturing, endUserActor, type CaptureSession } from './capture-sessions.js';
 
 /**
@@ -30,6 +30,7 @@ export async function submitEvidence(
   }
   const updated = await transitionCase(tx, locked, { trigger: 'submit-evidence', action: 'be submitted', actor: endUserActor(session.sessionId, correlationId), now });
   await enqueueJobs(tx, jobs, [{ kind: RUN_CHECKS_JOB, subjectId: locked.id, payload: JSON.stringify({ caseId: locked.id, tenantId: locked.tenantId }), maxAttempts: options.checksAttempts }], now);
+  await notifyWorkers(tx, JOBS_CHANNEL);
   return { caseId: updated.id, status: updated.status as CaseStatus };
 }
 
