@@ -71,6 +71,8 @@ export interface DeliveryWorkerOptions<Context = undefined> extends QueueWorkerS
   maxInFlightPerSubscription?: number;
   /** Runs in the transaction that records the attempt, e.g. to update a webhook's failure count. */
   onSettled?: (tx: Transaction, settled: SettledDelivery) => Promise<void>;
+  /** The outcomes onSettled is for (default all): batches with none are recorded without a transaction. */
+  onSettledFor?: (outcome: AttemptOutcome) => boolean;
 }
 
 export type DeliveryWorker = QueueWorker;
@@ -97,7 +99,7 @@ function recordedAttempt(outcome: AttemptOutcome): DeliveryAttempt {
  * schedule (a longer Retry-After wins), and the HTTP status is recorded with every attempt.
  */
 export function createDeliveryWorker<Context = undefined>(options: DeliveryWorkerOptions<Context>): DeliveryWorker {
-  const { deliver, onSettled, maxInFlightPerSubscription, ...settings } = options;
+  const { deliver, onSettled, onSettledFor, maxInFlightPerSubscription, ...settings } = options;
   return createLeasedQueueWorker<Delivery, DeliveryAttempt, Context>({
     ...settings,
     ...(maxInFlightPerSubscription
@@ -114,5 +116,6 @@ export function createDeliveryWorker<Context = undefined>(options: DeliveryWorke
     },
     lostAttempt: (error) => recordedAttempt({ status: 0, error }),
     onSettled: onSettled && ((tx, delivery, { outcome, succeeded }, final) => onSettled(tx, { delivery, outcome, succeeded, final })),
+    ...(onSettledFor ? { onSettledFor: (_delivery: Delivery, { outcome }: DeliveryAttempt) => onSettledFor(outcome) } : {}),
   });
 }

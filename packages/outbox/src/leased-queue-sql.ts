@@ -99,27 +99,35 @@ export function queueStatements<Row extends LeasedRow>(options: QueueStatementOp
       // By bare name: the fairness column is referenced from derived tables below, where the table's own name is not in scope.
       const groupColumn = fairness ? sql.identifier(fairness.column.name) : sql``;
       const excludeClause = fairness && excludedGroups.length > 0 ? sql`and ${groupColumn} not in (${inList(excludedGroups)})` : sql``;
-      const due = sql`((status = 'pending' and next_attempt_at <= ${now.toISOString()})
-                 or (status = 'in_flight' and lease_expires_at <= ${now.toISOString()}))
-                ${onlyClause} ${whereClause} ${excludeClause}`;
-      // With fairness, the oldest due rows are ranked within their group first, so one group's
-      // backlog (a slow endpoint's) cannot fill a claim; the lock is taken on the rows picked.
+      const filters = sql`${onlyClause} ${whereClause} ${excludeClause}`;
+      const groupSelect = fairness ? sql`, ${groupColumn}` : sql``;
+      // With fairness, more rows are looked at than claimed, so one group's backlog (a slow endpoint's) cannot fill a claim.
+      const scan = fairness ? limit * 4 : limit;
+      // Two scans, each an ordered walk of the due index that stops after `scan` rows (an OR of
+      // both would read and sort every due row), each skipping rows other workers hold.
+      const candidates = sql`
+        with due_pending as (
+          select id, next_attempt_at ${groupSelect} from ${table}
+          where status = 'pending' and next_attempt_at <= ${now.toISOString()} ${filters}
+          order by next_attempt_at limit ${scan} for update skip locked
+        ), lease_expired as (
+          select id, next_attempt_at ${groupSelect} from ${table}
+          where status = 'in_flight' and lease_expires_at <= ${now.toISOString()} ${filters}
+          order by next_attempt_at limit ${scan} for update skip locked
+        ), due as (select * from due_pending union all select * from lease_expired)`;
       const picked = fairness
-        ? sql`select id from ${table} where id in (
-                select id from (
-                  select id, next_attempt_at, row_number() over (partition by ${groupColumn} order by next_attempt_at) as group_rank
-                  from (select id, ${groupColumn}, next_attempt_at from ${table} where ${due} order by next_attempt_at limit ${limit * 4}) as oldest_due
-                ) as ranked
-                where group_rank <= ${fairness.perGroup}
-                order by next_attempt_at
-                limit ${limit}
-              )
-              for update skip locked`
-        : sql`select id from ${table} where ${due} order by next_attempt_at limit ${limit} for update skip locked`;
+        ? sql`select id from (
+                select id, next_attempt_at, row_number() over (partition by ${groupColumn} order by next_attempt_at) as group_rank from due
+              ) as ranked
+              where group_rank <= ${fairness.perGroup}
+              order by next_attempt_at
+              limit ${limit}`
+        : sql`select id from due order by next_attempt_at limit ${limit}`;
       const leaseUntil = new Date(now.getTime() + leaseMs);
       const claimed = await selectRows(
         db,
-        sql`update ${table} set status = 'in_flight', lease_expires_at = ${leaseUntil.toISOString()}, attempt_count = attempt_count + 1
+        sql`${candidates}
+            update ${table} set status = 'in_flight', lease_expires_at = ${leaseUntil.toISOString()}, attempt_count = attempt_count + 1
             where id in (${picked})
             returning *`,
       );

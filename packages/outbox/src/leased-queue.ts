@@ -83,6 +83,8 @@ export interface LeasedQueueOptions<Row extends LeasedRow, Result extends Attemp
   lostAttempt: (error: string) => Result;
   /** Runs in the transaction that records the attempt, only when the row was still this worker's. */
   onSettled?: (tx: Transaction, row: Row, result: Result, final: boolean) => Promise<void>;
+  /** Which outcomes onSettled is for (default all); a batch with none is recorded in one statement, no transaction. */
+  onSettledFor?: (row: Row, result: Result) => boolean;
 }
 
 const LOST_ATTEMPT_ERROR = 'lease expired during the last attempt: its worker is presumed dead';
@@ -153,12 +155,18 @@ export function createLeasedQueueWorker<Row extends LeasedRow, Result extends At
       const chunk = finished.slice(start, start + SETTLE_CHUNK);
       const now = clock();
       const settlements = chunk.map((item) => settlementOf(item, now));
+      const { onSettled, onSettledFor } = options;
+      const hooked = onSettled ? chunk.map((item) => !onSettledFor || onSettledFor(item.row, item.result)) : [];
+      if (!onSettled || !hooked.includes(true)) {
+        // One statement is atomic on its own: no transaction round trips for a batch with no bookkeeping.
+        await statements.settle(options.db, settlements);
+        continue;
+      }
       await options.db.transaction(async (tx) => {
         const ours = await statements.settle(tx, settlements);
-        if (!options.onSettled) return;
         // A row missing from `ours` was taken over after our lease expired: its new attempt records the outcome.
         for (const [index, item] of chunk.entries()) {
-          if (ours.has(item.row.id)) await options.onSettled(tx, item.row, item.result, settlements[index]!.final);
+          if (hooked[index] && ours.has(item.row.id)) await onSettled(tx, item.row, item.result, settlements[index]!.final);
         }
       });
     }
@@ -321,6 +329,8 @@ export function createLeasedQueueWorker<Row extends LeasedRow, Result extends At
           options.logger?.error({ err: error, workerId: options.workerId, count: batch.length }, `could not record ${label} attempts; their leases will run out and they are tried again`);
         }
         for (const { row } of batch) release(row);
+        // Slots are free now: claim again while the next batch of outcomes is written.
+        pump();
       }
     })().finally(() => {
       settling = null;

@@ -80,8 +80,8 @@ export function createWebhookDeliveryWorker(options: WebhookDeliveryWorkerOption
       if (result.status === 410) return { ...result, error: '410 Gone: the receiver asked for no more deliveries; the endpoint was deactivated', permanent: true };
       return result;
     },
-    async onSettled(tx, { delivery, outcome }) {
-      if (outcome.status !== 410) return;
+    onSettledFor: (outcome) => outcome.status === 410,
+    async onSettled(tx, { delivery }) {
       const executor = tx as unknown as IdentityExecutor;
       const [endpoint] = await executor
         .update(webhookEndpoints)
