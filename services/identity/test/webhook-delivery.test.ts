@@ -128,6 +128,30 @@ describe('webhook delivery to a real receiver', () => {
     expect(records.every((record) => record.succeeded && record.httpStatus === 204 && record.attemptCount === 1 && record.caseId === caseId)).toBe(true);
   });
 
+  it('delivers each of the ten event types exactly to the endpoints subscribed to it', async () => {
+    const byType = new Map<string, { id: string; path: string }>();
+    for (const type of WEBHOOK_EVENT_TYPES) byType.set(type, await endpoint(partner, [type]));
+    const caseIds: string[] = [];
+    for (const outcome of ['approve', 'reject', 'review', 'fail', 'expire']) caseIds.push((await submittedCase(test, partner, `order#${outcome}`)).caseId);
+    await test.worker.runJobs();
+    const cancelled = (await createCase(test, partner)).json<{ caseId: string }>().caseId;
+    const cancel = await call(partner, 'POST', `/verifications/${cancelled}/cancel`, { reason: 'customer left' });
+    expect(cancel.statusCode).toBe(204);
+    await deliverAll();
+    const received = (type: string) => receiver.at(byType.get(type)!.path);
+    for (const type of WEBHOOK_EVENT_TYPES) {
+      expect(received(type).every((receipt) => receipt.body.eventType === type && receipt.verification.ok), type).toBe(true);
+    }
+    expect(received('verification.session_issued')).toHaveLength(6);
+    expect(received('verification.capture_started')).toHaveLength(5);
+    expect(received('verification.evidence_uploaded')).toHaveLength(5);
+    for (const [type, count] of [['verification.approved', 1], ['verification.rejected', 1], ['verification.pending_manual_review', 1], ['verification.failed', 1], ['verification.expired', 1], ['verification.cancelled', 1]] as const) {
+      expect(received(type), type).toHaveLength(count);
+    }
+    expect(received('verification.cancelled')[0]!.body.data).toMatchObject({ caseId: cancelled, status: 'Cancelled' });
+    expect(received('verification.rejected')[0]!.body.data).toMatchObject({ caseId: caseIds[1], status: 'Rejected' });
+  });
+
   it('retries a failing receiver with a fresh signature and the same delivery id, then succeeds', async () => {
     const hook = await endpoint(partner, ['verification.session_issued']);
     let calls = 0;
