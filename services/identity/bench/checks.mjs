@@ -18,8 +18,9 @@
 // drains each upload and answers a passing score at once: the figures are the service's own cost
 // (API, queue, database, evidence storage), not a model's. The tenant is live (`cli tenant:create`
 // without --sandbox), so cases go to the HTTP provider, not the sandbox simulator.
-// The identity setup (database, tenant, processes, HTTP, cleanup) is shared with verifications.mjs:
-// identity-bench-setup.mjs; the process management with every out-of-process bench: bench/out-of-process.mjs.
+// The identity setup (arguments, database, tenant, processes, HTTP, cleanup) is shared with the other
+// identity benches: identity-bench-setup.mjs (the workers get the CHECKS_* variables through its
+// startWorker's `env`); the process management with every out-of-process bench: bench/out-of-process.mjs.
 //
 // Usage, after `pnpm build`, from the repository root:
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres REDIS_URL=redis://127.0.0.1:6379 \
@@ -33,18 +34,12 @@
 import { randomInt } from 'node:crypto';
 import { cpus } from 'node:os';
 import { cpuSeconds, load1m, machineBusySeconds, mapConcurrent, percentiles, sleep } from '../../../bench/out-of-process.mjs';
-import { expectJson, identityBench, log, PARTNER } from './identity-bench-setup.mjs';
+import { benchArguments, expectJson, identityBench, log, PARTNER } from './identity-bench-setup.mjs';
 
-const cases = Number(process.argv[2] ?? 400);
-const latencyCases = Number(process.argv[3] ?? 50);
-if (!Number.isInteger(cases) || cases < 1 || cases > 5000 || !Number.isInteger(latencyCases) || latencyCases < 1 || latencyCases > 500) {
-  console.error('usage: node services/identity/bench/checks.mjs [cases, 1-5000, default 400] [latency cases, 1-500, default 50]');
-  process.exit(2);
-}
-if (!process.env.DATABASE_URL) {
-  console.error('checks.mjs needs DATABASE_URL (a PostgreSQL server): two worker processes share the job queue, and embedded PGlite is one process.');
-  process.exit(2);
-}
+const { numbers: [cases, latencyCases] } = benchArguments('checks.mjs', {
+  numbers: [['cases', 1, 5000, 400], ['latency cases', 1, 500, 50]],
+  needsDatabase: 'two worker processes share the job queue, and embedded PGlite is one process.',
+});
 
 const WORKERS = 2;
 /** Requests in flight while cases are prepared and the drain phase's cases submitted. */
@@ -154,10 +149,18 @@ async function main() {
   if (Number(pendingJobs) !== cases || queued.EvidenceUploaded !== cases) throw new Error(`before the workers start: ${pendingJobs} pending jobs, statuses ${JSON.stringify(queued)} (expected ${cases} each)`);
   log(`1: ${cases} jobs pending; starting ${WORKERS} workers`);
 
+  // The HTTP checks provider at the instant inference server.
+  const checksEnv = {
+    CHECKS_PROVIDER: 'http',
+    CHECKS_OCR_URL: `${inferenceOrigin}/ocr`,
+    CHECKS_FACE_MATCH_URL: `${inferenceOrigin}/face-match`,
+    CHECKS_LIVENESS_URL: `${inferenceOrigin}/liveness`,
+  };
+  const onReady = (worker) => {
+    drainStart ??= { at: worker.readyAt, machine: machineBusySeconds(), api: cpuSeconds(bench.service.pid), inference: cpuSeconds(bench.inference.pid) };
+  };
   const spawnedAt = Date.now();
-  for (let index = 0; index < WORKERS; index += 1) bench.startWorker(index, inferenceOrigin, (worker) => {
-      drainStart ??= { at: worker.readyAt, machine: machineBusySeconds(), api: cpuSeconds(bench.service.pid), inference: cpuSeconds(bench.inference.pid) };
-    });
+  for (let index = 0; index < WORKERS; index += 1) bench.startWorker(index, { env: checksEnv, onReady });
   const drainDeadline = Date.now() + drainTimeoutMs;
   let decided = 0;
   let polls = 0;

@@ -19,8 +19,9 @@
 //   RSS delta (peak − before).
 // The service runs as an operator runs it (`node services/identity/dist/server.js`, worker apart,
 // per-IP limit raised); the tenant comes from the CLI, the token (scope reports included by
-// default) from a portal login and an openssl-made client certificate: identity-bench-setup.mjs,
-// shared with the other identity benches; the process management is bench/out-of-process.mjs.
+// default) from a portal login and an openssl-made client certificate; the arguments, the database,
+// the processes and the cleanup too: identity-bench-setup.mjs, shared with the other identity
+// benches; the process management is bench/out-of-process.mjs.
 //
 // Usage, after `pnpm build`, from the repository root:
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test \
@@ -33,18 +34,12 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { cpus } from 'node:os';
 import { load1m, percentiles, sleep } from '../../../bench/out-of-process.mjs';
-import { identityBench, log, PARTNER } from './identity-bench-setup.mjs';
+import { benchArguments, identityBench, log, PARTNER, summaryHeading } from './identity-bench-setup.mjs';
 
-const cases = Number(process.argv[2] ?? 6000);
-const runs = Number(process.argv[3] ?? 5);
-if (!Number.isInteger(cases) || cases < 1 || cases > 1_000_000 || !Number.isInteger(runs) || runs < 1 || runs > 100) {
-  console.error('usage: node services/identity/bench/export.mjs [cases, 1-1000000, default 6000] [runs, 1-100, default 5]');
-  process.exit(2);
-}
-if (!process.env.DATABASE_URL) {
-  console.error('export.mjs needs DATABASE_URL (a PostgreSQL server): the cases are seeded with psql.');
-  process.exit(2);
-}
+const { numbers: [cases, runs] } = benchArguments('export.mjs', {
+  numbers: [['cases', 1, 1_000_000, 6000], ['runs', 1, 100, 5]],
+  needsDatabase: 'the cases are seeded with psql.',
+});
 
 /** The export's cap and columns (src/domain/reports/csv-export.ts). */
 const EXPORT_ROW_LIMIT = 5000;
@@ -340,7 +335,7 @@ async function main() {
   console.log(JSON.stringify(summary));
   console.log(
     [
-      `## identity CSV export (${environment.cpus} CPUs${environment.cpuModel ? `, ${environment.cpuModel}` : ''}, node ${process.version}, PostgreSQL, ${environment.store})`,
+      summaryHeading('CSV export', environment),
       '',
       `GET ${PARTNER}/reports/export over ${cases} cases of the tenant (+ ${OTHER_TENANT_CASES} of another tenant in the same window): ${summary.rows} rows (cap ${EXPORT_ROW_LIMIT}, X-Truncated ${cases > EXPORT_ROW_LIMIT}), ${summary.bytes} bytes`,
       '',

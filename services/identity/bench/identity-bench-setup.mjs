@@ -1,16 +1,20 @@
-// The identity-specific setup the out-of-process benches (checks.mjs, verifications.mjs) share, so
-// that each bench holds only what it measures and reports. Every such bench runs the service as an
-// operator runs it and needs the same things around it:
+// The identity-specific setup the out-of-process benches (checks.mjs, export.mjs, verifications.mjs,
+// webhooks.mjs) share, so that each bench holds only what it measures and reports. Every such bench
+// runs the service as an operator runs it and needs the same things around it:
+//   - its command line (`benchArguments`: whole numbers in their ranges, `--name=value` flags, the
+//     usage line on anything else, DATABASE_URL where required) and its summary's heading;
 //   - a fresh PostgreSQL database per run, created and dropped with psql on the server that
 //     DATABASE_URL names (the database in the URL is not touched), and `query` to read it;
-//   - the environment every identity process of the run shares: DATA_DIR (and, with `evidence`,
-//     EVIDENCE_DIR) in a temporary directory, a random SECRETS_KEY, the database, REDIS_URL;
-//   - the tenant from the CLI (`tenant:create`), the API (`dist/server.js`, worker apart, per-IP
-//     limit raised so nothing is refused), then a portal login, a client registered with an
-//     openssl-made certificate and its token (`authenticate`);
+//   - the environment every identity process of the run shares (`environment(extra)`): DATA_DIR
+//     (and, with `evidence`, EVIDENCE_DIR) in a temporary directory, a random SECRETS_KEY, the
+//     database, REDIS_URL, plus the variables a bench adds for one process;
+//   - the tenant from the CLI (`tenant:create`), the API (`dist/server.js`, worker apart unless
+//     `env` says otherwise, per-IP limit raised so nothing is refused), then a portal login, a client
+//     registered with an openssl-made certificate and its token (`authenticate`);
 //   - HTTP helpers against the service (call, expectResponse, expectJson);
-//   - for checks.mjs: the instant inference server, standalone workers (`dist/worker.js`) and cases
-//     prepared for submit (created, session exchanged, the samples uploaded);
+//   - standalone workers (`dist/worker.js`, with the bench's variables and node options) and, for
+//     checks.mjs, the instant inference server and cases prepared for submit (created, session
+//     exchanged, the samples uploaded);
 //   - cleanup on success, failure, signals and a watchdog (`run`).
 // The service-independent process management is bench/out-of-process.mjs.
 import { Buffer } from 'node:buffer';
@@ -40,6 +44,47 @@ export const CAPTURE = '/api/capture/v1';
 const EMAIL = 'bench@example.com';
 const PASSWORD = 'bench password 123';
 export const log = (message) => console.error(`[bench] ${message}`);
+
+// ---- the command line ----
+
+/**
+ * The bench's arguments: `numbers` are the positional whole numbers, each `[label, min, max,
+ * fallback]`; `flags` the `--name[=value]` options it knows (a bare flag is 'true'), each `{usage}`
+ * plus `range: [min, max]` (a whole number), `values` (one of them) or neither (any text), and
+ * `fallback` when absent. On anything else it prints the usage line and exits 2; with `needsDatabase`
+ * (why), also when DATABASE_URL is unset. Returns `{numbers: [...], flags: {name: value}}`.
+ */
+export function benchArguments(script, { numbers, flags = {}, needsDatabase }) {
+  const args = process.argv.slice(2);
+  const positional = args.filter((arg) => !arg.startsWith('--'));
+  const given = Object.fromEntries(args.filter((arg) => arg.startsWith('--')).map((arg) => arg.slice(2).split('=')).map(([name, value = 'true']) => [name, value]));
+  const whole = (value, [min, max]) => Number.isInteger(value) && value >= min && value <= max;
+  const values = numbers.map(([, , , fallback], index) => Number(positional[index] ?? fallback));
+  let ok = numbers.every(([, min, max], index) => whole(values[index], [min, max])) && Object.keys(given).every((name) => Object.hasOwn(flags, name));
+  const options = {};
+  for (const [name, spec] of Object.entries(flags)) {
+    const raw = given[name];
+    options[name] = raw === undefined ? (spec.fallback ?? null) : spec.range ? Number(raw) : raw;
+    if (raw === undefined) continue;
+    if (spec.range && !whole(options[name], spec.range)) ok = false;
+    if (spec.values && !spec.values.includes(raw)) ok = false;
+  }
+  if (!ok) {
+    const usage = [...numbers.map(([label, min, max, fallback]) => `[${label}, ${min}-${max}, default ${fallback}]`), ...Object.values(flags).map((spec) => `[${spec.usage}]`)];
+    console.error(`usage: node services/identity/bench/${script} ${usage.join(' ')}`);
+    process.exit(2);
+  }
+  if (needsDatabase && !process.env.DATABASE_URL) {
+    console.error(`${script} needs DATABASE_URL (a PostgreSQL server): ${needsDatabase}`);
+    process.exit(2);
+  }
+  return { numbers: values, flags: options };
+}
+
+/** The first line of a bench's markdown summary: `## identity <title> (CPUs, model, node, PostgreSQL, store)`. */
+export function summaryHeading(title, environment) {
+  return `## identity ${title} (${environment.cpus} CPUs${environment.cpuModel ? `, ${environment.cpuModel.trim()}` : ''}, node ${process.version}, PostgreSQL, ${environment.store})`;
+}
 
 // ---- HTTP against the service ----
 
@@ -129,10 +174,13 @@ export function identityBench({ workDirPrefix, databasePrefix, evidence = false 
       .map((line) => line.split('\t'));
   };
 
+  /** The run's own database (undefined on PGlite), for a helper process that connects to it. */
+  bench.runDatabaseUrl = databaseUrl ? databaseUrlFor(databaseName) : undefined;
+
   // ---- the identity processes ----
 
-  /** What every identity process of the run shares. */
-  function environment() {
+  /** What every identity process of the run shares, then `extra` (added or overriding). */
+  function environment(extra = {}) {
     return {
       PATH: process.env.PATH,
       HOST: '127.0.0.1',
@@ -140,10 +188,12 @@ export function identityBench({ workDirPrefix, databasePrefix, evidence = false 
       ...(evidenceDir ? { EVIDENCE_DIR: evidenceDir } : {}),
       SECRETS_KEY: secretsKey,
       LOG_LEVEL: 'warn',
-      ...(databaseUrl ? { DATABASE_URL: databaseUrlFor(databaseName) } : {}),
+      ...(databaseUrl ? { DATABASE_URL: bench.runDatabaseUrl } : {}),
       ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
+      ...extra,
     };
   }
+  bench.environment = environment;
 
   /** `cli tenant:create` (live with `live`, else as the CLI defaults); on PGlite, before the service starts. */
   bench.createTenant = async ({ live = false } = {}) => {
@@ -168,10 +218,14 @@ export function identityBench({ workDirPrefix, databasePrefix, evidence = false 
     return tenant;
   };
 
-  /** The API, worker apart; resolves with its origin once /health answers. Its log lines: `service.output`. */
-  bench.startService = async () => {
+  /**
+   * The API with the run's environment plus `env` (worker apart unless it says WORKER_IN_PROCESS=true);
+   * resolves with its origin once /health answers. It becomes `bench.service` (a bench that starts a
+   * second one stops the first itself); its log lines: `service.output`.
+   */
+  bench.startService = async ({ env: extra = {} } = {}) => {
     const port = await freePort();
-    const env = { ...environment(), PORT: String(port), RATE_LIMIT_PER_MINUTE: '100000000', WORKER_IN_PROCESS: 'false' };
+    const env = environment({ PORT: String(port), RATE_LIMIT_PER_MINUTE: '100000000', WORKER_IN_PROCESS: 'false', ...extra });
     const service = spawnTracked(process.execPath, [join(serviceDir, 'dist', 'server.js')], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     bench.service = service;
     service.output = collectLines(service);
@@ -211,20 +265,15 @@ export function identityBench({ workDirPrefix, databasePrefix, evidence = false 
   };
 
   /**
-   * A standalone worker with the HTTP checks provider at `inferenceOrigin`; `ready` resolves with the
-   * time it logged "identity-worker started" (it claims jobs from then on), after `onReady(worker)`.
+   * A standalone worker (`node [nodeOptions] dist/worker.js`) with the run's environment plus `env`,
+   * tracked in bench.workers (assertWorkersAlive, cleanup); `ready` resolves with the time it logged
+   * "identity-worker started" (it claims jobs from then on), after `onReady(worker)`.
    */
-  bench.startWorker = (index, inferenceOrigin, onReady) => {
-    const env = {
-      ...environment(),
-      // info, for the one "started" line; a worker logs nothing else at info while cases are approved.
-      LOG_LEVEL: 'info',
-      CHECKS_PROVIDER: 'http',
-      CHECKS_OCR_URL: `${inferenceOrigin}/ocr`,
-      CHECKS_FACE_MATCH_URL: `${inferenceOrigin}/face-match`,
-      CHECKS_LIVENESS_URL: `${inferenceOrigin}/liveness`,
-    };
-    const child = spawnTracked(process.execPath, [join(serviceDir, 'dist', 'worker.js')], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  bench.startWorker = (index, { env: extra = {}, nodeOptions = [], onReady } = {}) => {
+    // info, for the one "started" line; a worker logs nothing else at info while cases are approved
+    // or webhooks delivered.
+    const env = environment({ LOG_LEVEL: 'info', ...extra });
+    const child = spawnTracked(process.execPath, [...nodeOptions, join(serviceDir, 'dist', 'worker.js')], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     const worker = { index, child, spawnedAt: Date.now(), readyAt: null, cpuAtReady: null, warnings: 0, warningTail: [], exited: null };
     let markReady;
     worker.ready = new Promise((resolve) => (markReady = resolve));
@@ -246,6 +295,12 @@ export function identityBench({ workDirPrefix, databasePrefix, evidence = false 
     child.once('error', (error) => (worker.exited = error.message));
     bench.workers.push(worker);
     return worker;
+  };
+
+  /** Stops one worker (SIGTERM, then SIGKILL after 15 s) and forgets it. */
+  bench.stopWorker = async (worker) => {
+    await stopChild(worker.child, 15_000);
+    bench.workers.splice(bench.workers.indexOf(worker), 1);
   };
 
   bench.assertWorkersAlive = () => {

@@ -11,9 +11,11 @@
 // that costs next to nothing and shares no event loop with them).
 // Usage: node services/identity/bench/instant-inference-server.mjs
 // Listens on a free loopback port and prints {"port":…} as its first stdout line. It stops on
-// SIGTERM/SIGINT, and when its stdin closes (the parent that started it has gone away).
+// SIGTERM/SIGINT, and when its stdin closes (the parent that started it has gone away):
+// helper-server.mjs, shared with webhook-receiver.mjs.
 import { Buffer } from 'node:buffer';
 import { createServer } from 'node:http';
+import { serveForParent } from './helper-server.mjs';
 
 const MODEL = { modelName: 'bench-instant', modelVersion: '1' };
 const counts = { ocr: 0, faceMatch: 0, liveness: 0, bytes: 0 };
@@ -60,20 +62,4 @@ const server = createServer((request, response) => {
 });
 server.keepAliveTimeout = 60_000;
 
-server.listen(0, '127.0.0.1', () => {
-  console.log(JSON.stringify({ port: server.address().port }));
-});
-
-let stopping = false;
-const stop = () => {
-  if (stopping) return;
-  stopping = true;
-  server.close(() => process.exit(0));
-  server.closeAllConnections();
-  setTimeout(() => process.exit(0), 2000).unref();
-};
-process.once('SIGTERM', stop);
-process.once('SIGINT', stop);
-process.stdin.on('data', () => undefined);
-process.stdin.once('end', stop);
-process.stdin.once('error', stop);
+serveForParent(server);

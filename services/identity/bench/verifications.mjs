@@ -9,8 +9,8 @@
 // per-IP limit raised so nothing is refused); the tenant comes from the CLI, everything else
 // over HTTP. autocannon runs as its own process: -c 50, a warm-up run, then the measured run.
 // The identity setup (database, tenant, service, login and token, HTTP, cleanup) is shared with
-// checks.mjs: identity-bench-setup.mjs; the process management, autocannon and the bare server with
-// every out-of-process bench: bench/out-of-process.mjs.
+// the other identity benches: identity-bench-setup.mjs; the process management, autocannon and the
+// bare server with every out-of-process bench: bench/out-of-process.mjs.
 //
 // Usage, after `pnpm build`, from the repository root:
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres REDIS_URL=redis://127.0.0.1:6379 \

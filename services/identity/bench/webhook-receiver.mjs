@@ -15,9 +15,11 @@
 // Usage: node services/identity/bench/webhook-receiver.mjs
 // Listens on a free loopback port and prints {"port":…} as its first stdout line. The parent sends
 // the endpoint's signing secret as one stdin line {"secret":"whsec_…"} once it is registered; it
-// stops on SIGTERM/SIGINT, and when its stdin closes (the parent that started it has gone away).
+// stops on SIGTERM/SIGINT, and when its stdin closes (the parent that started it has gone away):
+// helper-server.mjs, shared with instant-inference-server.mjs.
 import { createServer } from 'node:http';
 import { verifyIdentityWebhook } from '@svc/webhook-signing';
+import { serveForParent } from './helper-server.mjs';
 
 let secret = null;
 let stats;
@@ -132,17 +134,4 @@ process.stdin.setEncoding('utf8').on('data', (chunk) => {
   }
 });
 
-let stopping = false;
-const stop = () => {
-  if (stopping) return;
-  stopping = true;
-  server.close(() => process.exit(0));
-  server.closeAllConnections();
-  setTimeout(() => process.exit(0), 2000).unref();
-};
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
-process.stdin.on('end', stop);
-process.stdin.on('error', stop);
-
-server.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ port: server.address().port })));
+serveForParent(server);
