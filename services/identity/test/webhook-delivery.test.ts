@@ -73,10 +73,12 @@ describe('webhook delivery to a real receiver', () => {
 
   const deliveries = async (id: string, query = '') => (await call(partner, 'GET', `/webhooks/${id}/deliveries${query}`)).json<{ deliveries: DeliveryRecord[]; totalCount: number }>();
 
-  // Each test registers its own endpoints; those of earlier tests are paused so their answers (a
-  // 429 with a long Retry-After, a 503) cannot leak into later tests.
+  // Each test registers its own endpoints; those of earlier tests go (with their deliveries), so
+  // their answers (a 429 with a long Retry-After, a 503) cannot leak into later tests, and the
+  // tenants stay under the 20-endpoint limit.
   beforeEach(async () => {
-    await test.db.update(webhookEndpoints).set({ isActive: false });
+    await test.db.delete(webhookDeliveries);
+    await test.db.delete(webhookEndpoints);
   });
 
   it('sends each event of a sandbox case, signed and exact, only to subscribed active endpoints of its tenant', async () => {
