@@ -26,12 +26,13 @@ export interface Database<TSchema extends Record<string, unknown> = Record<strin
   /** True when a trivial query succeeds within the time limit. */
   ping(timeoutMs?: number): Promise<boolean>;
   /**
-   * LISTENs on a channel (a plain lower-case name) and calls `onNotification` for each NOTIFY
+   * LISTENs on a channel (a plain lower-case name) and calls `onNotification` with the payload of each NOTIFY
    * committed on it, from any process. Resolves with the function that stops listening.
    * On PostgreSQL it holds one dedicated connection; PGlite delivers its own notifications.
    */
   // A property, not a method: callers hand it on detached (wakeOnNotify(worker, database.listen, …)).
-  readonly listen: (channel: string, onNotification: () => void) => Promise<() => Promise<void>>;
+  // `onRelisten`: the LISTEN connection was lost and is back (PostgreSQL); notifications sent meanwhile were missed.
+  readonly listen: (channel: string, onNotification: (payload: string) => void, onRelisten?: () => void) => Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -160,8 +161,14 @@ export async function openDatabase<TSchema extends Record<string, unknown> = Rec
     if (!options.skipMigrations) await migratePostgresDatabase(options.url, options);
     const client = postgres(options.url, { max: options.maxConnections ?? 10, onnotice: () => undefined });
     const db = drizzlePostgres(client, drizzleConfig) as unknown as AppDatabase<TSchema>;
-    const listen: Listen = async (channel, onNotification) => {
-      const subscription = await client.listen(channel, () => onNotification());
+    const listen: Listen = async (channel, onNotification, onRelisten) => {
+      let established = false;
+      // postgres.js re-LISTENs by itself after a lost connection and calls this each time.
+      const onListen = () => {
+        if (established) onRelisten?.();
+        established = true;
+      };
+      const subscription = await client.listen(channel, (payload) => onNotification(payload), onListen);
       return () => subscription.unlisten();
     };
     return wrap('postgres', db, null, () => client.end({ timeout: 5 }), listen);
@@ -188,7 +195,7 @@ export async function openDatabase<TSchema extends Record<string, unknown> = Rec
   try {
     const db = drizzlePglite(client, drizzleConfig) as unknown as AppDatabase<TSchema>;
     if (!options.skipMigrations) await migratePglite(drizzlePglite(client), migrationConfig(options));
-    const listen: Listen = (channel, onNotification) => client.listen(channel, () => onNotification());
+    const listen: Listen = (channel, onNotification) => client.listen(channel, (payload) => onNotification(payload));
     return wrap(
       'pglite',
       db,

@@ -1,7 +1,7 @@
 import type { QueueWorker } from './leased-queue.js';
 
 /** A database's LISTEN (@svc/db Database.listen). */
-export type Listen = (channel: string, onNotification: () => void) => Promise<() => Promise<void>>;
+export type Listen = (channel: string, onNotification: (payload: string) => void, onRelisten?: () => void) => Promise<() => Promise<void>>;
 
 /**
  * Wakes a worker on every NOTIFY committed on `channel` (enqueueDeliveries' notifyChannel),

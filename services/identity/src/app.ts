@@ -5,6 +5,8 @@ import type { Redis } from 'ioredis';
 import type { IdentityConfig } from './config.js';
 import type { IdentityDatabaseSchema } from './db/schema.js';
 import { createClientLastUsed } from './domain/last-used.js';
+import { createCredentialCache, CREDENTIALS_CHANNEL, type CredentialCache } from './domain/credential-cache.js';
+import { sql } from 'drizzle-orm';
 import { authenticationPlugin } from './plugins/authentication.js';
 import { clientCertificatePlugin } from './plugins/client-certificate.js';
 import { registerIdentityRateLimit } from './plugins/rate-limit.js';
@@ -44,6 +46,8 @@ export interface IdentityAppDependencies {
   evidenceStorage?: EvidenceStorage;
   /** The live tenants' automated checks; default none (their cases go to manual review). */
   checksProvider?: ChecksProvider | null;
+  /** Receives the app's credential cache (tests wait for its announcements). */
+  onCredentialCache?: (cache: CredentialCache) => void;
   /** Receives the app's worker (tests drive it: sweepExpired, runJobs). */
   onWorker?: (worker: IdentityWorker) => void;
 }
@@ -87,6 +91,15 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
   const db = database.db;
   const lastUsed = createClientLastUsed(db, { flushIntervalMs: dependencies.lastUsedFlushMs ?? 10_000, onError: (error) => app.log.warn({ err: error }, 'lastUsedAt flush failed') });
   lastUsed.start();
+  const credentials = createCredentialCache({
+    listen: database.listen,
+    notify: async (payload) => {
+      await db.execute(sql`select pg_notify(${CREDENTIALS_CHANNEL}, ${payload})`);
+    },
+    logger: app.log,
+  });
+  await credentials.start();
+  dependencies.onCredentialCache?.(credentials);
   // Rate limit first: a flood is turned away before any authentication work.
   const rateLimit = await registerIdentityRateLimit(app, {
     perMinute: config.RATE_LIMIT_PER_MINUTE,
@@ -115,18 +128,19 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
   if (config.WORKER_IN_PROCESS) app.addHook('onListen', () => worker.start());
   app.addHook('onClose', async () => {
     rateLimit.close();
+    await credentials.stop();
     await worker.stop();
     await ownProvider?.close();
     await lastUsed.stop();
   });
   await app.register(cookie);
   await app.register(clientCertificatePlugin, { isTrustedProxy, escapedPemHeader: config.CLIENT_CERT_HEADER });
-  await app.register(authenticationPlugin, { db, clock, basePath: API_BASE_PATH, lastUsed });
+  await app.register(authenticationPlugin, { db, clock, basePath: API_BASE_PATH, lastUsed, credentials });
   await app.register(
     async (api) => {
-      await api.register(portalRoutes, { db, clock, cookieSecure: config.PORTAL_COOKIE_SECURE, cookiePath: API_BASE_PATH });
-      await api.register(oauthClientRoutes, { db, clock });
-      await api.register(oauthTokenRoutes, { db, clock, lastUsed });
+      await api.register(portalRoutes, { db, clock, cookieSecure: config.PORTAL_COOKIE_SECURE, cookiePath: API_BASE_PATH, credentials });
+      await api.register(oauthClientRoutes, { db, clock, credentials });
+      await api.register(oauthTokenRoutes, { db, clock, lastUsed, credentials });
       await api.register(verificationRoutes, { db, clock, sessionTtlSeconds: config.SESSION_TTL_SECONDS });
       await api.register(reportRoutes, { db, clock });
       await api.register(webhookRoutes, { db, clock, box, policy });

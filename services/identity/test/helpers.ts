@@ -9,6 +9,7 @@ import { migrationsFolder, schemaName } from '../src/db/migrations.js';
 import { databaseSchema } from '../src/db/schema.js';
 import type { ChecksProvider } from '../src/domain/checks/checks-provider.js';
 import type { IdentityWorker } from '../src/workers/identity-worker.js';
+import type { CredentialCache } from '../src/domain/credential-cache.js';
 import { createTenant } from '../src/domain/tenants.js';
 import { makeCertificate, type TestCertificate } from './certificates.js';
 
@@ -35,21 +36,39 @@ export async function buildTestApp(env: Record<string, string> = {}, options: { 
   const evidenceDir = await mkdtemp(join(tmpdir(), 'identity-evidence-'));
   const config = loadIdentityConfig({ LOG_LEVEL: 'silent', EVIDENCE_DIR: evidenceDir, WORKER_IN_PROCESS: 'false', ...env });
   let worker: IdentityWorker | undefined;
+  let credentials: CredentialCache | undefined;
   const app = await buildApp({
     ...dependencies,
     config,
     rateLimitKeyPrefix: `test:${randomUUID()}:`,
     onWorker: (created) => (worker = created),
+    onCredentialCache: (created) => (credentials = created),
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.lastUsedFlushMs ? { lastUsedFlushMs: options.lastUsedFlushMs } : {}),
     ...(options.checksProvider ? { checksProvider: options.checksProvider } : {}),
   });
-  if (!worker) throw new Error('buildApp did not hand over its worker');
+  if (!worker || !credentials) throw new Error('buildApp did not hand over its worker and credential cache');
+  const cache = credentials;
   return {
     app,
     dependencies,
     db: dependencies.database.db,
     worker,
+    credentials: cache,
+    /**
+     * Runs a change made beside the API (as the CLI does) and waits until its NOTIFY has emptied
+     * this instance's credential cache: what another process's change looks like to a running service.
+     */
+    async announced<Result>(change: () => Promise<Result>): Promise<Result> {
+      const before = cache.generation;
+      const result = await change();
+      const deadline = Date.now() + 5000;
+      while (cache.generation === before) {
+        if (Date.now() > deadline) throw new Error('the credential change was never announced');
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      return result;
+    },
     evidenceDir,
     async close() {
       await app.close();

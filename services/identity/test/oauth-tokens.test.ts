@@ -219,7 +219,7 @@ describe('certificate-bound tokens: issue, use, introspect, revoke', () => {
   it('refuses everything of a disabled tenant with 403 ACCOUNT_DISABLED, and enabling restores it', async () => {
     const disabled = await createLoggedInTenant(test, 'To disable');
     const { headers, cert, clientId, token } = await clientWithToken(test, disabled);
-    await test.db.transaction((tx) => setTenantStatus(tx, disabled.tenantId, 'disabled', new Date()));
+    await test.announced(() => test.db.transaction((tx) => setTenantStatus(tx, disabled.tenantId, 'disabled', new Date())));
     const call = await listClients(headers);
     expect(call.statusCode).toBe(403);
     expect(call.json()).toMatchObject({ code: 'ACCOUNT_DISABLED' });
@@ -228,7 +228,7 @@ describe('certificate-bound tokens: issue, use, introspect, revoke', () => {
     expect(newToken.json()).toMatchObject({ code: 'ACCOUNT_DISABLED' });
     expect((await introspect(certificateHeader(cert), { token })).statusCode).toBe(403);
     expect((await listClients(disabled.portal)).json()).toMatchObject({ code: 'ACCOUNT_DISABLED' });
-    await test.db.transaction((tx) => setTenantStatus(tx, disabled.tenantId, 'active', new Date()));
+    await test.announced(() => test.db.transaction((tx) => setTenantStatus(tx, disabled.tenantId, 'active', new Date())));
     expect((await listClients(headers)).statusCode).toBe(200);
   });
 

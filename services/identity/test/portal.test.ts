@@ -110,13 +110,13 @@ describe('partner portal login', () => {
 
   it('refuses the users of a disabled tenant with 403 ACCOUNT_DISABLED, sessions included, and lets them back when enabled', async () => {
     const { sessionToken } = (await login({ email, password: PASSWORD })).json<{ sessionToken: string }>();
-    await test.db.transaction((tx) => setTenantStatus(tx, tenantId, 'disabled', clock.now()));
+    await test.announced(() => test.db.transaction((tx) => setTenantStatus(tx, tenantId, 'disabled', clock.now())));
     const refused = await login({ email, password: PASSWORD });
     expect(refused.statusCode).toBe(403);
     expect(refused.json()).toMatchObject({ code: 'ACCOUNT_DISABLED' });
     const session = await test.app.inject({ method: 'GET', url: `${BASE}/oauth/clients`, headers: { authorization: `Bearer ${sessionToken}` } });
     expect(session.json()).toMatchObject({ code: 'ACCOUNT_DISABLED' });
-    await test.db.transaction((tx) => setTenantStatus(tx, tenantId, 'active', clock.now()));
+    await test.announced(() => test.db.transaction((tx) => setTenantStatus(tx, tenantId, 'active', clock.now())));
     expect((await test.app.inject({ method: 'GET', url: `${BASE}/oauth/clients`, headers: { authorization: `Bearer ${sessionToken}` } })).statusCode).toBe(200);
   });
 

@@ -1,5 +1,6 @@
 import { AccountDisabledError, ForbiddenError, UnauthenticatedError } from '@svc/problem-json';
 import { and, eq, isNull, sql } from 'drizzle-orm';
+import { announceCredentialsChanged, type CredentialCache } from './credential-cache.js';
 import { preparedPerDatabase } from '../db/prepared.js';
 import { accessTokens, oauthClients, tenants, type IdentityExecutor } from '../db/schema.js';
 import { x5tS256 } from './certificates.js';
@@ -92,9 +93,16 @@ const tokenLookup = preparedPerDatabase((db) =>
     .prepare('identity_token_lookup'),
 );
 
-async function findToken(db: IdentityExecutor, token: string) {
+type TokenRow = NonNullable<Awaited<ReturnType<ReturnType<typeof tokenLookup>['execute']>>[number]>;
+
+async function findToken(db: IdentityExecutor, token: string, cache?: CredentialCache): Promise<TokenRow | null> {
   if (!ACCESS_TOKEN_SHAPE.test(token)) return null;
-  const [row] = await tokenLookup(db).execute({ tokenHash: hashToken(token) });
+  const key = `at:${hashToken(token)}`;
+  const cached = cache?.get<TokenRow>(key);
+  if (cached) return cached;
+  const generation = cache?.generation ?? 0;
+  const [row] = await tokenLookup(db).execute({ tokenHash: key.slice(3) });
+  if (row) cache?.set(key, row, generation);
   return row ?? null;
 }
 
@@ -102,8 +110,9 @@ async function findToken(db: IdentityExecutor, token: string) {
  * The API's bearer check. The certificate binding is checked before anything about the
  * client or tenant is revealed, so a stolen token without its certificate learns nothing.
  */
-export async function authenticateAccessToken(db: IdentityExecutor, token: string, thumbprint: string | null, now: Date): Promise<TokenPrincipal> {
-  const row = await findToken(db, token);
+export async function authenticateAccessToken(db: IdentityExecutor, token: string, thumbprint: string | null, now: Date, cache?: CredentialCache): Promise<TokenPrincipal> {
+  // The cached row is checked like a fresh one (certificate, expiry); revocations empty the cache.
+  const row = await findToken(db, token, cache);
   if (!row) throw new UnauthenticatedError();
   if (!thumbprint || thumbprint !== row.thumbprint) {
     throw new UnauthenticatedError('The access token is bound to a client certificate, and the request did not present that certificate.');
@@ -144,8 +153,12 @@ export async function introspectToken(db: IdentityExecutor, callerTenantId: stri
 /** RFC 7009: the answer never says whether the token existed or was the caller's. */
 export async function revokeToken(db: IdentityExecutor, callerTenantId: string, token: string, now: Date): Promise<void> {
   if (!ACCESS_TOKEN_SHAPE.test(token)) return;
-  await db
-    .update(accessTokens)
-    .set({ revokedAt: now })
-    .where(and(eq(accessTokens.tokenHash, hashToken(token)), eq(accessTokens.tenantId, callerTenantId), isNull(accessTokens.revokedAt)));
+  await db.transaction(async (tx) => {
+    const revoked = await tx
+      .update(accessTokens)
+      .set({ revokedAt: now })
+      .where(and(eq(accessTokens.tokenHash, hashToken(token)), eq(accessTokens.tenantId, callerTenantId), isNull(accessTokens.revokedAt)))
+      .returning({ id: accessTokens.id });
+    if (revoked.length > 0) await announceCredentialsChanged(tx);
+  });
 }

@@ -2,6 +2,7 @@ import { BadRequestProblem } from './problems.js';
 import { ConflictError, NotFoundError } from '@svc/problem-json';
 import { and, asc, count, eq, isNull, sql } from 'drizzle-orm';
 import { accessTokens, oauthClients, type IdentityExecutor } from '../db/schema.js';
+import { announceCredentialsChanged } from './credential-cache.js';
 import { writeAudit } from './audit.js';
 import { parseRegistrationCertificate } from './certificates.js';
 import { generateOpaqueToken } from './credentials.js';
@@ -92,6 +93,7 @@ export async function revokeClient(db: IdentityExecutor, actor: Actor, clientEnt
       .set({ revokedAt: now })
       .where(and(eq(accessTokens.clientEntityId, clientEntityId), isNull(accessTokens.revokedAt)))
       .returning({ id: accessTokens.id });
+    await announceCredentialsChanged(tx);
     await writeAudit(
       tx,
       {

@@ -1,6 +1,7 @@
 import { AccountDisabledError, AccountLockedError, UnauthenticatedError } from '@svc/problem-json';
 import { and, eq, isNull } from 'drizzle-orm';
 import { loginThrottle, portalSessions, portalUsers, tenants, type IdentityExecutor } from '../db/schema.js';
+import { announceCredentialsChanged, type CredentialCache } from './credential-cache.js';
 import { writeAudit } from './audit.js';
 import { LOCKOUT, lockedForSeconds, recordFailure } from './login-throttle.js';
 import { generateOpaqueToken, hashToken, UNKNOWN_USER_PASSWORD_HASH, verifyPassword } from './credentials.js';
@@ -60,15 +61,32 @@ export async function login(
   return { sessionToken, expiresAt, userId: user.id, tenantId: user.tenantId };
 }
 
-/** One indexed look-up; the tenant's status is read live, so disabling a tenant ends its sessions at once. */
-export async function authenticatePortalSession(db: IdentityExecutor, sessionToken: string, now: Date): Promise<PortalPrincipal> {
-  if (!sessionToken.startsWith(PORTAL_SESSION_PREFIX)) throw new UnauthenticatedError('The portal session is missing, expired or invalid.');
-  const [row] = await db
+function sessionLookup(db: IdentityExecutor, tokenHash: string) {
+  return db
     .select({ sessionId: portalSessions.id, userId: portalUsers.id, tenantId: portalSessions.tenantId, role: portalUsers.role, expiresAt: portalSessions.expiresAt, tenantStatus: tenants.status })
     .from(portalSessions)
     .innerJoin(portalUsers, eq(portalUsers.id, portalSessions.userId))
     .innerJoin(tenants, eq(tenants.id, portalSessions.tenantId))
-    .where(and(eq(portalSessions.tokenHash, hashToken(sessionToken)), isNull(portalSessions.endedAt)));
+    .where(and(eq(portalSessions.tokenHash, tokenHash), isNull(portalSessions.endedAt)));
+}
+
+type SessionRow = Awaited<ReturnType<typeof sessionLookup>>[number];
+
+/**
+ * One indexed look-up, remembered briefly in the credential cache; the tenant's status and the
+ * session's end are announced when they change, so disabling a tenant or logging out still ends
+ * its sessions at once.
+ */
+export async function authenticatePortalSession(db: IdentityExecutor, sessionToken: string, now: Date, cache?: CredentialCache): Promise<PortalPrincipal> {
+  if (!sessionToken.startsWith(PORTAL_SESSION_PREFIX)) throw new UnauthenticatedError('The portal session is missing, expired or invalid.');
+  const tokenHash = hashToken(sessionToken);
+  const key = `ps:${tokenHash}`;
+  let row = cache?.get<SessionRow>(key);
+  if (!row) {
+    const generation = cache?.generation ?? 0;
+    [row] = await sessionLookup(db, tokenHash);
+    if (row) cache?.set(key, row, generation);
+  }
   if (!row || row.expiresAt.getTime() <= now.getTime()) throw new UnauthenticatedError('The portal session is missing, expired or invalid.');
   if (row.tenantStatus !== 'active') throw new AccountDisabledError();
   return { userId: row.userId, tenantId: row.tenantId, role: row.role, sessionId: row.sessionId };
@@ -77,6 +95,7 @@ export async function authenticatePortalSession(db: IdentityExecutor, sessionTok
 export async function endPortalSession(db: IdentityExecutor, principal: PortalPrincipal, correlationId: string, now: Date): Promise<void> {
   await db.transaction(async (tx) => {
     await tx.update(portalSessions).set({ endedAt: now }).where(and(eq(portalSessions.id, principal.sessionId), isNull(portalSessions.endedAt)));
+    await announceCredentialsChanged(tx);
     await writeAudit(tx, { tenantId: principal.tenantId, actor: `user:${principal.userId}`, action: 'logout', target: `session:${principal.sessionId}`, correlationId }, now);
   });
 }

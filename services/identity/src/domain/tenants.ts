@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import { ConflictError, NotFoundError, ValidationError } from '@svc/problem-json';
 import { z } from 'zod';
 import { portalUsers, tenants, type IdentityExecutor } from '../db/schema.js';
+import { announceCredentialsChanged } from './credential-cache.js';
 import { writeAudit } from './audit.js';
 import { hashPassword } from './credentials.js';
 
@@ -65,6 +66,7 @@ export async function setTenantStatus(tx: IdentityExecutor, tenantId: string, st
   const [before] = await tx.select({ status: tenants.status }).from(tenants).where(eq(tenants.id, id)).for('update');
   if (!before) throw new NotFoundError(`No tenant with id ${id}.`);
   await tx.update(tenants).set({ status, updatedAt: now }).where(eq(tenants.id, id));
+  await announceCredentialsChanged(tx);
   await writeAudit(tx, { tenantId: id, actor: 'cli', action: status === 'active' ? 'tenant.enabled' : 'tenant.disabled', target: `tenant:${id}`, before, after: { status } }, now);
   return { tenantId: id, status };
 }

@@ -7,6 +7,7 @@ import type { LastUsedBatcher } from '@svc/service-kit';
 import { authenticatePortalSession, PORTAL_SESSION_PREFIX, type PortalPrincipal } from '../domain/portal-sessions.js';
 import { scopeForPath } from '../domain/scopes.js';
 import { routingPath } from '@svc/service-kit';
+import type { CredentialCache } from '../domain/credential-cache.js';
 
 /**
  * Who may call a route, declared in its `config.auth`:
@@ -35,6 +36,8 @@ export interface AuthenticationOptions {
   clock: () => Date;
   basePath: string;
   lastUsed: LastUsedBatcher;
+  /** Verified tokens and sessions, remembered briefly (domain/credential-cache.ts). */
+  credentials: CredentialCache;
 }
 
 /** The token of `Authorization: Bearer <token>`, or null when the header is absent or not that form. */
@@ -81,7 +84,7 @@ const authentication: FastifyPluginAsync<AuthenticationOptions> = async (app, op
     const wantsToken = policy === 'token' || (policy === 'portal-or-token' && bearer?.startsWith(ACCESS_TOKEN_PREFIX) === true);
     if (wantsToken) {
       if (!bearer) throw new UnauthenticatedError('An access token is required: send Authorization: Bearer svc_at_… over mutual TLS.');
-      const principal = await authenticateAccessToken(options.db, bearer, request.clientCertificateThumbprint(), now);
+      const principal = await authenticateAccessToken(options.db, bearer, request.clientCertificateThumbprint(), now, options.credentials);
       const scope = scopeForPath(path.slice(options.basePath.length));
       if (scope && !principal.scopes.includes(scope)) throw new ForbiddenError(`The access token lacks the scope "${scope}" that this endpoint requires.`);
       options.lastUsed.record(principal.clientEntityId, now);
@@ -95,7 +98,7 @@ const authentication: FastifyPluginAsync<AuthenticationOptions> = async (app, op
     }
     const sessionToken = portalSessionToken(request, bearer);
     if (!sessionToken) throw new UnauthenticatedError('A partner portal session is required: log in with POST /portal/login.');
-    const principal = await authenticatePortalSession(options.db, sessionToken, now);
+    const principal = await authenticatePortalSession(options.db, sessionToken, now, options.credentials);
     if (policy === 'portal-admin' && principal.role !== 'PartnerAdmin') throw new ForbiddenError('This action requires the PartnerAdmin role.');
     request.principal = { kind: 'portal', ...principal };
   }

@@ -43,9 +43,9 @@ function thumbprintFromProxy(request: FastifyRequest, options: ClientCertificate
   const thumbprint = headerValue(request, 'x-client-cert-thumbprint');
   if (thumbprint !== undefined) candidates.push(parseThumbprintHeader(thumbprint));
   const rfc9440 = headerValue(request, 'client-cert');
-  if (rfc9440 !== undefined) candidates.push(mapDer(parseRfc9440Certificate(rfc9440)));
+  if (rfc9440 !== undefined) candidates.push(thumbprintOfRfc9440(rfc9440));
   const pem = headerValue(request, options.escapedPemHeader);
-  if (pem !== undefined && pem !== '') candidates.push(mapDer(parseEscapedPemCertificate(pem)));
+  if (pem !== undefined && pem !== '') candidates.push(thumbprintOfEscapedPem(pem));
   const [first] = candidates;
   if (!first || candidates.some((candidate) => candidate !== first)) return null;
   return first;
@@ -54,6 +54,26 @@ function thumbprintFromProxy(request: FastifyRequest, options: ClientCertificate
 function mapDer(der: Buffer | null): string | null {
   return der ? thumbprintOfDer(der) : null;
 }
+
+/**
+ * A partner sends the same certificate on every request, and parsing it (X509Certificate) was
+ * the largest single cost of an authenticated request: remember the thumbprint per header
+ * value. Bounded; the oldest entries go first.
+ */
+function memoised(compute: (value: string) => string | null, maxEntries = 1000): (value: string) => string | null {
+  const memo = new Map<string, string | null>();
+  return (value) => {
+    const known = memo.get(value);
+    if (known !== undefined || memo.has(value)) return known ?? null;
+    const computed = compute(value);
+    if (memo.size >= maxEntries) memo.delete(memo.keys().next().value!);
+    memo.set(value, computed);
+    return computed;
+  };
+}
+
+const thumbprintOfRfc9440 = memoised((value) => mapDer(parseRfc9440Certificate(value)));
+const thumbprintOfEscapedPem = memoised((value) => mapDer(parseEscapedPemCertificate(value)));
 
 const clientCertificate: FastifyPluginAsync<ClientCertificateOptions> = async (app, options) => {
   app.decorateRequest('clientCertificateThumbprint', function (this: FastifyRequest) {

@@ -7,10 +7,13 @@ import { listClients, registerClient, revokeClient, toOAuthClient } from '../dom
 import { DEFAULT_SCOPES } from '../domain/scopes.js';
 import { requirePrincipal, type Principal } from '../plugins/authentication.js';
 import { portalSecurity, RATE_LIMITED, tokenSecurity } from './openapi.js';
+import type { CredentialCache } from '../domain/credential-cache.js';
 
 export interface OAuthClientRouteOptions {
   db: IdentityExecutor;
   clock: () => Date;
+  /** Emptied here at once after a revocation (other instances empty theirs on its NOTIFY). */
+  credentials: CredentialCache;
 }
 
 const oauthClientSchema = z
@@ -115,7 +118,10 @@ export const oauthClientRoutes: FastifyPluginAsync<OAuthClientRouteOptions> = as
     },
     async (request, reply) => {
       const actor = portalActor(requirePrincipal(request), request.id);
+      const seen = options.credentials.changesSeen;
       await revokeClient(options.db, actor, request.params.clientEntityId, options.clock());
+      options.credentials.clear();
+      await options.credentials.announcementSeen(seen);
       return reply.code(204).send(null);
     },
   );

@@ -8,11 +8,14 @@ import type { LastUsedBatcher } from '@svc/service-kit';
 import { OAuthError } from '../domain/oauth-errors.js';
 import { problemResponses } from '@svc/problem-json';
 import { RATE_LIMITED } from './openapi.js';
+import type { CredentialCache } from '../domain/credential-cache.js';
 
 export interface OAuthTokenRouteOptions {
   db: IdentityExecutor;
   clock: () => Date;
   lastUsed: LastUsedBatcher;
+  /** Emptied here at once after a revocation (other instances empty theirs on its NOTIFY). */
+  credentials: CredentialCache;
 }
 
 const FORM = 'application/x-www-form-urlencoded';
@@ -159,7 +162,10 @@ export const oauthTokenRoutes: FastifyPluginAsync<OAuthTokenRouteOptions> = asyn
     },
     async (request) => {
       const { caller, token, now } = await tokenRequest(request);
+      const seen = options.credentials.changesSeen;
       await revokeToken(options.db, caller.tenantId, token, now);
+      options.credentials.clear();
+      await options.credentials.announcementSeen(seen);
       return {};
     },
   );

@@ -7,12 +7,15 @@ import { emailSchema } from '../domain/tenants.js';
 import { PORTAL_COOKIE, requirePrincipal } from '../plugins/authentication.js';
 import { problemResponses } from '@svc/problem-json';
 import { portalSecurity, RATE_LIMITED } from './openapi.js';
+import type { CredentialCache } from '../domain/credential-cache.js';
 
 export interface PortalRouteOptions {
   db: IdentityExecutor;
   clock: () => Date;
   cookieSecure: boolean;
   cookiePath: string;
+  /** Emptied here at once after a logout (other instances empty theirs on its NOTIFY). */
+  credentials: CredentialCache;
 }
 
 export const portalRoutes: FastifyPluginAsync<PortalRouteOptions> = async (app, options) => {
@@ -60,7 +63,12 @@ export const portalRoutes: FastifyPluginAsync<PortalRouteOptions> = async (app, 
     },
     async (request, reply) => {
       const principal = requirePrincipal(request);
-      if (principal.kind === 'portal') await endPortalSession(options.db, principal, request.id, options.clock());
+      if (principal.kind === 'portal') {
+        const seen = options.credentials.changesSeen;
+        await endPortalSession(options.db, principal, request.id, options.clock());
+        options.credentials.clear();
+        await options.credentials.announcementSeen(seen);
+      }
       return reply.clearCookie(PORTAL_COOKIE, cookie).code(204).send(null);
     },
   );
