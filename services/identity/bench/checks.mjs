@@ -325,7 +325,7 @@ async function main() {
   console.log(`               preparing took ${drain.prepare.seconds} s (${drain.prepare.requestsPerSecond} API requests/s), submitting ${drain.submit.seconds} s`);
   console.log(`  2  latency   ${latencyCases} cases submitted one at a time to idle workers: submit→decision ${ms(latency.submitToDecisionMs)}`);
   console.log(`               server-side (submit event → decision event) ${ms(latency.serverEventToEventMs)}; seen by ${LATENCY_POLL_MS} ms polling ${ms(latency.observedByPollingMs)}`);
-  console.log(`               the workers poll the queue every ${QUEUE_POLL_MS} ms and a standalone worker is not woken by a submit: most of this is waiting for the next poll`);
+  console.log(`               a submit NOTIFYs the job workers (identity_jobs), so they claim at once; their ${QUEUE_POLL_MS} ms poll is only the fallback`);
   console.log(
     `  check       ${check.ok ? 'ok' : 'FAILED'}: ${check.approvedEvents} verification.approved events for ${check.approvedCases} of ${total} cases; ${check.jobRetries} job retries; inference calls ${inferenceCalls.ocr}/${inferenceCalls.faceMatch}/${inferenceCalls.liveness}`,
   );

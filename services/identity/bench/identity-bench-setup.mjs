@@ -3,8 +3,8 @@
 // runs the service as an operator runs it and needs the same things around it:
 //   - its command line (`benchArguments`: whole numbers in their ranges, `--name=value` flags, the
 //     usage line on anything else, DATABASE_URL where required) and its summary's heading;
-//   - a fresh PostgreSQL database per run, created and dropped with psql on the server that
-//     DATABASE_URL names (the database in the URL is not touched), and `query` to read it;
+//   - a fresh PostgreSQL database per run on the server that DATABASE_URL names, and `query` to
+//     read it (bench/service-bench.mjs: freshDatabase);
 //   - the environment every identity process of the run shares (`environment(extra)`): DATA_DIR
 //     (and, with `evidence`, EVIDENCE_DIR) in a temporary directory, a random SECRETS_KEY, the
 //     database, REDIS_URL, plus the variables a bench adds for one process;
@@ -15,27 +15,19 @@
 //   - standalone workers (`dist/worker.js`, with the bench's variables and node options) and, for
 //     checks.mjs, the instant inference server and cases prepared for submit (created, session
 //     exchanged, the samples uploaded);
-//   - cleanup on success, failure, signals and a watchdog (`run`).
-// The service-independent process management is bench/out-of-process.mjs.
+//   - cleanup on success, failure, signals and a watchdog (`run`, with runBench).
+// The service-independent parts are bench/out-of-process.mjs (processes, autocannon, the bare
+// server) and bench/service-bench.mjs (database, service start, comparison, run).
 import { Buffer } from 'node:buffer';
 import { randomBytes, X509Certificate } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  collectLines,
-  cpuSeconds,
-  firstJsonLine,
-  freePort,
-  isWarning,
-  killTracked,
-  root,
-  runCommand,
-  spawnTracked,
-  stopChild,
-  waitForHttp,
-} from '../../../bench/out-of-process.mjs';
+import { collectLines, cpuSeconds, firstJsonLine, isWarning, killTracked, root, runCommand, spawnTracked, stopChild } from '../../../bench/out-of-process.mjs';
+import { freshDatabase, log, runBench, startService } from '../../../bench/service-bench.mjs';
+
+export { log };
 
 export const benchDir = dirname(fileURLToPath(import.meta.url));
 export const serviceDir = join(benchDir, '..');
@@ -43,7 +35,6 @@ export const PARTNER = '/api/partner/v1';
 export const CAPTURE = '/api/capture/v1';
 const EMAIL = 'bench@example.com';
 const PASSWORD = 'bench password 123';
-export const log = (message) => console.error(`[bench] ${message}`);
 
 // ---- the command line ----
 
@@ -140,42 +131,17 @@ export function identityBench({ workDirPrefix, databasePrefix, evidence = false 
   const evidenceDir = evidence ? join(workDir, 'evidence') : undefined;
   if (evidenceDir) mkdirSync(evidenceDir);
   const secretsKey = randomBytes(32).toString('hex');
-  const databaseName = `${databasePrefix}${Date.now()}_${process.pid}`;
-  let databaseCreated = false;
-  const bench = { databaseUrl, redisUrl, workDir, databaseName, service: undefined, inference: undefined, workers: [], stopping: false };
+  // PostgreSQL: a fresh database per run (on the server DATABASE_URL names), read with psql.
+  const database = databaseUrl ? freshDatabase(databaseUrl, databasePrefix) : undefined;
+  const bench = { databaseUrl, redisUrl, workDir, databaseName: database?.name, service: undefined, inference: undefined, workers: [], stopping: false };
 
-  // ---- PostgreSQL: a fresh database per run, read with psql ----
-
-  function databaseUrlFor(name) {
-    const url = new URL(databaseUrl);
-    url.pathname = `/${name}`;
-    return url.toString();
-  }
-
-  function psql(label, database, sql) {
-    return runCommand(`psql (${label})`, 'psql', ['-X', '-w', '-q', '-A', '-t', '-F', '\t', '-v', 'ON_ERROR_STOP=1', '-d', databaseUrlFor(database), '-c', sql], {
-      env: { ...process.env, PGCONNECT_TIMEOUT: '10' },
-      timeoutMs: 60_000,
-    });
-  }
-
-  bench.createDatabase = async () => {
-    await psql('create database', 'postgres', `create database ${databaseName}`);
-    databaseCreated = true;
-    log(`created database ${databaseName}`);
-  };
+  bench.createDatabase = () => database.create();
 
   /** Rows of a query on the bench database, each an array of text fields. */
-  bench.query = async (label, sql) => {
-    const { stdout } = await psql(label, databaseName, sql);
-    return stdout
-      .split('\n')
-      .filter((line) => line !== '')
-      .map((line) => line.split('\t'));
-  };
+  bench.query = (label, sql) => database.query(label, sql);
 
   /** The run's own database (undefined on PGlite), for a helper process that connects to it. */
-  bench.runDatabaseUrl = databaseUrl ? databaseUrlFor(databaseName) : undefined;
+  bench.runDatabaseUrl = database?.url;
 
   // ---- the identity processes ----
 
@@ -224,13 +190,8 @@ export function identityBench({ workDirPrefix, databasePrefix, evidence = false 
    * second one stops the first itself); its log lines: `service.output`.
    */
   bench.startService = async ({ env: extra = {} } = {}) => {
-    const port = await freePort();
-    const env = environment({ PORT: String(port), RATE_LIMIT_PER_MINUTE: '100000000', WORKER_IN_PROCESS: 'false', ...extra });
-    const service = spawnTracked(process.execPath, [join(serviceDir, 'dist', 'server.js')], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    bench.service = service;
-    service.output = collectLines(service);
-    const origin = `http://127.0.0.1:${port}`;
-    await waitForHttp(`${origin}/health`, { child: service, timeoutMs: 90_000, describe: () => `:\n${service.output.tail.join('\n')}` });
+    const env = environment({ RATE_LIMIT_PER_MINUTE: '100000000', WORKER_IN_PROCESS: 'false', ...extra });
+    const { origin } = await startService({ script: join(serviceDir, 'dist', 'server.js'), env, healthPath: '/health', onSpawn: (child) => (bench.service = child) });
     return origin;
   };
 
@@ -332,38 +293,21 @@ export function identityBench({ workDirPrefix, databasePrefix, evidence = false 
 
   // ---- cleanup, on success, failure, signals and the watchdog ----
 
-  let cleaning;
-  let interrupted = false;
   let stopFirst;
 
-  function cleanup() {
-    cleaning ??= (async () => {
-      bench.stopping = true;
-      await stopFirst?.();
-      // Workers first: they hold the queue's rows and database connections.
-      await Promise.all(bench.workers.map((worker) => stopChild(worker.child, 15_000)));
-      if (bench.service) await stopChild(bench.service, 10_000);
-      if (bench.inference) {
-        bench.inference.stdin?.end();
-        await stopChild(bench.inference, 5000);
-      }
-      killTracked('SIGKILL');
-      if (databaseCreated) {
-        try {
-          await psql('drop database', 'postgres', `drop database if exists ${databaseName} with (force)`);
-        } catch (error) {
-          log(`could not drop database ${databaseName}: ${error.message}`);
-        }
-      }
-      rmSync(workDir, { recursive: true, force: true });
-    })();
-    return cleaning;
-  }
-
-  async function fail(error) {
-    if (!interrupted) console.error(`[bench] failed: ${error instanceof Error ? error.message : String(error)}`);
-    await cleanup();
-    process.exit(1);
+  async function cleanup() {
+    bench.stopping = true;
+    await stopFirst?.();
+    // Workers first: they hold the queue's rows and database connections.
+    await Promise.all(bench.workers.map((worker) => stopChild(worker.child, 15_000)));
+    if (bench.service) await stopChild(bench.service, 10_000);
+    if (bench.inference) {
+      bench.inference.stdin?.end();
+      await stopChild(bench.inference, 5000);
+    }
+    killTracked('SIGKILL');
+    await database?.drop();
+    rmSync(workDir, { recursive: true, force: true });
   }
 
   /**
@@ -371,26 +315,9 @@ export function identityBench({ workDirPrefix, databasePrefix, evidence = false 
    * `beforeStop` (optional) runs first in the cleanup, before the identity processes are stopped.
    * Exit code 1 on a failure or when `main` resolves with false.
    */
-  bench.run = async (main, { budgetSeconds, beforeStop }) => {
+  bench.run = (main, { budgetSeconds, beforeStop }) => {
     stopFirst = beforeStop;
-    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
-      process.once(signal, () => {
-        interrupted = true;
-        log(`${signal}: stopping`);
-        void cleanup().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
-      });
-    }
-    process.on('uncaughtException', (error) => void fail(error));
-    process.on('unhandledRejection', (error) => void fail(error));
-    const watchdog = setTimeout(() => void fail(new Error(`the run took longer than ${budgetSeconds} s`)), budgetSeconds * 1000);
-    try {
-      const ok = await main();
-      await cleanup();
-      clearTimeout(watchdog);
-      if (ok === false) process.exit(1);
-    } catch (error) {
-      await fail(error);
-    }
+    return runBench(main, { budgetSeconds, cleanup });
   };
 
   return bench;

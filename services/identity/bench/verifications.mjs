@@ -9,38 +9,30 @@
 // per-IP limit raised so nothing is refused); the tenant comes from the CLI, everything else
 // over HTTP. autocannon runs as its own process: -c 50, a warm-up run, then the measured run.
 // The identity setup (database, tenant, service, login and token, HTTP, cleanup) is shared with
-// the other identity benches: identity-bench-setup.mjs; the process management, autocannon and the
-// bare server with every out-of-process bench: bench/out-of-process.mjs.
+// the other identity benches: identity-bench-setup.mjs; the process management, autocannon, the
+// bare server and the comparison with every out-of-process bench: bench/out-of-process.mjs and
+// bench/service-bench.mjs. `pnpm bench` (bench/run-all.mjs) runs it embedded and on PostgreSQL + Redis.
 //
 // Usage, after `pnpm build`, from the repository root:
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres REDIS_URL=redis://127.0.0.1:6379 \
 //     node services/identity/bench/verifications.mjs [seconds]     (default 10)
 // With DATABASE_URL a fresh database bench_<timestamp> is created on that server (psql on PATH,
-// connected to its `postgres` database) and dropped at the end; the database named in the URL is
-// not touched. Without DATABASE_URL the service uses embedded PGlite in a temporary DATA_DIR (the
-// CLI then runs before the service starts: PGlite is one process). REDIS_URL is optional.
-// Prints one JSON line per scenario, then a short summary. Exit code 1 when setup fails.
-import { Buffer } from 'node:buffer';
-import { writeFileSync } from 'node:fs';
+// connected to the database named in the URL, which is otherwise untouched) and dropped at the end.
+// Without DATABASE_URL the service uses embedded PGlite in a temporary DATA_DIR (the CLI then runs
+// before the service starts: PGlite is one process). REDIS_URL is optional.
+// Prints one JSON line per scenario (bench/service-bench.mjs pathRow first: path, mode, serviceRps,
+// bareRps, ratio, p99Ms), then a short summary. Exit code 1 when setup fails.
 import { cpus } from 'node:os';
-import { join } from 'node:path';
-import { figures, killTracked, load1m, loadGenerator, startBare, stopChild } from '../../../bench/out-of-process.mjs';
-import { expectJson, expectResponse, identityBench, log, PARTNER as API, serviceDir } from './identity-bench-setup.mjs';
+import { figures, killTracked, load1m, loadGenerator } from '../../../bench/out-of-process.mjs';
+import { benchSeconds, compareWithBare, CONNECTIONS, pathRow } from '../../../bench/service-bench.mjs';
+import { expectJson, identityBench, log, PARTNER as API, serviceDir } from './identity-bench-setup.mjs';
 
-const seconds = Number(process.argv[2] ?? 10);
-if (!Number.isInteger(seconds) || seconds < 1 || seconds > 300) {
-  console.error('usage: node services/identity/bench/verifications.mjs [seconds, 1-300, default 10]');
-  process.exit(2);
-}
-const CONNECTIONS = 50;
-const warmupSeconds = Math.min(seconds, 5);
+const { seconds, warmupSeconds } = benchSeconds('node services/identity/bench/verifications.mjs');
 const CASE_BODY = JSON.stringify({ documentType: 'SyrianPassport' });
 
 const bench = identityBench({ workDirPrefix: 'identity-bench-verifications-', databasePrefix: 'bench_' });
 const { databaseUrl, redisUrl, workDir } = bench;
 const { autocannon, measured } = loadGenerator({ packageDir: serviceDir, connections: CONNECTIONS });
-
-let bare;
 
 // Setup (CLI, start, HTTP), 4 warm-ups, 3 measured runs, cleanup: nothing may hang past this.
 const budgetSeconds = 300 + 4 * (warmupSeconds + 30) + 3 * (seconds + 30);
@@ -76,10 +68,12 @@ async function main() {
   log('A: measuring POST /verifications');
   const create = await measured(service.pid, createUrl, { ...createOptions, duration: seconds });
   const listed = await expectJson(origin, 'GET', `${API}/verifications?pageSize=1`, 200, { headers: auth });
+  const createFigures = figures(create);
   const a = {
+    ...pathRow(`identity POST ${API}/verifications`, { service: createFigures }),
     scenario: 'POST /verifications',
     ...common,
-    service: figures(create),
+    service: createFigures,
     casesListed: listed.totalCount,
     cases2xx: 1 + createWarm['2xx'] + create['2xx'],
     load1m: [loadBefore, load1m()],
@@ -90,33 +84,15 @@ async function main() {
   // B. Reading one case, against a bare process serving the same bytes.
   loadBefore = load1m();
   const created = await expectJson(origin, 'POST', `${API}/verifications`, 201, { json: { documentType: 'SyrianPassport' }, headers: auth });
-  const detailPath = `/verifications/${created.caseId}`;
-  const detail = await expectResponse(origin, 'GET', `${API}${detailPath}`, 200, { headers: auth });
-  const bodyFile = join(workDir, 'case-detail.json');
-  writeFileSync(bodyFile, detail.text);
-  const bareServer = await startBare({ route: '/verifications/:id', bodyFile, contentType: detail.contentType ?? 'application/json', packageDir: serviceDir });
-  bare = bareServer.child;
-  const bareUrl = `${bareServer.origin}/verifications/${created.caseId}`;
-  const bareCheck = await fetch(bareUrl, { signal: AbortSignal.timeout(5000) });
-  const bareText = await bareCheck.text();
-  if (bareCheck.status !== 200 || bareText !== detail.text || bareCheck.headers.get('content-type') !== detail.contentType) {
-    throw new Error(`the bare server does not serve the service's body (${bareCheck.status}, ${bareCheck.headers.get('content-type')})`);
-  }
-  const serviceUrl = `${origin}${API}${detailPath}`;
-  log('B: warm-up bare and service GET /verifications/{id}');
-  await autocannon(bareUrl, { duration: warmupSeconds });
-  await autocannon(serviceUrl, { headers: auth, duration: warmupSeconds });
-  log('B: measuring bare');
-  const bareRun = await measured(bare.pid, bareUrl, { duration: seconds });
-  log('B: measuring service');
-  const serviceRun = await measured(service.pid, serviceUrl, { headers: auth, duration: seconds });
+  const serviceUrl = `${origin}${API}/verifications/${created.caseId}`;
+  const read = await compareWithBare({ service, url: serviceUrl, headers: auth, route: `${API}/verifications/:id`, workDir, packageDir: serviceDir, seconds, warmupSeconds });
   const b = {
+    ...pathRow(`identity GET ${API}/verifications/{id}`, read),
     scenario: 'GET /verifications/{id}',
     ...common,
-    bodyBytes: Buffer.byteLength(detail.text),
-    service: figures(serviceRun),
-    bare: figures(bareRun),
-    ratio: Number((serviceRun.requests.average / bareRun.requests.average).toFixed(3)),
+    bodyBytes: read.bodyBytes,
+    service: read.service,
+    bare: read.bare,
     load1m: [loadBefore, load1m()],
   };
   console.log(JSON.stringify(b));
@@ -144,9 +120,5 @@ await bench.run(main, {
   // autocannon and the bare server first; the service gets its SIGTERM after them.
   async beforeStop() {
     killTracked('SIGKILL', [bench.service]);
-    if (bare) {
-      bare.stdin?.end();
-      await stopChild(bare, 5000);
-    }
   },
 });

@@ -1,0 +1,196 @@
+#!/usr/bin/env node
+// `pnpm bench`: every path bench of the services and the start-up bench, one after the other, each
+// in its own process and each measuring out of process (the built service, the bare Fastify
+// reference and autocannon as three processes, 50 connections, warm-up then measurement; see
+// bench/service-bench.mjs). It builds nothing: run `pnpm build` first (it stops if a dist/ is
+// missing). Prints one JSON line per path and mode on stdout:
+//   {path, mode, serviceRps, bareRps, ratio, p99Ms, goal, met, non2xx, errors, timeouts}
+// and one per start: {startup, mode, start, readyMs, rssMb, goal, met}. `goal` is null where the
+// issue sets none; `met` is false too when any measured request failed (non-2xx, error, timeout).
+// The benches' own logs and summaries go to stderr.
+// Modes: `embedded` (no DATABASE_URL, no REDIS_URL: every service gets its own temporary DATA_DIR)
+// and `postgres+redis`: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), the server
+// on which each bench creates and drops a fresh database of its own (psql on PATH), and REDIS_URL
+// (default redis://127.0.0.1:6379). If either is unreachable, the postgres+redis rows are skipped,
+// each with a line {path, mode, skipped: why}.
+// Usage: pnpm bench [seconds]   (measured seconds of each run, default 10; warm-up 5 s)
+// Exit code 1 when a bench failed (a line {path, mode, failed: why} for each of its rows).
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import { join } from 'node:path';
+import { collectLines, killTracked, root, spawnTracked } from './out-of-process.mjs';
+import { benchSeconds, psql } from './service-bench.mjs';
+
+const { seconds } = benchSeconds('pnpm bench');
+const EMBEDDED = 'embedded';
+const POSTGRES = 'postgres+redis';
+const databaseUrl = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+const redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+
+// The goals of issue 14, by path and mode: a minimum ratio service/bare, a maximum p99.
+const GOALS = {
+  'fx GET /api/v1/rates/latest': { [EMBEDDED]: { ratio: 0.7 }, [POSTGRES]: { ratio: 0.5 } },
+  'identity GET /api/partner/v1/oauth/clients': { [EMBEDDED]: { ratio: 0.1 }, [POSTGRES]: { ratio: 0.2, p99Ms: 20 } },
+};
+// Start-up: a warm start (the data directory or database exists) under 1 s, idle RSS on PostgreSQL under 150 MB.
+const WARM_START_MS = 1000;
+const POSTGRES_RSS_MB = 150;
+
+const benches = [
+  { script: 'services/fx/bench/rates-latest.mjs', paths: ['fx GET /api/v1/rates/latest'] },
+  { script: 'services/identity/bench/oauth-clients.mjs', paths: ['identity GET /api/partner/v1/oauth/clients'] },
+  { script: 'services/identity/bench/verifications.mjs', paths: ['identity POST /api/partner/v1/verifications', 'identity GET /api/partner/v1/verifications/{id}'] },
+];
+
+const redact = (url) => url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
+const print = (line) => console.log(JSON.stringify(line));
+
+// ---- before anything runs: the builds, PostgreSQL and Redis ----
+
+/** Newest modification time (ms) of the files below `dir`, 0 when there are none. */
+function newest(dir) {
+  if (!existsSync(dir)) return 0;
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile())
+    .reduce((latest, entry) => Math.max(latest, statSync(join(entry.parentPath, entry.name)).mtimeMs), 0);
+}
+
+function checkBuilds() {
+  const packages = readdirSync(join(root, 'packages')).map((name) => join('packages', name));
+  const missing = [...['services/fx/dist/server.js', 'services/fx/dist/cli.js', 'services/identity/dist/server.js'], ...packages.map((dir) => join(dir, 'dist', 'index.js'))].filter(
+    (file) => !existsSync(join(root, file)),
+  );
+  if (missing.length > 0) {
+    console.error(`pnpm bench measures the built services, and ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} missing: run \`pnpm build\` first.`);
+    process.exit(1);
+  }
+  const stale = [...packages, 'services/fx', 'services/identity'].filter((dir) => newest(join(root, dir, 'src')) > newest(join(root, dir, 'dist')));
+  if (stale.length > 0) console.error(`[bench] warning: src/ is newer than dist/ in ${stale.join(', ')}; run \`pnpm build\` to measure the current code`);
+}
+
+/** Why PostgreSQL at DATABASE_URL cannot be used, or null when `select 1` answers. */
+async function postgresProblem() {
+  try {
+    await psql('reachable', databaseUrl, 'select 1', 20_000);
+    return null;
+  } catch (error) {
+    return `PostgreSQL at ${redact(databaseUrl)} is not reachable (${error.message.split('\n')[0]})`;
+  }
+}
+
+/** Why Redis at REDIS_URL cannot be used, or null when it answers PING (or asks for a password). */
+function redisProblem() {
+  const { hostname, port } = new URL(redisUrl);
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: hostname || '127.0.0.1', port: Number(port || 6379) });
+    const done = (problem) => {
+      socket.destroy();
+      resolve(problem && `Redis at ${redact(redisUrl)} is not reachable (${problem})`);
+    };
+    socket.setTimeout(5000, () => done('no answer within 5 s'));
+    socket.once('error', (error) => done(error.message));
+    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.once('data', (data) => done(/^(\+PONG|-NOAUTH)/.test(data.toString()) ? null : `PING answered ${JSON.stringify(data.toString().trim())}`));
+  });
+}
+
+// ---- the benches ----
+
+function goalOf(row) {
+  if (row.startup !== undefined) {
+    const goals = [];
+    if (row.start === 'warm') goals.push([`ready < ${WARM_START_MS} ms`, row.readyMs < WARM_START_MS]);
+    if (row.mode.startsWith('postgres')) goals.push([`RSS < ${POSTGRES_RSS_MB} MB`, row.rssMb < POSTGRES_RSS_MB]);
+    return goals;
+  }
+  const goal = GOALS[row.path]?.[row.mode];
+  if (!goal) return [];
+  const clean = !row.non2xx && !row.errors && !row.timeouts;
+  const goals = [[`ratio >= ${goal.ratio}`, row.ratio >= goal.ratio && clean]];
+  if (goal.p99Ms !== undefined) goals.push([`p99 < ${goal.p99Ms} ms`, row.p99Ms < goal.p99Ms && clean]);
+  return goals;
+}
+
+/** The line printed for one row a bench reported. */
+function reported(row) {
+  const goals = goalOf(row);
+  const judged = { goal: goals.length > 0 ? goals.map(([text]) => text).join(', ') : null, met: goals.length > 0 ? goals.every(([, met]) => met) : null };
+  if (row.startup !== undefined) return { startup: row.startup, mode: row.mode, start: row.start, readyMs: row.readyMs, rssMb: row.rssMb, ...judged };
+  const { path, mode, serviceRps, bareRps, ratio, p99Ms, non2xx, errors, timeouts } = row;
+  return { path, mode, serviceRps, bareRps, ratio, p99Ms, ...judged, non2xx, errors, timeouts };
+}
+
+let interrupted = null;
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(signal, () => {
+    // The benches run in process groups of their own: they clean up (databases, directories) on SIGTERM.
+    interrupted = signal;
+    console.error(`[bench] ${signal}: stopping the running bench`);
+    killTracked('SIGTERM');
+  });
+}
+
+/**
+ * `node <script> <args>` with `env`; prints each row it reports on stdout as it comes (and its
+ * other output on stderr). Resolves with `null`, or why it failed.
+ */
+function runBenchScript(script, args, env) {
+  return new Promise((resolve) => {
+    const child = spawnTracked(process.execPath, [join(root, script), ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const output = collectLines(child, {
+      keep: 5,
+      onLine(line, stream) {
+        let row = null;
+        try {
+          row = stream === 'stdout' && line.startsWith('{') ? JSON.parse(line) : null;
+        } catch {
+          // not a row
+        }
+        if (row && (row.path !== undefined || row.startup !== undefined)) print(reported(row));
+        else console.error(stream === 'stdout' ? `  ${line}` : line);
+      },
+    });
+    child.once('error', (error) => resolve(error.message));
+    child.once('close', (code, signal) => resolve(code === 0 ? null : `exit ${code ?? signal}: ${output.tail.at(-1) ?? ''}`));
+  });
+}
+
+const started = Date.now();
+checkBuilds();
+const skipReason = (await postgresProblem()) ?? (await redisProblem());
+if (skipReason) console.error(`[bench] ${skipReason}: the ${POSTGRES} rows are skipped`);
+const envFor = (mode) => {
+  const env = { ...process.env };
+  delete env.DATABASE_URL;
+  delete env.REDIS_URL;
+  return mode === EMBEDDED ? env : { ...env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl };
+};
+
+let failures = 0;
+for (const { script, paths } of benches) {
+  for (const mode of [EMBEDDED, POSTGRES]) {
+    if (interrupted) break;
+    if (mode === POSTGRES && skipReason) {
+      for (const path of paths) print({ path, mode, skipped: skipReason });
+      continue;
+    }
+    console.error(`[bench] ${script}, ${mode}, ${seconds} s measured`);
+    const failed = await runBenchScript(script, [String(seconds)], envFor(mode));
+    if (failed) {
+      failures += 1;
+      for (const path of paths) print({ path, mode, failed: failed.slice(0, 500) });
+    }
+  }
+}
+if (!interrupted) {
+  // Start-up: embedded always, PostgreSQL + Redis when reachable (startup.mjs reads DATABASE_URL).
+  console.error('[bench] bench/startup.mjs');
+  const failed = await runBenchScript('bench/startup.mjs', [], envFor(skipReason ? EMBEDDED : POSTGRES));
+  if (skipReason) for (const service of ['identity', 'fx']) print({ startup: service, mode: POSTGRES, skipped: skipReason });
+  if (failed) {
+    failures += 1;
+    print({ startup: 'identity, fx', failed: failed.slice(0, 500) });
+  }
+}
+console.error(`[bench] done in ${Math.round((Date.now() - started) / 1000)} s${failures ? `, ${failures} bench run(s) failed` : ''}${interrupted ? `, interrupted (${interrupted})` : ''}`);
+process.exit(interrupted ? 130 : failures ? 1 : 0);
