@@ -3,6 +3,7 @@ import { ConflictError, NotFoundError } from '@svc/problem-json';
 import { and, asc, count, eq, isNull, sql } from 'drizzle-orm';
 import { accessTokens, oauthClients, type IdentityExecutor } from '../db/schema.js';
 import { announceCredentialsChanged } from './credential-cache.js';
+import { preparedPerDatabase } from '../db/prepared.js';
 import { writeAudit } from './audit.js';
 import { parseRegistrationCertificate } from './certificates.js';
 import { generateOpaqueToken } from './credentials.js';
@@ -73,8 +74,18 @@ export async function registerClient(
   });
 }
 
+/** Prepared once per database: the list is read on every portal and API dashboard load. */
+const tenantClients = preparedPerDatabase((db) =>
+  db
+    .select()
+    .from(oauthClients)
+    .where(eq(oauthClients.tenantId, sql.placeholder('tenantId')))
+    .orderBy(asc(oauthClients.createdAt), asc(oauthClients.id))
+    .prepare('identity_tenant_clients'),
+);
+
 export async function listClients(db: IdentityExecutor, tenantId: string): Promise<OAuthClientRow[]> {
-  return db.select().from(oauthClients).where(eq(oauthClients.tenantId, tenantId)).orderBy(asc(oauthClients.createdAt), asc(oauthClients.id));
+  return tenantClients(db).execute({ tenantId });
 }
 
 /** Revokes the client and every token it holds in one transaction: nothing it issued works afterwards. */
