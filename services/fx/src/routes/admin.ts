@@ -6,6 +6,7 @@ import { ingestRates, type FxExecutor } from '../domain/rates/ingest-rates.js';
 import { removeOverride, setOverride } from '../domain/rates/overrides.js';
 import type { ResponseCache } from '../domain/response-cache.js';
 import { requireAdminToken } from '../plugins/admin-auth.js';
+import { positiveAmount } from './amounts.js';
 
 export interface AdminRouteOptions {
   db: FxExecutor;
@@ -18,7 +19,6 @@ export interface AdminRouteOptions {
   afterRatesChanged: () => void;
 }
 
-const positiveNumber = z.number().positive();
 const security = [{ adminToken: [] }];
 
 export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, options) => {
@@ -38,7 +38,7 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, op
           source: z.enum(['CBS', 'MARKET']),
           timestampUtc: z.iso.datetime().optional(),
           force: z.boolean().optional(),
-          rates: z.array(z.strictObject({ currency: z.string().min(3).max(3), buy: positiveNumber, sell: positiveNumber, mid: positiveNumber.optional() })).min(1).max(200),
+          rates: z.array(z.strictObject({ currency: z.string().min(3).max(3), buy: positiveAmount, sell: positiveAmount, mid: positiveAmount.optional() })).min(1).max(200),
         }),
         response: {
           201: z.object({ accepted: z.array(z.object({ currency: z.string(), buy: z.string(), sell: z.string(), mid: z.string(), previousMid: z.string().nullable() })) }),
@@ -65,7 +65,7 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, op
         tags: ['admin'],
         security,
         body: z
-          .strictObject({ currency: z.string().min(3).max(3), buy: positiveNumber, sell: positiveNumber, reason: z.string().trim().min(1).max(500) })
+          .strictObject({ currency: z.string().min(3).max(3), buy: positiveAmount, sell: positiveAmount, reason: z.string().trim().min(1).max(500) })
           .refine((value) => value.buy <= value.sell, { path: ['buy'], message: 'must not exceed sell' }),
         response: { 201: z.object({ currency: z.string(), buy: z.string(), sell: z.string(), mid: z.string() }) },
       },

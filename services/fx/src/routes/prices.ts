@@ -8,6 +8,7 @@ import type { ResponseCache } from '../domain/response-cache.js';
 import { disclaimerFor, negotiateLanguage, PRICE_LANGUAGES } from '../i18n/languages.js';
 import { requireAdminToken } from '../plugins/admin-auth.js';
 import { sendCached } from './rates.js';
+import { positiveAmount } from './amounts.js';
 
 export interface PriceRouteOptions {
   db: FxExecutor;
@@ -89,7 +90,6 @@ export const priceRoutes: FastifyPluginAsync<PriceRouteOptions> = async (app, op
   );
 };
 
-const positivePrice = z.number().positive().max(1e12);
 const security = [{ adminToken: [] }];
 
 export const adminPriceRoutes: FastifyPluginAsync<PriceRouteOptions & { adminToken: string }> = async (app, options) => {
@@ -111,7 +111,7 @@ export const adminPriceRoutes: FastifyPluginAsync<PriceRouteOptions & { adminTok
               z.strictObject({
                 symbol: z.string().regex(/^[A-Za-z0-9]{2,10}$/, 'must be 2-10 letters or digits'),
                 name: z.string().trim().min(1).max(100),
-                priceUsd: positivePrice,
+                priceUsd: positiveAmount,
                 timestampUtc: z.iso.datetime().optional(),
               }),
             )
@@ -142,7 +142,7 @@ export const adminPriceRoutes: FastifyPluginAsync<PriceRouteOptions & { adminTok
               z.strictObject({
                 unit: z.enum(GOLD_UNITS),
                 karat: z.union(GOLD_KARATS.map((karat) => z.literal(karat))),
-                priceUsd: positivePrice,
+                priceUsd: positiveAmount,
                 timestampUtc: z.iso.datetime().optional(),
               }),
             )

@@ -5,6 +5,18 @@
 const SCALE = 8;
 const FACTOR = 10n ** BigInt(SCALE);
 
+/** The smallest positive value the store keeps; anything smaller would be stored as 0. */
+export const MIN_STORED_AMOUNT = 0.00000001;
+/** The largest rate or price accepted: JavaScript writes larger numbers with an exponent. */
+export const MAX_AMOUNT = 1e12;
+
+/** Why a rate or price cannot be stored, or null when it can. */
+export function amountProblem(value: number): string | null {
+  if (!Number.isFinite(value) || value < MIN_STORED_AMOUNT) return `must be at least ${MIN_STORED_AMOUNT.toFixed(8)} (values are stored with 8 decimals)`;
+  if (value > MAX_AMOUNT) return 'must be at most 1000000000000';
+  return null;
+}
+
 export function toFixedPoint(value: number | string): bigint {
   const text = typeof value === 'number' ? value.toFixed(SCALE) : value;
   const match = /^(-?)(\d+)(?:\.(\d*))?$/.exec(text.trim());

@@ -6,7 +6,7 @@ import { outboxEvents, rateObservations, type FxDatabaseSchema } from '../../db/
 import { activeOverrideMid } from '../alerts/current-rate.js';
 import { evaluateAlerts, lockAlertStream } from '../alerts/evaluate-alerts.js';
 import { isSupportedCurrency } from './currencies.js';
-import { decimalString, midpoint } from './decimal.js';
+import { amountProblem, decimalString, midpoint } from './decimal.js';
 
 export type RateSource = 'CBS' | 'MARKET';
 /** The database or a transaction on it (drizzle transactions are databases too). */
@@ -57,8 +57,12 @@ export async function ingestRates(tx: FxExecutor, input: IngestRatesInput, now: 
     if (!isSupportedCurrency(rate.currency)) errors.push({ path: `${at}.currency`, message: `unsupported currency: ${rate.currency}` });
     if (seen.has(rate.currency)) errors.push({ path: `${at}.currency`, message: `duplicate currency: ${rate.currency}` });
     seen.add(rate.currency);
-    if (!(rate.buy > 0)) errors.push({ path: `${at}.buy`, message: 'must be positive' });
-    if (!(rate.sell > 0)) errors.push({ path: `${at}.sell`, message: 'must be positive' });
+    // Pollers and CSV imports arrive here without the API's schema: the same bounds for all.
+    for (const field of ['buy', 'sell', 'mid'] as const) {
+      const value = rate[field];
+      const problem = value === undefined ? null : amountProblem(value);
+      if (problem) errors.push({ path: `${at}.${field}`, message: problem });
+    }
     if (rate.buy > rate.sell) errors.push({ path: `${at}.buy`, message: 'must not exceed sell' });
     if (rate.mid !== undefined && (rate.mid < rate.buy || rate.mid > rate.sell)) errors.push({ path: `${at}.mid`, message: 'must lie between buy and sell' });
   });
