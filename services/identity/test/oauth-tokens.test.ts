@@ -37,6 +37,19 @@ describe('certificate-bound tokens: issue, use, introspect, revoke', () => {
   const introspect = (headers: Record<string, string>, payload: string | object) => test.app.inject({ method: 'POST', url: `${BASE}/oauth/introspect`, headers, payload });
   const revoke = (headers: Record<string, string>, payload: string | object) => test.app.inject({ method: 'POST', url: `${BASE}/oauth/revoke`, headers, payload });
 
+  it('refuses a body over 8,192 bytes on the OAuth endpoints with a 413 naming that limit, form or JSON', async () => {
+    for (const path of ['/oauth/token', '/oauth/introspect', '/oauth/revoke']) {
+      for (const [contentType, payload] of [
+        ['application/x-www-form-urlencoded', `grant_type=client_credentials&padding=${'x'.repeat(9000)}`],
+        ['application/json', JSON.stringify({ token: 'x'.repeat(9000) })],
+      ] as const) {
+        const response = await test.app.inject({ method: 'POST', url: `${BASE}${path}`, headers: { 'content-type': contentType }, payload });
+        expect(response.statusCode, `${path} ${contentType}`).toBe(413);
+        expect(response.json<{ detail: string }>().detail).toContain('8192 bytes');
+      }
+    }
+  });
+
   it('runs the full flow: register → token → call → introspect → revoke → 401', async () => {
     const { cert, clientId } = await registerClient(test, tenant);
     const issued = await requestToken(test, clientId, cert);

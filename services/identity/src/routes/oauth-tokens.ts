@@ -19,6 +19,8 @@ export interface OAuthTokenRouteOptions {
 }
 
 const FORM = 'application/x-www-form-urlencoded';
+/** An OAuth request is a few short parameters: 8 KB is plenty, and a larger body is refused early. */
+const OAUTH_BODY_LIMIT = 8 * 1024;
 const mtlsSecurity = [{ mutualTls: [] }];
 const oauthErrorSchema = z
   .object({ error: z.string(), error_description: z.string(), type: z.string(), title: z.string(), status: z.number(), detail: z.string(), code: z.string() })
@@ -52,8 +54,12 @@ function isForm(request: FastifyRequest): boolean {
 }
 
 export const oauthTokenRoutes: FastifyPluginAsync<OAuthTokenRouteOptions> = async (app, options) => {
-  // Form bodies for these three endpoints only; the rest of the API is JSON.
-  await app.register(formbody, { bodyLimit: 8 * 1024 });
+  // Form bodies for these three endpoints only; the rest of the API is JSON. The same limit is
+  // each route's own, so whatever the content type a 413 names the limit that applies.
+  await app.register(formbody, { bodyLimit: OAUTH_BODY_LIMIT });
+  app.addHook('onRoute', (route) => {
+    route.bodyLimit = OAUTH_BODY_LIMIT;
+  });
   const typed = app.withTypeProvider<ZodTypeProvider>();
   /** Introspect and revoke: the calling client (by its certificate) and the token it asks about. */
   async function tokenRequest(request: FastifyRequest) {
