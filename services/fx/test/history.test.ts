@@ -63,6 +63,22 @@ describe('GET /api/v1/rates/history', () => {
     expect(cbs.points).toEqual([]);
   });
 
+  it('tags the history with an ETag: 304 while it is current, a new tag once a rate changes it', async () => {
+    const first = await history('currency=USD&days=5');
+    const etag = first.headers.etag as string;
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]{27}"$/);
+    expect(first.headers['cache-control']).toContain('public');
+    const again = await testApp.app.inject({ method: 'GET', url: '/api/v1/rates/history?currency=USD&days=5', headers: { 'if-none-match': etag } });
+    expect(again.statusCode).toBe(304);
+    expect(again.body).toBe('');
+    expect((await history('currency=USD&days=4')).headers.etag).not.toBe(etag);
+    const changed = await postRates(testApp, { source: 'MARKET', timestampUtc: '2026-01-03T10:00:00.000Z', rates: [{ currency: 'USD', buy: 133, sell: 135 }] });
+    expect(changed.statusCode).toBe(201);
+    const after = await testApp.app.inject({ method: 'GET', url: '/api/v1/rates/history?currency=USD&days=5', headers: { 'if-none-match': etag } });
+    expect(after.statusCode).toBe(200);
+    expect(after.headers.etag).not.toBe(etag);
+  });
+
   it('answers 400 naming the field for bad input', async () => {
     const cases: [string, string][] = [
       ['days=5', 'query.currency'],

@@ -35,9 +35,7 @@ export class ResponseCache {
   async getOrCompute(key: string, compute: () => Promise<unknown>): Promise<CachedResponse> {
     const cached = this.entries.get(key);
     if (cached) return cached;
-    const json = JSON.stringify(await compute());
-    const etag = `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`;
-    const entry = { etag, json };
+    const entry = serialisedResponse(await compute());
     this.entries.set(key, entry);
     return entry;
   }
@@ -46,6 +44,12 @@ export class ResponseCache {
     this.entries.clear();
     if (this.redis) await this.redis.publish(CACHE_INVALIDATION_CHANNEL, String(Date.now()));
   }
+}
+
+/** A body serialised once with its strong ETag (a hash of the exact bytes), cached or not. */
+export function serialisedResponse(body: unknown): CachedResponse {
+  const json = JSON.stringify(body);
+  return { etag: `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`, json };
 }
 
 /** True when an If-None-Match header names this ETag (weak comparison, lists and `*`). */

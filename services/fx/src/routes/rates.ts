@@ -6,7 +6,7 @@ import { parseCurrencyList } from '../domain/rates/currencies.js';
 import type { FxExecutor } from '../domain/rates/ingest-rates.js';
 import { loadHistory, MAX_HISTORY_DAYS, type Redenomination } from '../domain/rates/history.js';
 import { loadLatestRates, toRateEntry, usdCrossRates } from '../domain/rates/latest-rates.js';
-import { matchesIfNoneMatch, type CachedResponse, type ResponseCache } from '../domain/response-cache.js';
+import { matchesIfNoneMatch, serialisedResponse, type CachedResponse, type ResponseCache } from '../domain/response-cache.js';
 import { disclaimerFor, negotiateLanguage, RATE_LANGUAGES } from '../i18n/languages.js';
 
 export interface RatesRouteOptions {
@@ -167,6 +167,7 @@ export const ratesRoutes: FastifyPluginAsync<RatesRouteOptions> = async (app, op
               ),
             })
             .meta({ id: 'RateHistory' }),
+          304: notModified,
         },
       },
     },
@@ -177,8 +178,8 @@ export const ratesRoutes: FastifyPluginAsync<RatesRouteOptions> = async (app, op
         throw new ValidationError('Give exactly one currency.', [{ path: 'query.currency', message: 'must be exactly one currency code' }]);
       }
       const history = await loadHistory(options.db, { ...request.query, currency }, options.clock(), options.redenomination);
-      reply.header('Cache-Control', `public, max-age=${PUBLIC_MAX_AGE_SECONDS}`);
-      return history;
+      // Not kept in the response cache (any window may be asked for), but tagged like the other public reads.
+      return sendCached(request, reply, serialisedResponse(history));
     },
   );
 };
