@@ -33,5 +33,4 @@ CREATE INDEX "webhook_deliveries_due_idx" ON "identity"."webhook_deliveries" USI
 CREATE INDEX "webhook_deliveries_subscription_idx" ON "identity"."webhook_deliveries" USING btree ("subscription_id","created_at");--> statement-breakpoint
 CREATE INDEX "webhook_deliveries_finished_idx" ON "identity"."webhook_deliveries" USING btree ("completed_at") WHERE "identity"."webhook_deliveries"."status" in ('succeeded', 'failed');--> statement-breakpoint
 CREATE INDEX "webhook_endpoints_tenant_idx" ON "identity"."webhook_endpoints" USING btree ("tenant_id","created_at");--> statement-breakpoint
--- Events recorded before webhook endpoints existed had nowhere to go.
-UPDATE "identity"."case_events" SET "dispatched_at" = "occurred_at" WHERE "dispatched_at" IS NULL;
+ALTER TABLE "identity"."case_events" DROP COLUMN "dispatched_at";

@@ -318,7 +318,7 @@ export const reviewDecisions = identitySchema.table(
 /**
  * The log of case events: one row per transition, written in its transaction with the
  * payload frozen as the webhook body. The same transaction fans it out to the tenant's
- * subscribed endpoints (webhook_deliveries) and sets dispatched_at.
+ * subscribed endpoints (webhook_deliveries), so there is nothing left to dispatch later.
  */
 export const caseEvents = identitySchema.table(
   'case_events',
@@ -330,7 +330,6 @@ export const caseEvents = identitySchema.table(
     eventType: text('event_type').notNull(),
     payload: text('payload').notNull(),
     occurredAt: timestampTz('occurred_at').notNull(),
-    dispatchedAt: timestampTz('dispatched_at'),
   },
   (table) => [
     index('case_events_case_idx').on(table.caseId, table.occurredAt),

@@ -91,7 +91,7 @@ export async function recordCaseEvent(tx: IdentityExecutor, row: CaseRow, now: D
   };
   const body = JSON.stringify(payload);
   await fanOutEvent(tx, { tenantId: row.tenantId, eventType: payload.eventType, caseId: row.id, payload: body }, now);
-  await tx.insert(caseEvents).values({ id, tenantId: row.tenantId, caseId: row.id, eventType: payload.eventType, payload: body, occurredAt: now, dispatchedAt: now });
+  await tx.insert(caseEvents).values({ id, tenantId: row.tenantId, caseId: row.id, eventType: payload.eventType, payload: body, occurredAt: now });
   return payload;
 }
 
