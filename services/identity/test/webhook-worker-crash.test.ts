@@ -1,25 +1,21 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { verifyIdentityWebhook } from '@svc/webhook-signing';
 import { and, count, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caseEvents, webhookDeliveries } from '../src/db/schema.js';
 import { createCase, partnerWithToken, type Partner } from './case-helpers.js';
 import { BASE, buildTestApp, type TestApp } from './helpers.js';
+import { startSignedReceiver, type Receipt, type SignedReceiver } from './fixtures/signed-receiver.js';
+import { isRunning, spawnWorker, stopWorker, waitFor, type WorkerProcess } from './fixtures/worker-process.js';
 
-const serviceDir = fileURLToPath(new URL('..', import.meta.url));
 
 const CASES = 300;
 /** Cases created at once through app.inject. */
 const CREATE_GROUP = 25;
 // The first HELD requests the receiver sees get their answer only after HOLD_MS: worker A is
-// killed while it waits for them. HELD stays below the guarded dispatcher's 32 connections per
-// origin (packages/outbound-http), so A's other sends keep flowing meanwhile.
+// killed while it waits for them. HELD stays well below the sends a worker keeps in flight per
+// endpoint (MAX_SENDS_PER_HOST in packages/outbound-http), so A's other sends keep flowing meanwhile.
 const HELD = 20;
 const HOLD_MS = 3000;
 const DELIVERY_LEASE_MS = 2000;
@@ -28,7 +24,7 @@ const TAKEOVER_LIMIT_MS = 15_000;
 /** Start-up of a worker from source (tsx compiles on the fly) on a slow machine. */
 const WORKER_START_MS = 15_000;
 
-interface Receipt {
+interface Arrival {
   deliveryId: string;
   eventId: string;
   attempt: number;
@@ -37,113 +33,22 @@ interface Receipt {
   receivedAt: number;
 }
 
-/** A real receiver on loopback: verifies every request over its raw bytes, holds the first `holdFirst` answers for `holdMs`. */
-async function startReceiver(options: { holdFirst: number; holdMs: number }) {
-  let secret = '';
-  const receipts: Receipt[] = [];
-  const sockets = new Set<Socket>();
-  const timers = new Set<NodeJS.Timeout>();
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const rawBody = Buffer.concat(chunks);
-      const header = (name: string) => String(request.headers[name] ?? '');
-      const verified = verifyIdentityWebhook({ secret, headers: request.headers, rawBody });
-      let eventId = '';
-      try {
-        eventId = String((JSON.parse(rawBody.toString('utf8')) as { eventId?: unknown }).eventId);
-      } catch {
-        // Recorded with an empty eventId: the assertions on the set of events report it.
-      }
-      receipts.push({
-        deliveryId: header('x-service-delivery-id'),
-        eventId,
-        attempt: Number(header('x-service-delivery-attempt')),
-        verification: verified.ok ? 'ok' : verified.reason,
-        receivedAt: Date.now(),
-      });
-      const answer = () => {
-        if (!response.destroyed) response.writeHead(204).end();
-      };
-      if (receipts.length > options.holdFirst) return answer();
-      const timer = setTimeout(() => {
-        timers.delete(timer);
-        answer();
-      }, options.holdMs);
-      timers.add(timer);
-    });
-  });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+const HOOK_PATH = '/hooks/identity';
+
+function arrivalOf(receipt: Receipt): Arrival {
   return {
-    receipts,
-    url: `http://127.0.0.1:${port}/hooks/identity`,
-    trust(signingSecret: string) {
-      secret = signingSecret;
-    },
-    async close() {
-      for (const timer of timers) clearTimeout(timer);
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    deliveryId: String(receipt.headers['x-service-delivery-id'] ?? ''),
+    eventId: receipt.body.eventId,
+    attempt: Number(receipt.headers['x-service-delivery-attempt']),
+    verification: receipt.verification.ok ? 'ok' : receipt.verification.reason,
+    receivedAt: receipt.receivedAt,
   };
-}
-
-interface WorkerProcess {
-  child: ChildProcess;
-  output(): string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-/** The standalone worker as an operator starts it from source, its output kept for failure messages. */
-function spawnWorker(env: Record<string, string>): WorkerProcess {
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'src/worker.ts'], {
-    cwd: serviceDir,
-    env: { PATH: process.env.PATH, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  return { child, output: () => output, exited };
-}
-
-const isRunning = (worker: WorkerProcess) => worker.child.exitCode === null && worker.child.signalCode === null;
-
-/** Sends the signal and waits for the exit, failing (with the worker's output) past timeoutMs. */
-async function stopWorker(worker: WorkerProcess, signal: NodeJS.Signals, timeoutMs: number) {
-  if (isRunning(worker)) worker.child.kill(signal);
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`worker did not exit within ${timeoutMs} ms of ${signal}:\n${worker.output()}`)), timeoutMs);
-  });
-  try {
-    return await Promise.race([worker.exited, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** Polls until `condition` holds; a worker that exits meanwhile fails at once rather than at the deadline. */
-async function waitFor(what: string, condition: () => Promise<boolean> | boolean, options: { timeoutMs: number; worker?: WorkerProcess }): Promise<void> {
-  const deadline = Date.now() + options.timeoutMs;
-  for (;;) {
-    if (await condition()) return;
-    if (options.worker && !isRunning(options.worker)) throw new Error(`worker exited while waiting for ${what}:\n${options.worker.output()}`);
-    if (Date.now() > deadline) throw new Error(`no ${what} within ${options.timeoutMs} ms${options.worker ? `; worker output:\n${options.worker.output()}` : ''}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 describe.runIf(process.env.DATABASE_URL)('webhook deliveries of a worker process killed mid-send (PostgreSQL)', () => {
   let test: TestApp;
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let receiver: SignedReceiver;
+  const arrivals = () => receiver.at(HOOK_PATH).map(arrivalOf);
   let partner: Partner;
   let dataDir: string;
   const workers: WorkerProcess[] = [];
@@ -151,7 +56,10 @@ describe.runIf(process.env.DATABASE_URL)('webhook deliveries of a worker process
   beforeAll(async () => {
     // The in-process app only registers the endpoint and creates the cases; its own worker never runs.
     test = await buildTestApp({ RATE_LIMIT_PER_MINUTE: '100000', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
-    receiver = await startReceiver({ holdFirst: HELD, holdMs: HOLD_MS });
+    receiver = await startSignedReceiver();
+    // The first HELD requests get their answer only after HOLD_MS.
+    let answered = 0;
+    receiver.answer(HOOK_PATH, () => ({ status: 204, ...(++answered <= HELD ? { delayMs: HOLD_MS } : {}) }));
     partner = await partnerWithToken(test, 'Live');
     dataDir = await mkdtemp(join(tmpdir(), 'identity-webhook-worker-crash-'));
   }, 30_000);
@@ -168,11 +76,11 @@ describe.runIf(process.env.DATABASE_URL)('webhook deliveries of a worker process
       method: 'POST',
       url: `${BASE}/webhooks`,
       headers: partner.headers,
-      payload: { url: receiver.url, eventTypes: ['verification.session_issued'] },
+      payload: { url: receiver.url(HOOK_PATH), eventTypes: ['verification.session_issued'] },
     });
     expect(registered.statusCode, registered.body).toBe(201);
     const { endpoint, signingSecret } = registered.json<{ endpoint: { id: string }; signingSecret: string }>();
-    receiver.trust(signingSecret);
+    receiver.trust(HOOK_PATH, signingSecret);
 
     const caseIds: string[] = [];
     for (let start = 0; start < CASES; start += CREATE_GROUP) {
@@ -211,7 +119,7 @@ describe.runIf(process.env.DATABASE_URL)('webhook deliveries of a worker process
 
     const workerA = spawnWorker(env);
     workers.push(workerA);
-    await waitFor('held requests at the receiver while deliveries are in flight', async () => receiver.receipts.length > HELD && (await inFlightCount()) > 0, {
+    await waitFor('held requests at the receiver while deliveries are in flight', async () => receiver.at(HOOK_PATH).length > HELD && (await inFlightCount()) > 0, {
       timeoutMs: WORKER_START_MS,
       worker: workerA,
     });
@@ -219,7 +127,7 @@ describe.runIf(process.env.DATABASE_URL)('webhook deliveries of a worker process
     expect(await stopWorker(workerA, 'SIGKILL', 5000)).toEqual({ code: null, signal: 'SIGKILL' });
 
     // What A sent before it died, and the rows it left in flight (claimed, never recorded).
-    const fromA = [...receiver.receipts];
+    const fromA = arrivals();
     const held = fromA.slice(0, HELD);
     const abandoned = new Map((await deliveries()).filter((row) => row.status === 'in_flight').map((row) => [row.id, row]));
     expect(Date.now() - held[0]!.receivedAt, 'A was killed before the first held answer was due').toBeLessThan(HOLD_MS);
@@ -231,17 +139,17 @@ describe.runIf(process.env.DATABASE_URL)('webhook deliveries of a worker process
 
     const workerB = spawnWorker(env);
     workers.push(workerB);
-    const eventIdsReceived = () => [...new Set(receiver.receipts.map((receipt) => receipt.eventId))].sort();
+    const eventIdsReceived = () => [...new Set(arrivals().map((receipt) => receipt.eventId))].sort();
     await waitFor('complete set of events at the receiver', () => eventIdsReceived().length >= CASES, { timeoutMs: TAKEOVER_LIMIT_MS + 5000, worker: workerB });
     await waitFor('record of every delivery', async () => (await deliveries()).every((row) => row.status === 'succeeded' || row.status === 'failed'), {
       timeoutMs: 5000,
       worker: workerB,
     });
-    const lastReceiptAt = Math.max(...receiver.receipts.map((receipt) => receipt.receivedAt));
+    const lastReceiptAt = Math.max(...arrivals().map((receipt) => receipt.receivedAt));
     expect(lastReceiptAt - killedAt, 'takeover time after the kill').toBeLessThan(TAKEOVER_LIMIT_MS);
 
     // Every event arrived, signed with the endpoint's secret; every row ended succeeded.
-    const receipts = [...receiver.receipts];
+    const receipts = arrivals();
     expect(receipts.filter((receipt) => receipt.verification !== 'ok')).toEqual([]);
     expect(eventIdsReceived()).toEqual(expectedEventIds);
     const rows = await deliveries();
@@ -249,7 +157,7 @@ describe.runIf(process.env.DATABASE_URL)('webhook deliveries of a worker process
     expect(rows.filter((row) => row.status !== 'succeeded').map((row) => ({ id: row.id, status: row.status, lastError: row.lastError }))).toEqual([]);
     expect(rows.every((row) => row.lastStatusCode === 204)).toBe(true);
 
-    const byDelivery = new Map<string, Receipt[]>();
+    const byDelivery = new Map<string, Arrival[]>();
     for (const receipt of receipts) byDelivery.set(receipt.deliveryId, [...(byDelivery.get(receipt.deliveryId) ?? []), receipt]);
     expect(byDelivery.size).toBe(CASES);
     for (const row of rows) {

@@ -1,17 +1,15 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caseEvents, jobs, ocrResults } from '../src/db/schema.js';
 import { getCase, partnerWithToken, submittedCase, type Partner } from './case-helpers.js';
 import { startFakeInferenceServer, type FakeInferenceServer } from './fixtures/fake-inference-server.js';
 import { buildTestApp, type TestApp } from './helpers.js';
+import { isRunning, spawnWorker, stopWorker, waitFor, type WorkerProcess } from './fixtures/worker-process.js';
 
-const serviceDir = fileURLToPath(new URL('..', import.meta.url));
 
 // The shortest honest timings: the config wants the lease above three inference calls
 // (3 × 2000 ms), and the first OCR answer is held just under the call's time limit. Had worker A
@@ -24,53 +22,6 @@ const FIRST_OCR_DELAY_MS = 1900;
 const WORKER_POLL_MS = 1000;
 /** Start-up of a worker from source (tsx compiles on the fly) on a slow machine. */
 const WORKER_START_MS = 15_000;
-
-interface WorkerProcess {
-  child: ChildProcess;
-  output(): string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-/** The standalone worker as an operator starts it from source, its output kept for failure messages. */
-function spawnWorker(env: Record<string, string>): WorkerProcess {
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'src/worker.ts'], {
-    cwd: serviceDir,
-    env: { PATH: process.env.PATH, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  return { child, output: () => output, exited };
-}
-
-const isRunning = (worker: WorkerProcess) => worker.child.exitCode === null && worker.child.signalCode === null;
-
-/** Sends the signal and waits for the exit, failing (with the worker's output) past timeoutMs. */
-async function stopWorker(worker: WorkerProcess, signal: NodeJS.Signals, timeoutMs: number) {
-  if (isRunning(worker)) worker.child.kill(signal);
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`worker did not exit within ${timeoutMs} ms of ${signal}:\n${worker.output()}`)), timeoutMs);
-  });
-  try {
-    return await Promise.race([worker.exited, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** Polls until `condition` holds; a worker that exits meanwhile fails at once rather than at the deadline. */
-async function waitFor(what: string, condition: () => Promise<boolean> | boolean, options: { timeoutMs: number; worker?: WorkerProcess }): Promise<void> {
-  const deadline = Date.now() + options.timeoutMs;
-  for (;;) {
-    if (await condition()) return;
-    if (options.worker && !isRunning(options.worker)) throw new Error(`worker exited while waiting for ${what}:\n${options.worker.output()}`);
-    if (Date.now() > deadline) throw new Error(`no ${what} within ${options.timeoutMs} ms${options.worker ? `; worker output:\n${options.worker.output()}` : ''}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe.runIf(process.env.DATABASE_URL)('a worker process killed in the middle of a run-checks job (PostgreSQL)', () => {
   let test: TestApp;
