@@ -4,6 +4,7 @@ import { notifyWorkers } from '@svc/outbox';
 import { and, count, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
 import { webhookDeliveries, type IdentityExecutor } from '../../db/schema.js';
 import { writeAudit } from '../audit.js';
+import { pageOf } from '../cases/read-cases.js';
 import type { CaseActor } from '../cases/case-transitions.js';
 import { ownEndpoint, type EndpointRow } from './webhook-endpoints.js';
 import { TEST_EVENT_TYPE, WEBHOOK_DELIVERY_CHANNEL } from './webhook-events.js';
@@ -51,8 +52,9 @@ export async function listDeliveries(db: IdentityExecutor, tenantId: string, end
       .offset((query.page - 1) * query.pageSize),
     db.select({ value: count() }).from(webhookDeliveries).where(where),
   ]);
-  const totalCount = total?.value ?? 0;
-  return { deliveries: rows.map(toDeliveryRecord), page: query.page, pageSize: query.pageSize, totalCount, totalPages: Math.ceil(totalCount / query.pageSize) };
+  // The spec's envelope, with the list under `deliveries` rather than `items`.
+  const { items, ...page } = pageOf(rows.map(toDeliveryRecord), query, total?.value ?? 0);
+  return { deliveries: items, ...page };
 }
 
 function requireActive(endpoint: EndpointRow, action: string): void {
