@@ -87,6 +87,8 @@ describe.runIf(process.env.DATABASE_URL)('a worker process killed in the middle 
     workers.push(workerB);
     const settleMs = leaseExpiresAt.getTime() - Date.now() + WORKER_POLL_MS + 4000;
     await waitFor('approval by worker B', async () => (await statusOf(caseId)) === 'Approved', { timeoutMs: settleMs, worker: workerB });
+    // The handler's transaction decides the case; the job's own outcome is recorded just after it.
+    await waitFor('the job recorded by worker B', async () => (await jobOf(caseId))?.status !== 'in_flight', { timeoutMs: 5000, worker: workerB });
 
     const job = await jobOf(caseId);
     expect(job).toMatchObject({ status: 'succeeded', attemptCount: 2, lastError: null });
