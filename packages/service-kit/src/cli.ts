@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
 /**
@@ -75,4 +76,12 @@ export function runCommandCli<Context>(options: {
     },
     options.argv,
   );
+}
+
+/**
+ * A path the user typed, resolved against the directory they ran the command in: pnpm runs
+ * `pnpm --filter <pkg> cli …` inside the package's folder and passes the caller's directory as INIT_CWD.
+ */
+export function resolveUserPath(path: string, env: NodeJS.ProcessEnv = process.env): string {
+  return resolve(env.INIT_CWD ?? process.cwd(), path);
 }

@@ -11,6 +11,7 @@ import { sql } from 'drizzle-orm';
 import { migrationsFolder, schemaName } from '../dist/db/migrations.js';
 import { databaseSchema } from '../dist/db/schema.js';
 import { createAlertDeliveryWorker } from '../dist/domain/alerts/alert-delivery.js';
+import { rateAlertListener } from '../dist/domain/alerts/evaluate-alerts.js';
 import { ingestRates } from '../dist/domain/rates/ingest-rates.js';
 
 const alertCount = Number(process.argv[2] ?? 100_000);
@@ -50,7 +51,7 @@ for (let update = 0; update < updateCount; update++) {
   rate = Math.round((rate + (update % 2 === 0 ? 0.75 : -0.5)) * 100) / 100;
   const [{ before }] = await rows(sql`select count(*)::int as before from fx.alert_deliveries`);
   const t0 = performance.now();
-  await db.transaction((tx) => ingestRates(tx, { source: 'MARKET', rates: [{ currency: 'USD', buy: rate, sell: rate }] }, new Date()));
+  await db.transaction((tx) => ingestRates(tx, { source: 'MARKET', rates: [{ currency: 'USD', buy: rate, sell: rate }] }, new Date(), rateAlertListener()));
   timings.push(performance.now() - t0);
   const [{ after }] = await rows(sql`select count(*)::int as after from fx.alert_deliveries`);
   enqueued.push(after - before);

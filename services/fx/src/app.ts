@@ -6,6 +6,7 @@ import type { Redis } from 'ioredis';
 import type { FxConfig } from './config.js';
 import { apiClients, type FxDatabaseSchema } from './db/schema.js';
 import { createAlertDeliveryWorker } from './domain/alerts/alert-delivery.js';
+import { rateAlertListener } from './domain/alerts/evaluate-alerts.js';
 import { limitsConfiguration } from './domain/limits/plans.js';
 import { isDemoData } from './domain/rates/demo-seed.js';
 import { jsonRateSource, RatePoller } from './domain/pollers/rate-poller.js';
@@ -89,7 +90,7 @@ export async function buildApp(dependencies: FxAppDependencies): Promise<Service
   limiter.current = rateLimits;
   const box = createSecretBox(dependencies.secretsKey);
   const policy = { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS };
-  const alertAttempts = config.ALERT_RETRY_SCHEDULE_MS.length;
+  const onRateChanged = rateAlertListener(config.ALERT_RETRY_SCHEDULE_MS.length);
   const alertWorker = createAlertDeliveryWorker({
     db,
     box,
@@ -138,7 +139,7 @@ export async function buildApp(dependencies: FxAppDependencies): Promise<Service
             clock,
             log: app.log,
             intervalMs: config.FX_POLL_INTERVAL_SECONDS * 1000,
-            alertAttempts,
+            onRateChanged,
             onIngested: async () => {
               await cache.invalidate();
               afterRatesChanged();
@@ -153,7 +154,7 @@ export async function buildApp(dependencies: FxAppDependencies): Promise<Service
     await Promise.all(pollers.map((poller) => poller.stop()));
   });
   if (config.FX_ADMIN_TOKEN) {
-    await app.register(adminRoutes, { db, cache, clock, adminToken: config.FX_ADMIN_TOKEN, alertAttempts, afterRatesChanged });
+    await app.register(adminRoutes, { db, cache, clock, adminToken: config.FX_ADMIN_TOKEN, onRateChanged, afterRatesChanged });
     await app.register(adminClientRoutes, { db, clock, adminToken: config.FX_ADMIN_TOKEN });
     await app.register(adminPriceRoutes, { db: database.db, cache, clock, adminToken: config.FX_ADMIN_TOKEN });
   }

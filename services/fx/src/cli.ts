@@ -1,19 +1,22 @@
 import { readFile } from 'node:fs/promises';
-import { createServiceDependencies, runCommandCli, UsageError, type CliCommand, type CliFlags } from '@svc/service-kit';
+import { createServiceDependencies, resolveUserPath, runCommandCli, UsageError, type CliCommand, type CliFlags } from '@svc/service-kit';
 import { loadFxConfig, type FxConfig } from './config.js';
 import { migrationsFolder, schemaName } from './db/migrations.js';
 import { databaseSchema } from './db/schema.js';
 import { createApiClient, deactivateClient, rotateClientSecret, setClientPlan } from './domain/clients/api-clients.js';
-import type { FxExecutor } from './domain/rates/ingest-rates.js';
+import type { FxExecutor } from './db/executor.js';
+import { rateAlertListener } from './domain/alerts/evaluate-alerts.js';
 import { importRatesCsv } from './domain/rates/csv-import.js';
-import { seedDemoData } from './domain/rates/demo-seed.js';
+import { countRateObservations, seedDemoData } from './domain/rates/demo-seed.js';
 import { DEMO_DAYS, demoSeedOptions } from './domain/rates/embedded-first-start.js';
 
 const HELP = `usage: pnpm --filter @svc/fx cli <command> [flags]
 
 commands:
-  seed [--days N]                          load the generated demo history
-  import --file rates.csv [--force]        import rates (CSV: source,currency,buy,sell,mid,timestampUtc)
+  seed [--days N]                          load the generated demo history into an empty database
+  import --file rates.csv [--force]        import rates (CSV: source,currency,buy,sell,mid,timestampUtc;
+                                           a relative path is read from the directory you ran pnpm in;
+                                           services/fx/samples/rates.csv is an example)
   client:create --name <name> --plan <Free|Starter|Professional|Enterprise>
                                            -> {"id","publicKey","privateKey"} (the private key is shown once)
   client:rotate-secret --id <clientId>     a new private key; the old one stops working
@@ -37,17 +40,26 @@ const COMMANDS: Record<string, CliCommand<Context>> = {
     async run({ db, config }, flags) {
       const days = flags.days === undefined ? DEMO_DAYS : Number(flags.days);
       if (!Number.isInteger(days) || days < 1 || days > 3650) throw new UsageError('--days must be an integer from 1 to 3650');
-      const seeded = await db.transaction((tx) => seedDemoData(tx, demoSeedOptions(config, new Date(), days)));
+      const seeded = await db.transaction(async (tx) => {
+        // Demo rows are indistinguishable from real ones once stored: never mix them in, never seed twice.
+        const existing = await countRateObservations(tx, { lock: true });
+        if (existing > 0) throw new UsageError(`the database already holds ${existing} rate observations (the demo history, or real data); seed only loads into an empty database, nothing was changed`);
+        return seedDemoData(tx, demoSeedOptions(config, new Date(), days));
+      });
       return { command: 'seed', demo: true, ...seeded };
     },
   },
   import: {
     flags: { file: 'string', force: 'boolean' },
     required: ['file'],
-    async run({ db }, flags) {
-      const contents = await readFile(text(flags, 'file'), 'utf8');
-      const imported = await db.transaction((tx) => importRatesCsv(tx, contents, { force: flags.force === true, now: new Date() }));
-      return { command: 'import', file: flags.file, ...imported };
+    async run({ db, config }, flags) {
+      const file = resolveUserPath(text(flags, 'file'));
+      const contents = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+        throw new UsageError(`cannot read ${file}: ${error.code === 'ENOENT' ? 'no such file' : error.message}`);
+      });
+      const onRateChanged = rateAlertListener(config.ALERT_RETRY_SCHEDULE_MS.length);
+      const imported = await db.transaction((tx) => importRatesCsv(tx, contents, { force: flags.force === true, now: new Date(), onRateChanged }));
+      return { command: 'import', file, ...imported };
     },
   },
   'client:create': {

@@ -1,10 +1,11 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ADMIN_TOKEN } from './helpers.js';
 import { buildAlertTestApp, createClient, postMid, type AlertTestApp } from './alert-helpers.js';
+import { describeNeeding } from '@svc/db/testing';
 
 // PGlite is one connection: concurrency is only real on PostgreSQL.
-describe.runIf(process.env.DATABASE_URL)('rate alerts under concurrent updates (PostgreSQL)', () => {
+describeNeeding('DATABASE_URL')('rate alerts under concurrent updates (PostgreSQL)', () => {
   let test: AlertTestApp;
   beforeAll(async () => {
     test = await buildAlertTestApp();

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rateAlertListener } from '../src/domain/alerts/evaluate-alerts.js';
 import { ingestRates } from '../src/domain/rates/ingest-rates.js';
 import { ADMIN_TOKEN, buildTestApp, type TestApp } from './helpers.js';
 
@@ -51,7 +52,7 @@ describe('rate and price amounts outside what the store keeps', () => {
   });
 
   it('applies the same bounds to ingestion without the API schema (pollers, CSV import)', async () => {
-    await expect(test.dependencies.database.db.transaction((tx) => ingestRates(tx, { source: 'CBS', rates: [{ currency: 'USD', buy: 1e21, sell: 1e21 }] }, new Date()))).rejects.toMatchObject({
+    await expect(test.dependencies.database.db.transaction((tx) => ingestRates(tx, { source: 'CBS', rates: [{ currency: 'USD', buy: 1e21, sell: 1e21 }] }, new Date(), rateAlertListener()))).rejects.toMatchObject({
       status: 400,
       extensions: { errors: [{ path: 'rates[0].buy', message: 'must be at most 1000000000000' }, { path: 'rates[0].sell', message: 'must be at most 1000000000000' }] },
     });

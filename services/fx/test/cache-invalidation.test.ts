@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { ADMIN_TOKEN, buildTestApp } from './helpers.js';
+import { describeNeeding } from '@svc/db/testing';
 
 // Two instances behind a load balancer share Redis: a write on one must not leave the other serving its cached body.
-describe.runIf(process.env.REDIS_URL)('response cache across instances', () => {
+describeNeeding('REDIS_URL')('response cache across instances', () => {
   it('invalidates the other instance through Redis pub/sub', async () => {
     const first = await buildTestApp();
     // The second instance reads the same database (PostgreSQL URL, or the same in-process PGlite handle).

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildTestApp, manualClock, type TestApp } from './helpers.js';
+import { itNeeding } from '@svc/db/testing';
 
 const opened: TestApp[] = [];
 async function open(...args: Parameters<typeof buildTestApp>) {
@@ -70,7 +71,7 @@ describe('anonymous per-IP limits', () => {
     expect((await pricing(untrusting, { 'X-Forwarded-For': '203.0.113.8' })).statusCode).toBe(429);
   });
 
-  it.runIf(process.env.REDIS_URL)('shares the per-IP count across two instances through Redis', async () => {
+  itNeeding('REDIS_URL')('shares the per-IP count across two instances through Redis', async () => {
     const clock = manualClock('2026-03-10T12:00:10.000Z');
     const rateLimitKeyPrefix = `fx-test:${randomBytes(6).toString('hex')}:`;
     const first = await open({}, { clock: clock.now, rateLimitKeyPrefix });
@@ -82,7 +83,7 @@ describe('anonymous per-IP limits', () => {
     expect(limited.json()).toEqual({ error: 'Rate limit exceeded. Try again in 50 seconds.', retryAfter: 50 });
   });
 
-  it.runIf(process.env.REDIS_URL)('keeps limiting per instance when Redis is lost, and says so in health', async () => {
+  itNeeding('REDIS_URL')('keeps limiting per instance when Redis is lost, and says so in health', async () => {
     const clock = manualClock('2026-03-10T12:00:10.000Z');
     const testApp = await open({ RATE_LIMIT_ANON_PER_MINUTE: '3' }, { clock: clock.now });
     const healthBefore = await testApp.app.inject({ url: '/api/v1/health' });

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rateAlertListener } from '../src/domain/alerts/evaluate-alerts.js';
 import { jsonRateSource, RatePoller } from '../src/domain/pollers/rate-poller.js';
 import { buildTestApp, manualClock, type TestApp } from './helpers.js';
 
@@ -27,7 +28,7 @@ afterAll(async () => {
 
 describe('rate poller against a local upstream', () => {
   it('survives failures, recovers, ingests through validation and feeds /health', async () => {
-    const poller = new RatePoller({ adapter: jsonRateSource('MARKET', upstreamUrl), db: testApp.dependencies.database.db, clock: clock.now, log: testApp.app.log, intervalMs: 60_000 });
+    const poller = new RatePoller({ adapter: jsonRateSource('MARKET', upstreamUrl), db: testApp.dependencies.database.db, clock: clock.now, log: testApp.app.log, intervalMs: 60_000, onRateChanged: rateAlertListener() });
 
     expect(await poller.pollOnce()).toBe(false);
     expect(poller.status).toEqual({ lastSuccessUtc: null, lastError: 'upstream MARKET answered 500', consecutiveFailures: 1 });

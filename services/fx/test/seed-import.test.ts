@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadFxConfig } from '../src/config.js';
+import { rateAlertListener } from '../src/domain/alerts/evaluate-alerts.js';
 import { importRatesCsv } from '../src/domain/rates/csv-import.js';
 import { generateDemoRates, isDatabaseEmpty } from '../src/domain/rates/demo-seed.js';
 import { seedEmbeddedFirstStart } from '../src/domain/rates/embedded-first-start.js';
@@ -56,13 +57,13 @@ describe('CSV import', () => {
     const db = testApp.dependencies.database.db;
     const now = new Date('2026-03-10T00:00:00.000Z');
     const csv = 'source,currency,buy,sell,mid,timestampUtc\nMARKET,USD,118,120,,2026-03-01T09:00:00Z\nMARKET,eur,128,131,129,2026-03-01T09:00:00Z\nCBS,USD,110,111,,2026-03-02T09:00:00Z\n';
-    expect(await db.transaction((tx) => importRatesCsv(tx, csv, { force: false, now }))).toEqual({ rows: 3, batches: 2 });
+    expect(await db.transaction((tx) => importRatesCsv(tx, csv, { force: false, now, onRateChanged: rateAlertListener() }))).toEqual({ rows: 3, batches: 2 });
     const latest = (await testApp.app.inject({ method: 'GET', url: '/api/v1/rates/latest?currencies=EUR' })).json();
     expect(latest.marketRates[0]).toMatchObject({ currency: 'EUR', mid: 129, timestampUtc: '2026-03-01T09:00:00.000Z' });
 
-    const badLine = db.transaction((tx) => importRatesCsv(tx, 'source,currency,buy,sell,mid,timestampUtc\nFOO,USD,1,2,,2026-03-01T09:00:00Z\n', { force: false, now }));
+    const badLine = db.transaction((tx) => importRatesCsv(tx, 'source,currency,buy,sell,mid,timestampUtc\nFOO,USD,1,2,,2026-03-01T09:00:00Z\n', { force: false, now, onRateChanged: rateAlertListener() }));
     await expect(badLine).rejects.toMatchObject({ status: 400, extensions: { errors: [{ path: 'line 2' }] } });
-    const jump = db.transaction((tx) => importRatesCsv(tx, 'source,currency,buy,sell,mid,timestampUtc\nMARKET,USD,300,310,,2026-03-03T09:00:00Z\n', { force: false, now }));
+    const jump = db.transaction((tx) => importRatesCsv(tx, 'source,currency,buy,sell,mid,timestampUtc\nMARKET,USD,300,310,,2026-03-03T09:00:00Z\n', { force: false, now, onRateChanged: rateAlertListener() }));
     await expect(jump).rejects.toMatchObject({ status: 400, extensions: { errors: [{ path: 'rates[0].mid' }] } });
   });
 });

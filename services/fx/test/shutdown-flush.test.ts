@@ -5,15 +5,16 @@ import { fileURLToPath } from 'node:url';
 import { createServiceDependencies } from '@svc/service-kit';
 import { startServiceProcess } from '@svc/service-kit/testing';
 import { sql } from 'drizzle-orm';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { loadFxConfig } from '../src/config.js';
 import { migrationsFolder, schemaName } from '../src/db/migrations.js';
 import { ADMIN_TOKEN } from './helpers.js';
+import { describeEmbeddedOnly } from '@svc/db/testing';
 
 const serviceDir = fileURLToPath(new URL('..', import.meta.url));
 
 // Embedded only: the point is the order of shutdown on one data directory.
-describe.skipIf(process.env.DATABASE_URL)('graceful shutdown', () => {
+describeEmbeddedOnly('graceful shutdown', () => {
   it('flushes batched lastUsedUtc before the database closes', async () => {
     const env = { DATA_DIR: mkdtempSync(join(tmpdir(), 'fx-shutdown-')), FX_ADMIN_TOKEN: ADMIN_TOKEN };
     const service = await startServiceProcess({ cwd: serviceDir, entry: 'src/server.ts', env, healthPath: '/api/v1/health' });

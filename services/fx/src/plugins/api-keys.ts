@@ -2,7 +2,7 @@ import { routingPath, type LastUsedBatcher } from '@svc/service-kit';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { authenticateApiKey, type ApiClient } from '../domain/clients/api-clients.js';
-import type { FxExecutor } from '../domain/rates/ingest-rates.js';
+import type { FxExecutor } from '../db/executor.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -14,7 +14,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { DatabaseCounterStore } from '../domain/limits/database-counter-store.js';
 import { anonymousWindows, planWindows, type LimitsConfiguration } from '../domain/limits/plans.js';
-import type { FxExecutor } from '../domain/rates/ingest-rates.js';
+import type { FxExecutor } from '../db/executor.js';
 import { CLIENT_PATH_PREFIX } from './api-keys.js';
 
 export interface FxRateLimitOptions {

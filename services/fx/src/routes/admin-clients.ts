@@ -3,7 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { clientNameSchema, createApiClient, deactivateClient, planSchema, rotateClientSecret, setClientPlan } from '../domain/clients/api-clients.js';
-import type { FxExecutor } from '../domain/rates/ingest-rates.js';
+import type { FxExecutor } from '../db/executor.js';
 import { requireAdminToken } from '../plugins/admin-auth.js';
 
 export interface AdminClientRouteOptions {

@@ -2,7 +2,9 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { parseCurrencyList } from '../domain/rates/currencies.js';
-import { ingestRates, type FxExecutor } from '../domain/rates/ingest-rates.js';
+import { ingestRates } from '../domain/rates/ingest-rates.js';
+import type { FxExecutor } from '../db/executor.js';
+import type { RateChangeListener } from '../domain/rates/rate-types.js';
 import { removeOverride, setOverride } from '../domain/rates/overrides.js';
 import type { ResponseCache } from '../domain/response-cache.js';
 import { requireAdminToken } from '../plugins/admin-auth.js';
@@ -13,8 +15,8 @@ export interface AdminRouteOptions {
   cache: ResponseCache;
   clock: () => Date;
   adminToken: string;
-  /** Delivery attempts per alert firing (ALERT_RETRY_SCHEDULE_MS length). */
-  alertAttempts: number;
+  /** Told of every watched rate a write moves, in its transaction (rate alerts). */
+  onRateChanged: RateChangeListener;
   /** After a committed rate change: deliver the alerts it fired without waiting for the next poll. */
   afterRatesChanged: () => void;
 }
@@ -49,7 +51,7 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, op
       const body = request.body;
       const now = options.clock();
       const accepted = await options.db.transaction((tx) =>
-        ingestRates(tx, { source: body.source, observedAt: body.timestampUtc ? new Date(body.timestampUtc) : undefined, force: body.force, rates: body.rates, alertAttempts: options.alertAttempts }, now),
+        ingestRates(tx, { source: body.source, observedAt: body.timestampUtc ? new Date(body.timestampUtc) : undefined, force: body.force, rates: body.rates }, now, options.onRateChanged),
       );
       await options.cache.invalidate();
       options.afterRatesChanged();
@@ -73,7 +75,7 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, op
     async (request, reply) => {
       const [currency = ''] = parseCurrencyList(request.body.currency, 'body.currency');
       const now = options.clock();
-      const override = await options.db.transaction((tx) => setOverride(tx, { ...request.body, currency, setBy: 'admin-token' }, now, options.alertAttempts));
+      const override = await options.db.transaction((tx) => setOverride(tx, { ...request.body, currency, setBy: 'admin-token' }, now, options.onRateChanged));
       await options.cache.invalidate();
       options.afterRatesChanged();
       return reply.code(201).send(override);
@@ -93,7 +95,7 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, op
     },
     async (request, reply) => {
       const [currency = ''] = parseCurrencyList(request.params.currency, 'params.currency');
-      await options.db.transaction((tx) => removeOverride(tx, currency, options.clock(), options.alertAttempts));
+      await options.db.transaction((tx) => removeOverride(tx, currency, options.clock(), options.onRateChanged));
       await options.cache.invalidate();
       options.afterRatesChanged();
       return reply.code(204).send(null);

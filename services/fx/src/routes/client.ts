@@ -4,7 +4,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { alertFieldsSchema, createRateAlert, deleteRateAlert, listRateAlerts, rotateAlertSecret, updateRateAlert, type AlertContext } from '../domain/alerts/rate-alerts.js';
 import { clientProfile, INVALID_API_KEY, type ApiClient } from '../domain/clients/api-clients.js';
-import type { FxExecutor } from '../domain/rates/ingest-rates.js';
+import type { FxExecutor } from '../db/executor.js';
 
 export interface ClientRouteOptions extends AlertContext {
   db: FxExecutor;

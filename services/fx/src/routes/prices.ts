@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { GOLD_KARATS, GOLD_UNITS, ingestCryptoPrices, ingestGoldPrices } from '../domain/prices/ingest-prices.js';
 import { loadLatestCrypto, loadLatestGold } from '../domain/prices/latest-prices.js';
-import type { FxExecutor } from '../domain/rates/ingest-rates.js';
+import type { FxExecutor } from '../db/executor.js';
 import type { ResponseCache } from '../domain/response-cache.js';
 import { disclaimerFor, negotiateLanguage, PRICE_LANGUAGES } from '../i18n/languages.js';
 import { requireAdminToken } from '../plugins/admin-auth.js';

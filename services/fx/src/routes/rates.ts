@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { ValidationError } from '@svc/problem-json';
 import { z } from 'zod';
 import { parseCurrencyList } from '../domain/rates/currencies.js';
-import type { FxExecutor } from '../domain/rates/ingest-rates.js';
+import type { FxExecutor } from '../db/executor.js';
 import { loadHistory, MAX_HISTORY_DAYS, type Redenomination } from '../domain/rates/history.js';
 import { loadLatestRates, toRateEntry, usdCrossRates } from '../domain/rates/latest-rates.js';
 import { matchesIfNoneMatch, serialisedResponse, type CachedResponse, type ResponseCache } from '../domain/response-cache.js';

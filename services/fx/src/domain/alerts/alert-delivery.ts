@@ -4,7 +4,7 @@ import type { SecretBox } from '@svc/service-kit';
 import { buildFxWebhookHeaders } from '@svc/webhook-signing';
 import { eq, inArray, sql } from 'drizzle-orm';
 import { alertDeliveries, rateAlerts } from '../../db/schema.js';
-import type { FxExecutor } from '../rates/ingest-rates.js';
+import type { FxExecutor } from '../../db/executor.js';
 import { ALERT_DELIVERY_CHANNEL } from './evaluate-alerts.js';
 
 /** Consecutive failed firings after which a webhook is disabled and no longer evaluated. */

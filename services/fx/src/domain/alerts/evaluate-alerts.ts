@@ -2,7 +2,8 @@ import { selectRows } from '@svc/db';
 import { notifyWorkers } from '@svc/outbox';
 import { sql, type SQL } from 'drizzle-orm';
 import { SUPPORTED_CURRENCIES } from '../rates/currencies.js';
-import type { FxExecutor, RateSource } from '../rates/ingest-rates.js';
+import type { FxExecutor } from '../../db/executor.js';
+import type { RateChange, RateChangeListener } from '../rates/rate-types.js';
 
 export const ALERT_TYPE_NAMES = ['ABOVE', 'BELOW', 'CHANGE_INCREASE', 'CHANGE_DECREASE'] as const;
 export const RATE_ALERT_TOPIC = 'rate_alert';
@@ -11,17 +12,9 @@ export const ALERT_DELIVERY_CHANNEL = 'fx_alert_deliveries';
 /** Attempts per firing when the caller does not say (ALERT_RETRY_SCHEDULE_MS has three entries by default). */
 export const DEFAULT_ALERT_ATTEMPTS = 3;
 
-export interface RateChange {
-  currency: string;
-  source: RateSource;
-  /** The watched mid before this update; null when there was none. */
-  previous: string | null;
-  current: string;
-}
-
-/** Serialises evaluations of one (currency, source) until the transaction ends, so no alert fires twice for one crossing. */
-export async function lockAlertStream(tx: FxExecutor, currency: string, source: RateSource): Promise<void> {
-  await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`fx:alerts:${currency}:${source}`}, 0))`);
+/** The listener every rate writer is given: evaluates the alerts on the changed rate in the writer's transaction. */
+export function rateAlertListener(maxAttempts: number = DEFAULT_ALERT_ATTEMPTS): RateChangeListener {
+  return (tx, change, now) => evaluateAlerts(tx, change, { now, maxAttempts });
 }
 
 /**

@@ -9,8 +9,8 @@ import { alertDeliveries, apiClients, rateAlerts } from '../../db/schema.js';
 import type { ApiClient } from '../clients/api-clients.js';
 import type { LimitsConfiguration } from '../limits/plans.js';
 import { isSupportedCurrency } from '../rates/currencies.js';
-import type { FxExecutor } from '../rates/ingest-rates.js';
-import { watchedMid } from './current-rate.js';
+import type { FxExecutor } from '../../db/executor.js';
+import { watchedMid } from '../rates/current-rate.js';
 
 export type RateAlertRow = typeof rateAlerts.$inferSelect;
 

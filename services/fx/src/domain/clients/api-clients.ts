@@ -3,7 +3,7 @@ import { NotFoundError, UnauthenticatedError, ValidationError } from '@svc/probl
 import { count, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { apiClients, rateAlerts } from '../../db/schema.js';
-import type { FxExecutor } from '../rates/ingest-rates.js';
+import type { FxExecutor } from '../../db/executor.js';
 
 export const PLAN_NAMES = ['Free', 'Starter', 'Professional', 'Enterprise'] as const;
 export type PlanName = (typeof PLAN_NAMES)[number];

@@ -1,7 +1,7 @@
 import { selectRows } from '@svc/db';
 import type { CounterIncrement, CounterStore } from '@svc/rate-limit';
 import { sql } from 'drizzle-orm';
-import type { FxExecutor } from '../rates/ingest-rates.js';
+import type { FxExecutor } from '../../db/executor.js';
 
 /**
  * Keyed limits without Redis: counters in fx.usage_counters, incremented atomically by one

@@ -1,6 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
-import { ingestRates, type FxExecutor, type IngestRatesInput, type RateSource } from '../rates/ingest-rates.js';
+import { ingestRates, type IngestRatesInput } from '../rates/ingest-rates.js';
+import type { FxExecutor } from '../../db/executor.js';
+import type { RateChangeListener, RateSource } from '../rates/rate-types.js';
 
 /** An upstream source: fetches and translates its payload into one ingestion. */
 export interface RateSourceAdapter {
@@ -56,8 +58,8 @@ export class RatePoller {
       timeoutMs?: number;
       /** Called after an accepted ingestion (cache invalidation, waking the alert worker). */
       onIngested?: () => Promise<void>;
-      /** Delivery attempts per alert firing. */
-      alertAttempts?: number;
+      /** Told of every watched rate the ingestion moves, in its transaction (rate alerts). */
+      onRateChanged: RateChangeListener;
     },
   ) {}
 
@@ -92,7 +94,7 @@ export class RatePoller {
     try {
       const input = await adapter.fetchRates(AbortSignal.timeout(this.options.timeoutMs ?? 10_000));
       const now = clock();
-      await db.transaction((tx) => ingestRates(tx, { ...input, alertAttempts: this.options.alertAttempts }, now));
+      await db.transaction((tx) => ingestRates(tx, input, now, this.options.onRateChanged));
       await this.options.onIngested?.();
       this.status.lastSuccessUtc = now.toISOString();
       this.status.lastError = null;

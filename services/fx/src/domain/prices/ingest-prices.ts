@@ -2,7 +2,7 @@ import { ValidationError, type FieldError } from '@svc/problem-json';
 import { and, desc, eq, lte } from 'drizzle-orm';
 import { cryptoPrices, goldPrices, outboxEvents } from '../../db/schema.js';
 import { decimalString, fromFixedPoint, toFixedPoint } from '../rates/decimal.js';
-import type { FxExecutor } from '../rates/ingest-rates.js';
+import type { FxExecutor } from '../../db/executor.js';
 
 export const GOLD_UNITS = ['ounce', 'gram'] as const;
 export const GOLD_KARATS = [24, 22, 21, 18] as const;

@@ -2,7 +2,7 @@ import { asc, desc } from 'drizzle-orm';
 import { cryptoPrices, goldPrices } from '../../db/schema.js';
 import type { Language } from '../../i18n/languages.js';
 import { toFixedPoint } from '../rates/decimal.js';
-import type { FxExecutor } from '../rates/ingest-rates.js';
+import type { FxExecutor } from '../../db/executor.js';
 import { loadLatestRates } from '../rates/latest-rates.js';
 
 export const GRAMS_PER_TROY_OUNCE = '31.1034768';

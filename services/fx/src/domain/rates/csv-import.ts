@@ -1,5 +1,7 @@
 import { ValidationError } from '@svc/problem-json';
-import { ingestRates, type FxExecutor, type RateInput, type RateSource } from './ingest-rates.js';
+import { ingestRates, type RateInput } from './ingest-rates.js';
+import type { FxExecutor } from '../../db/executor.js';
+import type { RateChangeListener, RateSource } from './rate-types.js';
 
 const HEADER = ['source', 'currency', 'buy', 'sell', 'mid', 'timestampUtc'];
 
@@ -8,7 +10,7 @@ const HEADER = ['source', 'currency', 'buy', 'sell', 'mid', 'timestampUtc'];
  * source and timestamp form one ingestion, so validation and the outbox see them as the
  * admin API would. Errors name the CSV line.
  */
-export async function importRatesCsv(tx: FxExecutor, text: string, options: { force: boolean; now: Date }): Promise<{ rows: number; batches: number }> {
+export async function importRatesCsv(tx: FxExecutor, text: string, options: { force: boolean; now: Date; onRateChanged: RateChangeListener }): Promise<{ rows: number; batches: number }> {
   const lines = text.split(/\r?\n/).map((line) => line.trim());
   if (lines[0]?.toLowerCase() !== HEADER.join(',').toLowerCase()) throw new ValidationError(`The first line must be the header ${HEADER.join(',')}.`, [{ path: 'line 1', message: 'bad header' }]);
   const batches = new Map<string, { source: RateSource; observedAt: Date; rates: RateInput[] }>();
@@ -28,6 +30,6 @@ export async function importRatesCsv(tx: FxExecutor, text: string, options: { fo
     rows += 1;
   });
   const ordered = [...batches.values()].sort((left, right) => left.observedAt.getTime() - right.observedAt.getTime());
-  for (const batch of ordered) await ingestRates(tx, { ...batch, force: options.force }, options.now);
+  for (const batch of ordered) await ingestRates(tx, { ...batch, force: options.force }, options.now, options.onRateChanged);
   return { rows, batches: ordered.length };
 }

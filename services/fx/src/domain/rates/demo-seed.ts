@@ -1,8 +1,9 @@
-import { count, eq } from 'drizzle-orm';
+import { count, eq, sql } from 'drizzle-orm';
 import { cryptoPrices, datasetFlags, goldPrices, outboxEvents, rateObservations } from '../../db/schema.js';
 import { changeSince } from '../prices/ingest-prices.js';
 import { fromFixedPoint, toFixedPoint } from './decimal.js';
-import type { FxExecutor, RateSource } from './ingest-rates.js';
+import type { FxExecutor } from '../../db/executor.js';
+import type { RateSource } from './rate-types.js';
 
 /** Approximate value of one unit in USD, for plausible demo cross rates. */
 const USD_VALUE: Record<string, number> = {
@@ -100,9 +101,15 @@ export function generateDemoPrices(options: DemoSeedOptions) {
   return { crypto, gold };
 }
 
-export async function isDatabaseEmpty(db: FxExecutor): Promise<boolean> {
+/** With `lock`, concurrent writers of rates wait until the caller's transaction ends (a seed checks, then fills). */
+export async function countRateObservations(db: FxExecutor, options: { lock?: boolean } = {}): Promise<number> {
+  if (options.lock) await db.execute(sql`lock table ${rateObservations} in share row exclusive mode`);
   const [row] = await db.select({ rows: count() }).from(rateObservations);
-  return (row?.rows ?? 0) === 0;
+  return row?.rows ?? 0;
+}
+
+export async function isDatabaseEmpty(db: FxExecutor): Promise<boolean> {
+  return (await countRateObservations(db)) === 0;
 }
 
 export async function isDemoData(db: FxExecutor): Promise<boolean> {

@@ -1,6 +1,6 @@
 import type { FxConfig } from '../../config.js';
 import { isDatabaseEmpty, seedDemoData } from './demo-seed.js';
-import type { FxExecutor } from './ingest-rates.js';
+import type { FxExecutor } from '../../db/executor.js';
 
 export const DEMO_DAYS = 120;
 

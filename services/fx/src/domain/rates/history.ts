@@ -3,7 +3,8 @@ import { and, asc, eq, gte, lt } from 'drizzle-orm';
 import { rateObservations } from '../../db/schema.js';
 import { roundRate } from './currencies.js';
 import { fromFixedPoint, toFixedPoint } from './decimal.js';
-import type { FxExecutor, RateSource } from './ingest-rates.js';
+import type { FxExecutor } from '../../db/executor.js';
+import type { RateSource } from './rate-types.js';
 
 export const MAX_HISTORY_DAYS = 3650;
 const DAY_MS = 86_400_000;

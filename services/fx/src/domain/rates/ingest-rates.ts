@@ -1,16 +1,13 @@
-import type { AppDatabase } from '@svc/db';
 import type { FieldError } from '@svc/problem-json';
 import { ValidationError } from '@svc/problem-json';
 import { and, desc, eq } from 'drizzle-orm';
-import { outboxEvents, rateObservations, type FxDatabaseSchema } from '../../db/schema.js';
-import { activeOverrideMid } from '../alerts/current-rate.js';
-import { evaluateAlerts, lockAlertStream } from '../alerts/evaluate-alerts.js';
+import type { FxExecutor } from '../../db/executor.js';
+import { outboxEvents, rateObservations } from '../../db/schema.js';
+import { activeOverrideMid, lockRateStream } from './current-rate.js';
 import { isSupportedCurrency } from './currencies.js';
 import { amountProblem, decimalString, midpoint } from './decimal.js';
 
-export type RateSource = 'CBS' | 'MARKET';
-/** The database or a transaction on it (drizzle transactions are databases too). */
-export type FxExecutor = AppDatabase<FxDatabaseSchema>;
+import type { RateChangeListener, RateSource } from './rate-types.js';
 
 export interface RateInput {
   currency: string;
@@ -25,8 +22,6 @@ export interface IngestRatesInput {
   rates: RateInput[];
   /** Accept changes over the jump limit (operator confirmed a real move). */
   force?: boolean | undefined;
-  /** Delivery attempts per alert firing (the length of ALERT_RETRY_SCHEDULE_MS). */
-  alertAttempts?: number | undefined;
 }
 
 /** A move of more than this against the latest stored mid is refused without `force`. */
@@ -46,7 +41,7 @@ export interface IngestedRate {
  * every item first (400 naming `rates[i].field`), then writes the observations and one
  * outbox event in the caller's transaction so the alerts issue sees exactly the committed updates.
  */
-export async function ingestRates(tx: FxExecutor, input: IngestRatesInput, now: Date): Promise<IngestedRate[]> {
+export async function ingestRates(tx: FxExecutor, input: IngestRatesInput, now: Date, onRateChanged: RateChangeListener): Promise<IngestedRate[]> {
   const observedAt = input.observedAt ?? now;
   const errors: FieldError[] = [];
   if (observedAt.getTime() > now.getTime() + 5 * 60_000) errors.push({ path: 'timestampUtc', message: 'must not be in the future' });
@@ -70,7 +65,7 @@ export async function ingestRates(tx: FxExecutor, input: IngestRatesInput, now: 
 
   // One writer per (currency, source) at a time: the previous rate read below stays the previous
   // rate until commit, so the jump check and alert crossings see a consistent before/after.
-  for (const currency of [...seen].sort()) await lockAlertStream(tx, currency, input.source);
+  for (const currency of [...seen].sort()) await lockRateStream(tx, currency, input.source);
   const accepted: IngestedRate[] = [];
   for (const [index, rate] of input.rates.entries()) {
     const mid = rate.mid === undefined ? midpoint(rate.buy, rate.sell) : decimalString(rate.mid);
@@ -101,7 +96,7 @@ export async function ingestRates(tx: FxExecutor, input: IngestRatesInput, now: 
   for (const rate of accepted) {
     // MARKET alerts watch the effective rate: while an override is active the market does not move it.
     if (input.source === 'MARKET' && (await activeOverrideMid(tx, rate.currency, now)) !== null) continue;
-    await evaluateAlerts(tx, { currency: rate.currency, source: input.source, previous: rate.previousMid, current: rate.mid }, { now, maxAttempts: input.alertAttempts });
+    await onRateChanged(tx, { currency: rate.currency, source: input.source, previous: rate.previousMid, current: rate.mid }, now);
   }
   return accepted;
 }

@@ -1,7 +1,8 @@
 import { and, asc, desc, gt, inArray, isNull, lte, or } from 'drizzle-orm';
 import { manualOverrides, rateObservations } from '../../db/schema.js';
 import { roundRate } from './currencies.js';
-import type { FxExecutor, RateSource } from './ingest-rates.js';
+import type { FxExecutor } from '../../db/executor.js';
+import type { RateSource } from './rate-types.js';
 
 /** A stored rate, values still as exact numeric strings. */
 export interface StoredRate {

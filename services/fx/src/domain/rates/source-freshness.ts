@@ -1,6 +1,7 @@
 import { max } from 'drizzle-orm';
 import { rateObservations } from '../../db/schema.js';
-import type { FxExecutor, RateSource } from './ingest-rates.js';
+import type { FxExecutor } from '../../db/executor.js';
+import type { RateSource } from './rate-types.js';
 
 export interface SourceFreshness {
   lastUpdateUtc: string | null;

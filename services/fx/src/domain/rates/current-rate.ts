@@ -1,6 +1,7 @@
-import { and, desc, eq, gt, isNull, lte, or } from 'drizzle-orm';
+import { and, desc, eq, gt, isNull, lte, or, sql } from 'drizzle-orm';
 import { manualOverrides, rateObservations } from '../../db/schema.js';
-import type { FxExecutor, RateSource } from '../rates/ingest-rates.js';
+import type { FxExecutor } from '../../db/executor.js';
+import type { RateSource } from './rate-types.js';
 
 /** Latest stored mid of a currency from one source, as published. */
 export async function latestMid(tx: FxExecutor, currency: string, source: RateSource): Promise<string | null> {
@@ -27,4 +28,13 @@ export async function activeOverrideMid(tx: FxExecutor, currency: string, now: D
 export async function watchedMid(tx: FxExecutor, currency: string, source: RateSource, now: Date): Promise<string | null> {
   if (source === 'MARKET') return (await activeOverrideMid(tx, currency, now)) ?? (await latestMid(tx, currency, 'MARKET'));
   return latestMid(tx, currency, 'CBS');
+}
+
+/**
+ * Serialises the writers of one (currency, source) until the transaction ends: the previous
+ * rate a writer reads stays the previous rate until it commits, so jump checks and rate
+ * listeners (alert crossings) see one consistent before/after and nothing fires twice.
+ */
+export async function lockRateStream(tx: FxExecutor, currency: string, source: RateSource): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`fx:alerts:${currency}:${source}`}, 0))`);
 }
