@@ -134,3 +134,4 @@ export async function createTestDatabase<TSchema extends Record<string, unknown>
     await admin.end({ timeout: 5 });
   }
 }
+export { describeEmbeddedOnly, describeNeeding, itEmbeddedOnly, itNeeding } from './server-requirements.js';

@@ -3,7 +3,7 @@ import postgres from 'postgres';
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { migratePostgresDatabase } from '../src/index.js';
-import { createTestDatabase } from '../src/testing.js';
+import { createTestDatabase, describeNeeding, itNeeding } from '../src/testing.js';
 import { migrationOptions } from './helpers.js';
 
 describe('createTestDatabase', () => {
@@ -19,7 +19,7 @@ describe('createTestDatabase', () => {
     }
   });
 
-  it.runIf(process.env.DATABASE_URL)('drops the PostgreSQL test database on cleanup', async () => {
+  itNeeding('DATABASE_URL')('drops the PostgreSQL test database on cleanup', async () => {
     const test = await createTestDatabase(migrationOptions);
     const name = new URL(test.url!).pathname.slice(1);
     await test.cleanup();
@@ -30,7 +30,7 @@ describe('createTestDatabase', () => {
   });
 });
 
-describe.runIf(process.env.DATABASE_URL)('migrations on PostgreSQL', () => {
+describeNeeding('DATABASE_URL')('migrations on PostgreSQL', () => {
   it('are safe when several instances start at once (advisory lock)', async () => {
     const adminUrl = process.env.DATABASE_URL!;
     const admin = postgres(adminUrl, { max: 1, onnotice: () => undefined });

@@ -1,13 +1,14 @@
 import { eq } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { createDeliveryWorker, createJobWorker, enqueueDeliveries, enqueueJobs, type Job } from '../src/index.js';
 import { deliveries, jobs } from './fixtures/schema.js';
 import { createQueueTestDatabase } from './helpers.js';
+import { describeNeeding } from '@svc/db/testing';
 
 // Locking only means something on a real PostgreSQL: PGlite is one connection, nothing ever waits.
-describe.runIf(process.env.DATABASE_URL)('concurrent workers on PostgreSQL', () => {
+describeNeeding('DATABASE_URL')('concurrent workers on PostgreSQL', () => {
   it('deliver every event exactly once when they race over the same queue', async () => {
     const testDatabase = await createQueueTestDatabase();
     const clients = [postgres(testDatabase.url!, { max: 2 }), postgres(testDatabase.url!, { max: 2 }), postgres(testDatabase.url!, { max: 2 })];

@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
+import { describeNeeding } from '@svc/db/testing';
 import {
   createRateLimiter,
   legacyRateLimitHeaders,
@@ -83,7 +84,7 @@ describe('rateLimitPlugin', () => {
   });
 });
 
-describe.skipIf(!process.env.REDIS_URL)('two instances sharing one Redis', () => {
+describeNeeding('REDIS_URL')('two instances sharing one Redis', () => {
   it('together allow exactly the limit', async () => {
     const redis = new Redis(process.env.REDIS_URL!);
     const prefix = `test:${randomBytes(6).toString('hex')}:`;

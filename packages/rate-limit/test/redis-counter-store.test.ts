@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRateLimiter, FallbackCounterStore, MemoryCounterStore, RedisCounterStore } from '../src/index.js';
+import { describeNeeding } from '@svc/db/testing';
 
-describe.skipIf(!process.env.REDIS_URL)('RedisCounterStore on the real Redis', () => {
+describeNeeding('REDIS_URL')('RedisCounterStore on the real Redis', () => {
   let redis: Redis;
   const prefix = `test:${randomBytes(6).toString('hex')}:`;
   beforeAll(() => {

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ServiceDependencies } from './dependencies.js';
+import { itNeeding } from '@svc/db/testing';
 
 interface TestApp {
   app: FastifyInstance;
@@ -51,7 +52,7 @@ export function describeBaseApp(options: {
       expect(response.json()).toMatchObject({ status: 'down', checks: { database: { status: 'down' } } });
     });
 
-    it.runIf(process.env.REDIS_URL)('answers 200 "degraded" when Redis is lost', async () => {
+    itNeeding('REDIS_URL')('answers 200 "degraded" when Redis is lost', async () => {
       testApp.dependencies.redis?.disconnect();
       const response = await testApp.app.inject({ method: 'GET', url: options.healthPath });
       expect(response.statusCode).toBe(200);

@@ -1,4 +1,4 @@
-import { createTestDatabase } from '@svc/db/testing';
+import { createTestDatabase, itEmbeddedOnly } from '@svc/db/testing';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -54,7 +54,7 @@ export function describeServiceProcess(options: {
       expect(body.checks.redis.store).toBe(process.env.REDIS_URL ? 'redis' : 'memory');
     });
 
-    it.skipIf(Boolean(process.env.DATABASE_URL))('refuses a second instance on the same embedded data directory, naming the owner pid', async () => {
+    itEmbeddedOnly('refuses a second instance on the same embedded data directory, naming the owner pid', async () => {
       const second = await runServiceProcessToExit({ cwd: serviceDir, entry: 'src/server.ts', env: { ...env, PORT: '1' } });
       expect(second.code).toBe(1);
       expect(second.output).toContain(`in use by process ${service.child.pid}`);

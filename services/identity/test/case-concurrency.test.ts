@@ -1,12 +1,13 @@
 import { and, eq, inArray } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { caseEvents, caseSessions, jobs, verificationCases } from '../src/db/schema.js';
 import { hashToken } from '../src/domain/credentials.js';
 import { CAPTURE, createCase, partnerWithToken, startedCase, uploadPassportEvidence, type Partner } from './case-helpers.js';
 import { BASE, buildTestApp, manualClock, type TestApp } from './helpers.js';
+import { describeNeeding } from '@svc/db/testing';
 
 /** Locking only means something with several connections: these run on real PostgreSQL. */
-describe.runIf(process.env.DATABASE_URL)('verification cases under concurrency (PostgreSQL)', () => {
+describeNeeding('DATABASE_URL')('verification cases under concurrency (PostgreSQL)', () => {
   const clock = manualClock();
   let test: TestApp;
   let acme: Partner;

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { expectCliFailure, runCliProcess, startServiceProcess } from '@svc/service-kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASE, buildTestApp, PASSWORD, type TestApp } from './helpers.js';
+import { describeNeeding } from '@svc/db/testing';
 
 const serviceDir = fileURLToPath(new URL('..', import.meta.url));
 
@@ -53,7 +54,7 @@ describe('operator CLI (embedded database)', () => {
   });
 });
 
-describe.runIf(process.env.DATABASE_URL)('tenant:disable on a running instance (PostgreSQL)', () => {
+describeNeeding('DATABASE_URL')('tenant:disable on a running instance (PostgreSQL)', () => {
   let test: TestApp;
   beforeAll(async () => {
     test = await buildTestApp();

@@ -11,6 +11,7 @@ import { hashToken } from '../src/domain/credentials.js';
 import { setTenantStatus } from '../src/domain/tenants.js';
 import { partnerWithToken, type Partner } from './case-helpers.js';
 import { BASE, buildTestApp, certificateHeader, type TestApp } from './helpers.js';
+import { describeNeeding } from '@svc/db/testing';
 
 async function waitFor(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 8000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -67,7 +68,7 @@ describe('credential cache on one instance', () => {
   });
 });
 
-describe.runIf(process.env.DATABASE_URL)('credential cache across two instances on one PostgreSQL (revocation stays immediate)', () => {
+describeNeeding('DATABASE_URL')('credential cache across two instances on one PostgreSQL (revocation stays immediate)', () => {
   let test: TestApp;
   let secondDatabase: Database<IdentityDatabaseSchema>;
   let second: Awaited<ReturnType<typeof buildApp>>;

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { loadIdentityConfig } from '../src/config.js';
 import { BASE, buildTestApp, manualClock, type TestApp } from './helpers.js';
+import { itNeeding } from '@svc/db/testing';
 
 describe('rate limit: 120 requests per IP per fixed minute', () => {
   const opened: TestApp[] = [];
@@ -67,7 +68,7 @@ describe('rate limit: 120 requests per IP per fixed minute', () => {
     expect((await hit(test)).statusCode).toBe(429);
   });
 
-  it.runIf(process.env.REDIS_URL)('shares one count across instances through Redis', async () => {
+  itNeeding('REDIS_URL')('shares one count across instances through Redis', async () => {
     const { test } = await start({ RATE_LIMIT_PER_MINUTE: '3' });
     const clock = manualClock(new Date('2026-11-23T10:00:00.000Z'));
     const prefix = `test:${randomUUID()}:`;

@@ -2,12 +2,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { and, count, eq, inArray } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { caseEvents, webhookDeliveries } from '../src/db/schema.js';
 import { createCase, partnerWithToken, type Partner } from './case-helpers.js';
 import { BASE, buildTestApp, type TestApp } from './helpers.js';
 import { startSignedReceiver, type Receipt, type SignedReceiver } from './fixtures/signed-receiver.js';
 import { isRunning, spawnWorker, stopWorker, waitFor, type WorkerProcess } from './fixtures/worker-process.js';
+import { describeNeeding } from '@svc/db/testing';
 
 
 const CASES = 300;
@@ -45,7 +46,7 @@ function arrivalOf(receipt: Receipt): Arrival {
   };
 }
 
-describe.runIf(process.env.DATABASE_URL)('webhook deliveries of a worker process killed mid-send (PostgreSQL)', () => {
+describeNeeding('DATABASE_URL')('webhook deliveries of a worker process killed mid-send (PostgreSQL)', () => {
   let test: TestApp;
   let receiver: SignedReceiver;
   const arrivals = () => receiver.at(HOOK_PATH).map(arrivalOf);

@@ -3,12 +3,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { caseEvents, jobs, ocrResults } from '../src/db/schema.js';
 import { getCase, partnerWithToken, submittedCase, type Partner } from './case-helpers.js';
 import { startFakeInferenceServer, type FakeInferenceServer } from './fixtures/fake-inference-server.js';
 import { buildTestApp, type TestApp } from './helpers.js';
 import { isRunning, spawnWorker, stopWorker, waitFor, type WorkerProcess } from './fixtures/worker-process.js';
+import { describeNeeding } from '@svc/db/testing';
 
 
 // The shortest honest timings: the config wants the lease above three inference calls
@@ -23,7 +24,7 @@ const WORKER_POLL_MS = 1000;
 /** Start-up of a worker from source (tsx compiles on the fly) on a slow machine. */
 const WORKER_START_MS = 15_000;
 
-describe.runIf(process.env.DATABASE_URL)('a worker process killed in the middle of a run-checks job (PostgreSQL)', () => {
+describeNeeding('DATABASE_URL')('a worker process killed in the middle of a run-checks job (PostgreSQL)', () => {
   let test: TestApp;
   let fake: FakeInferenceServer;
   let live: Partner;
