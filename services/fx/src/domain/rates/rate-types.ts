@@ -1,0 +1,19 @@
+import type { FxExecutor } from '../../db/executor.js';
+
+export type RateSource = 'CBS' | 'MARKET';
+
+/** A move of a watched mid (CBS: the official mid; MARKET: the effective one, overrides included). */
+export interface RateChange {
+  currency: string;
+  source: RateSource;
+  /** The watched mid before this update; null when there was none. */
+  previous: string | null;
+  current: string;
+}
+
+/**
+ * Called by every rate writer (ingestion, overrides) inside its transaction, under the
+ * stream's lock, once per watched mid that moved. Rate alerts plug in here, so the rates
+ * module never imports whoever listens to it.
+ */
+export type RateChangeListener = (tx: FxExecutor, change: RateChange, now: Date) => Promise<unknown>;
