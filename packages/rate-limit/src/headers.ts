@@ -6,12 +6,27 @@ import type { RateLimitDecision, WindowState } from './rate-limiter.js';
  */
 export function legacyRateLimitHeaders(decision: RateLimitDecision, prefixes: string[] = ['X-RateLimit-']): Record<string, string> {
   const headers: Record<string, string> = {};
+  const limit = String(decision.limit);
+  const remaining = String(decision.remaining);
+  const reset = isoInstant(decision.resetAt);
   for (const prefix of prefixes) {
-    headers[`${prefix}Limit`] = String(decision.limit);
-    headers[`${prefix}Remaining`] = String(decision.remaining);
-    headers[`${prefix}Reset`] = decision.resetAt.toISOString();
+    headers[`${prefix}Limit`] = limit;
+    headers[`${prefix}Remaining`] = remaining;
+    headers[`${prefix}Reset`] = reset;
   }
   return headers;
+}
+
+// Every request of a window shares its reset instant: format it once per window, not per request.
+let lastResetMs = Number.NaN;
+let lastResetIso = '';
+function isoInstant(at: Date): string {
+  const ms = at.getTime();
+  if (ms !== lastResetMs) {
+    lastResetIso = at.toISOString();
+    lastResetMs = ms;
+  }
+  return lastResetIso;
 }
 
 function secondsToReset(state: Pick<WindowState, 'resetAt'>, now: number): number {
