@@ -100,7 +100,9 @@ export function freshDatabase(serverUrl, prefix) {
  */
 export async function startService({ script, env, healthPath, cwd = root, onSpawn }) {
   const port = await freePort();
-  const child = spawnTracked(process.execPath, [script], { cwd, env: { ...env, HOST: '127.0.0.1', PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // BENCH_CPU_PROF_DIR=<dir>: each service writes a V8 CPU profile there when it stops (what stands between it and the bare figure).
+  const profile = process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [];
+  const child = spawnTracked(process.execPath, [...profile, script], { cwd, env: { ...env, HOST: '127.0.0.1', PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
   onSpawn?.(child);
   child.output = collectLines(child);
   const origin = `http://127.0.0.1:${port}`;
