@@ -88,7 +88,8 @@ export async function registerRateLimits(app: FastifyInstance, options: FxRateLi
 
   await app.register(rateLimitPlugin, {
     resolve,
-    headers: (decision) => ({ ...legacyRateLimitHeaders(decision, ['X-Rate-Limit-', 'X-RateLimit-']), ...draftRateLimitHeaders(decision, now()), ...quotaHeaders(decision) }),
+    // Object.assign into the first object: spreading three objects per request cost more than building them.
+    headers: (decision) => Object.assign(legacyRateLimitHeaders(decision, ['X-Rate-Limit-', 'X-RateLimit-']), draftRateLimitHeaders(decision, now()), quotaHeaders(decision)),
     onExceeded: (_request, reply, decision) => reply.code(429).send(tooManyRequestsBody(decision)),
   });
   return {
