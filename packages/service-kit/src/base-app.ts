@@ -7,7 +7,7 @@ import type { Redis } from 'ioredis';
 import { correlationIdPlugin } from './correlation-id.js';
 import { healthRoute, type HealthExtension } from './health.js';
 import { serverOptions } from './logging.js';
-import { registerOpenApi } from './openapi.js';
+import { registerOpenApi, type OpenApiDocumentOptions } from './openapi.js';
 
 export type ServiceApp = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, ZodTypeProvider>;
 
@@ -16,7 +16,8 @@ export interface BaseAppOptions {
   version: string;
   logLevel: string;
   /** securitySchemes: every scheme a route's `security` names must be declared here. */
-  openapi: { title: string; description: string; securitySchemes?: Parameters<typeof registerOpenApi>[2] };
+  /** The document's info, servers and security schemes; the version is the service's. */
+  openapi: Omit<OpenApiDocumentOptions, 'version'>;
   healthPath: string;
   database: Database<Record<string, unknown>> | Database;
   redis: Redis | null;
@@ -42,7 +43,7 @@ export async function createBaseApp(options: BaseAppOptions): Promise<ServiceApp
   app.setSerializerCompiler(serializerCompiler);
   await app.register(correlationIdPlugin);
   await app.register(problemJsonPlugin);
-  await registerOpenApi(app, { title: options.openapi.title, description: options.openapi.description, version: options.version }, options.openapi.securitySchemes);
+  await registerOpenApi(app, { ...options.openapi, version: options.version });
   await app.register(healthRoute, {
     extension: options.healthExtension,
     path: options.healthPath,

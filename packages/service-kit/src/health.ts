@@ -1,4 +1,5 @@
 import type { Database } from '@svc/db';
+import { problemResponses } from '@svc/problem-json';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Redis } from 'ioredis';
@@ -51,8 +52,17 @@ export const healthRoute: FastifyPluginAsync<HealthRouteOptions> = async (app, o
       schema: {
         summary: 'Service health',
         description: options.extension?.description ?? 'Database and Redis status. 200 when the database answers (Redis lost → degraded), 503 otherwise.',
+        operationId: 'getHealth',
         tags: ['health'],
-        response: { 200: options.extension?.schema ?? healthResponseSchema, 503: options.extension?.schema ?? healthResponseSchema },
+        // Probes and load balancers call it without credentials.
+        security: [],
+        // No parameters: a query string is refused, so a typo such as ?verbose=1 is not silently ignored.
+        querystring: z.strictObject({}),
+        response: {
+          200: options.extension?.schema ?? healthResponseSchema,
+          ...problemResponses({ 400: 'A query parameter was sent; health takes none' }),
+          503: options.extension?.schema ?? healthResponseSchema,
+        },
       },
     },
     async (_request, reply) => {

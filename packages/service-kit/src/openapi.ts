@@ -3,25 +3,88 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 
-type SecuritySchemes = NonNullable<NonNullable<NonNullable<FastifyDynamicSwaggerOptions['openapi']>['components']>['securitySchemes']>;
+type OpenApiObject = NonNullable<FastifyDynamicSwaggerOptions['openapi']>;
+type SwaggerSecuritySchemes = NonNullable<NonNullable<OpenApiObject['components']>['securitySchemes']>;
+/** OpenAPI 3.1's mutualTLS scheme, missing from @fastify/swagger's (3.0-era) types. */
+export interface MutualTlsSecurityScheme {
+  type: 'mutualTLS';
+  description?: string;
+}
+type SecuritySchemes = Record<string, SwaggerSecuritySchemes[string] | MutualTlsSecurityScheme>;
+
+export interface OpenApiDocumentOptions {
+  title: string;
+  version: string;
+  description: string;
+  securitySchemes?: SecuritySchemes;
+  /** Default: the relative `/`, i.e. wherever the document itself is served from. */
+  servers?: { url: string; description?: string }[];
+  /** Default: PROPRIETARY_LICENSE (the services are not published under an open licence). */
+  license?: { name: string; identifier?: string; url?: string };
+}
+
+/** SPDX has no "proprietary"; a LicenseRef- is the SPDX way of naming a licence of one's own. */
+export const PROPRIETARY_LICENSE = { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' };
 
 /**
  * OpenAPI generated from the routes' zod schemas, served at /docs (UI) and
  * /docs/json. Register before the routes so every route is collected.
  */
-export async function registerOpenApi(
-  app: FastifyInstance,
-  info: { title: string; version: string; description: string },
-  securitySchemes: SecuritySchemes = {},
-): Promise<void> {
+export async function registerOpenApi(app: FastifyInstance, options: OpenApiDocumentOptions): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info,
-      components: { securitySchemes },
+      info: { title: options.title, version: options.version, description: options.description, license: options.license ?? PROPRIETARY_LICENSE },
+      servers: options.servers ?? [{ url: '/', description: 'The server this document is served from' }],
+      components: { securitySchemes: (options.securitySchemes ?? {}) as SwaggerSecuritySchemes },
     },
     transform: jsonSchemaTransform,
-    transformObject: jsonSchemaTransformObject,
+    // The zod provider emits every registered schema (and an "…Input" twin of each) whether a
+    // route uses it or not; unused components are noise to readers and a lint warning.
+    transformObject: (input) => {
+      const document = jsonSchemaTransformObject(input);
+      return withoutUnusedSchemas(document as OpenApiDocument) as typeof document;
+    },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
+}
+
+interface OpenApiDocument {
+  components?: { schemas?: Record<string, unknown> };
+}
+
+const SCHEMA_REF = '#/components/schemas/';
+
+function collectSchemaRefs(value: unknown, into: Set<string>): void {
+  if (Array.isArray(value)) {
+    for (const item of value) collectSchemaRefs(item, into);
+  } else if (value !== null && typeof value === 'object') {
+    for (const [key, member] of Object.entries(value)) {
+      if (key === '$ref' && typeof member === 'string' && member.startsWith(SCHEMA_REF)) into.add(decodeURIComponent(member.slice(SCHEMA_REF.length)));
+      else collectSchemaRefs(member, into);
+    }
+  }
+}
+
+/** Keeps the component schemas reachable from the paths (directly or through other schemas). */
+export function withoutUnusedSchemas<T extends OpenApiDocument>(document: T): T {
+  const schemas = document.components?.schemas;
+  if (!schemas) return document;
+  const { components, ...rest } = document;
+  const { schemas: _all, ...otherComponents } = components ?? {};
+  const reachable = new Set<string>();
+  collectSchemaRefs([rest, otherComponents], reachable);
+  const pending = [...reachable];
+  for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
+    const found = new Set<string>();
+    collectSchemaRefs(schemas[name], found);
+    for (const reference of found) {
+      if (!reachable.has(reference)) {
+        reachable.add(reference);
+        pending.push(reference);
+      }
+    }
+  }
+  const kept = Object.fromEntries(Object.entries(schemas).filter(([name]) => reachable.has(name)));
+  return { ...document, components: { ...components, schemas: kept } };
 }

@@ -35,3 +35,4 @@ export { findFreePort, runCliProcess, runServiceProcessToExit, startServiceProce
 export { describeServiceProcess } from './service-process-suite.js';
 export { describeBaseApp } from './base-app-suite.js';
 export { expectCliFailure } from './cli-expectations.js';
+export { expectLintReadyOpenApi, type DocumentedOperation } from './openapi-expectations.js';
