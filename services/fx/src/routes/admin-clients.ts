@@ -27,6 +27,7 @@ export const adminClientRoutes: FastifyPluginAsync<AdminClientRouteOptions> = as
     '/api/v1/admin/clients',
     {
       schema: {
+        operationId: 'createApiClient',
         summary: 'Create an API-key client (the private key is shown once)',
         tags,
         security,
@@ -41,6 +42,7 @@ export const adminClientRoutes: FastifyPluginAsync<AdminClientRouteOptions> = as
     '/api/v1/admin/clients/:id/rotate-secret',
     {
       schema: {
+        operationId: 'rotateApiClientSecret',
         summary: 'Issue a new private key; the old one stops working at once',
         tags,
         security,
@@ -54,7 +56,7 @@ export const adminClientRoutes: FastifyPluginAsync<AdminClientRouteOptions> = as
   typed.post(
     '/api/v1/admin/clients/:id/deactivate',
     {
-      schema: { summary: 'Deactivate a client: its keys get 401', tags, security, params: idParams, response: { 200: clientSchema, ...problemResponses({ 401: 'Missing or wrong X-Admin-Token', 404: 'Unknown client' }) } },
+      schema: { operationId: 'deactivateApiClient', summary: 'Deactivate a client: its keys get 401', tags, security, params: idParams, response: { 200: clientSchema, ...problemResponses({ 401: 'Missing or wrong X-Admin-Token', 404: 'Unknown client' }) } },
     },
     async (request) => deactivateClient(options.db, request.params.id),
   );
@@ -63,6 +65,7 @@ export const adminClientRoutes: FastifyPluginAsync<AdminClientRouteOptions> = as
     '/api/v1/admin/clients/:id/plan',
     {
       schema: {
+        operationId: 'changeApiClientPlan',
         summary: 'Move a client to another plan (limits apply from the next request; the month’s usage is kept)',
         tags,
         security,

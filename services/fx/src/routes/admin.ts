@@ -9,6 +9,8 @@ import { removeOverride, setOverride } from '../domain/rates/overrides.js';
 import type { ResponseCache } from '../domain/response-cache.js';
 import { requireAdminToken } from '../plugins/admin-auth.js';
 import { positiveAmount } from './amounts.js';
+import { problemResponses } from '@svc/problem-json';
+import { ADMIN_UNAUTHENTICATED } from './openapi.js';
 
 export interface AdminRouteOptions {
   db: FxExecutor;
@@ -32,6 +34,7 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, op
     '/api/v1/admin/rates',
     {
       schema: {
+        operationId: 'ingestRates',
         summary: 'Ingest rates from one source',
         description: 'buy ≤ sell, positive; a move over 50% against the latest rate is refused unless force is true.',
         tags: ['admin'],
@@ -44,6 +47,7 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, op
         }),
         response: {
           201: z.object({ accepted: z.array(z.object({ currency: z.string(), buy: z.string(), sell: z.string(), mid: z.string(), previousMid: z.string().nullable() })) }),
+          ...problemResponses({ 400: 'Invalid body, an unsupported currency, or a move over 50% without force', 401: ADMIN_UNAUTHENTICATED }),
         },
       },
     },
@@ -63,13 +67,17 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, op
     '/api/v1/admin/overrides',
     {
       schema: {
+        operationId: 'setRateOverride',
         summary: 'Set the manual override of a currency (replaces an active one)',
         tags: ['admin'],
         security,
         body: z
           .strictObject({ currency: z.string().min(3).max(3), buy: positiveAmount, sell: positiveAmount, reason: z.string().trim().min(1).max(500) })
           .refine((value) => value.buy <= value.sell, { path: ['buy'], message: 'must not exceed sell' }),
-        response: { 201: z.object({ currency: z.string(), buy: z.string(), sell: z.string(), mid: z.string() }) },
+        response: {
+          201: z.object({ currency: z.string(), buy: z.string(), sell: z.string(), mid: z.string() }),
+          ...problemResponses({ 400: 'Invalid body, an unsupported currency, or buy above sell', 401: ADMIN_UNAUTHENTICATED }),
+        },
       },
     },
     async (request, reply) => {
@@ -86,11 +94,12 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, op
     '/api/v1/admin/overrides/:currency',
     {
       schema: {
+        operationId: 'removeRateOverride',
         summary: 'Remove the active manual override of a currency',
         tags: ['admin'],
         security,
         params: z.object({ currency: z.string() }),
-        response: { 204: z.null() },
+        response: { 204: z.null(), ...problemResponses({ 400: 'An unsupported currency', 401: ADMIN_UNAUTHENTICATED, 404: 'No active override for the currency' }) },
       },
     },
     async (request, reply) => {

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { alertFieldsSchema, createRateAlert, deleteRateAlert, listRateAlerts, rotateAlertSecret, updateRateAlert, type AlertContext } from '../domain/alerts/rate-alerts.js';
 import { clientProfile, INVALID_API_KEY, type ApiClient } from '../domain/clients/api-clients.js';
 import type { FxExecutor } from '../db/executor.js';
+import { tooManyRequestsSchema } from './openapi.js';
 
 export interface ClientRouteOptions extends AlertContext {
   db: FxExecutor;
@@ -12,7 +13,7 @@ export interface ClientRouteOptions extends AlertContext {
 }
 
 const security = [{ apiKey: [], apiSecret: [] }];
-const tooMany = z.object({ error: z.string(), retryAfter: z.number().int() }).describe('Rate limit or monthly quota exceeded (Retry-After)');
+const tooMany = tooManyRequestsSchema;
 
 const webhookSchema = z
   .object({
@@ -46,6 +47,7 @@ export const clientRoutes: FastifyPluginAsync<ClientRouteOptions> = async (app, 
     '/api/v1/client/me',
     {
       schema: {
+        operationId: 'getClientProfile',
         summary: 'The calling client’s profile',
         tags,
         security,
@@ -61,7 +63,7 @@ export const clientRoutes: FastifyPluginAsync<ClientRouteOptions> = async (app, 
 
   typed.get(
     '/api/v1/client/webhooks',
-    { schema: { summary: 'List the client’s rate-alert webhooks (without secrets)', tags, security, response: { 200: z.array(webhookSchema), ...problemResponses({ 401: 'Missing or invalid API key' }), 429: tooMany } } },
+    { schema: { operationId: 'listClientWebhooks', summary: 'List the client’s rate-alert webhooks (without secrets)', tags, security, response: { 200: z.array(webhookSchema), ...problemResponses({ 401: 'Missing or invalid API key' }), 429: tooMany } } },
     async (request) => listRateAlerts(options.db, clientOf(request)),
   );
 
@@ -69,6 +71,7 @@ export const clientRoutes: FastifyPluginAsync<ClientRouteOptions> = async (app, 
     '/api/v1/client/webhooks',
     {
       schema: {
+        operationId: 'createClientWebhook',
         summary: 'Create a rate-alert webhook',
         description:
           'The alert watches the mid rate of its currency and source (MARKET = effective market rate, CBS = official). ABOVE/BELOW fire when an update crosses the threshold (no repeat while the rate stays past it); CHANGE_INCREASE/DECREASE when the rate moved by the threshold percent from the rate at creation or at the last firing. The signingSecret is shown only in this response.',
@@ -89,6 +92,7 @@ export const clientRoutes: FastifyPluginAsync<ClientRouteOptions> = async (app, 
     '/api/v1/client/webhooks/:id',
     {
       schema: {
+        operationId: 'updateClientWebhook',
         summary: 'Update a webhook; isActive: true re-enables a disabled one',
         description: 'Any subset of the creatable fields plus isActive. isActive: true resets consecutiveFailures; changing what is watched, or re-enabling, re-arms the alert against the current rate.',
         tags,
@@ -105,6 +109,7 @@ export const clientRoutes: FastifyPluginAsync<ClientRouteOptions> = async (app, 
     '/api/v1/client/webhooks/:id',
     {
       schema: {
+        operationId: 'deleteClientWebhook',
         summary: 'Delete a webhook (deliveries not yet sent are cancelled)',
         tags,
         security,
@@ -122,6 +127,7 @@ export const clientRoutes: FastifyPluginAsync<ClientRouteOptions> = async (app, 
     '/api/v1/client/webhooks/:id/rotate-secret',
     {
       schema: {
+        operationId: 'rotateClientWebhookSecret',
         summary: 'Replace the signing secret (the new one is shown once)',
         tags,
         security,

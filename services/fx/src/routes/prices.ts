@@ -9,6 +9,8 @@ import { disclaimerFor, negotiateLanguage, PRICE_LANGUAGES } from '../i18n/langu
 import { requireAdminToken } from '../plugins/admin-auth.js';
 import { sendCached } from './rates.js';
 import { positiveAmount } from './amounts.js';
+import { problemResponses } from '@svc/problem-json';
+import { ADMIN_UNAUTHENTICATED, publicReadErrors, publicReadSecurity } from './openapi.js';
 
 export interface PriceRouteOptions {
   db: FxExecutor;
@@ -55,7 +57,7 @@ export const priceRoutes: FastifyPluginAsync<PriceRouteOptions> = async (app, op
 
   typed.get(
     '/api/v1/crypto/latest',
-    { schema: { summary: 'Latest cryptocurrency prices in USD with 24-hour change', tags: ['prices'], security: [], querystring: langQuery, response: { 200: cryptoResponseSchema, 304: notModified } } },
+    { schema: { operationId: 'getLatestCryptoPrices', summary: 'Latest cryptocurrency prices in USD with 24-hour change', tags: ['prices'], security: publicReadSecurity, querystring: langQuery, response: { 200: cryptoResponseSchema, 304: notModified, ...publicReadErrors('An unknown query parameter') } } },
     async (request, reply) => {
       const language = negotiateLanguage(request.query.lang, request.headers['accept-language'], PRICE_LANGUAGES);
       const entry = await options.cache.getOrCompute(`crypto:${language}`, async (): Promise<z.infer<typeof cryptoResponseSchema>> => ({
@@ -71,11 +73,12 @@ export const priceRoutes: FastifyPluginAsync<PriceRouteOptions> = async (app, op
     '/api/v1/gold/latest',
     {
       schema: {
+        operationId: 'getLatestGoldPrices',
         summary: 'Latest gold prices in USD per ounce or gram and karat, with the SYP price of one gram',
         tags: ['prices'],
-        security: [],
+        security: publicReadSecurity,
         querystring: langQuery,
-        response: { 200: goldResponseSchema, 304: notModified },
+        response: { 200: goldResponseSchema, 304: notModified, ...publicReadErrors('An unknown query parameter') },
       },
     },
     async (request, reply) => {
@@ -102,6 +105,7 @@ export const adminPriceRoutes: FastifyPluginAsync<PriceRouteOptions & { adminTok
     '/api/v1/admin/crypto',
     {
       schema: {
+        operationId: 'ingestCryptoPrices',
         summary: 'Ingest cryptocurrency prices (the 24-hour change is computed from stored history)',
         tags: ['admin'],
         security,
@@ -118,7 +122,10 @@ export const adminPriceRoutes: FastifyPluginAsync<PriceRouteOptions & { adminTok
             .min(1)
             .max(200),
         }),
-        response: { 201: z.object({ accepted: z.array(z.object({ symbol: z.string(), priceUsd: z.string(), ...acceptedChange })) }) },
+        response: {
+          201: z.object({ accepted: z.array(z.object({ symbol: z.string(), priceUsd: z.string(), ...acceptedChange })) }),
+          ...problemResponses({ 400: 'Invalid body, a symbol given twice, or a time in the future', 401: ADMIN_UNAUTHENTICATED }),
+        },
       },
     },
     async (request, reply) => {
@@ -133,6 +140,7 @@ export const adminPriceRoutes: FastifyPluginAsync<PriceRouteOptions & { adminTok
     '/api/v1/admin/gold',
     {
       schema: {
+        operationId: 'ingestGoldPrices',
         summary: 'Ingest gold prices (the 24-hour change is computed from stored history)',
         tags: ['admin'],
         security,
@@ -149,7 +157,10 @@ export const adminPriceRoutes: FastifyPluginAsync<PriceRouteOptions & { adminTok
             .min(1)
             .max(50),
         }),
-        response: { 201: z.object({ accepted: z.array(z.object({ unit: z.enum(GOLD_UNITS), karat: z.number(), priceUsd: z.string(), ...acceptedChange })) }) },
+        response: {
+          201: z.object({ accepted: z.array(z.object({ unit: z.enum(GOLD_UNITS), karat: z.number(), priceUsd: z.string(), ...acceptedChange })) }),
+          ...problemResponses({ 400: 'Invalid body, a unit and karat given twice, or a time in the future', 401: ADMIN_UNAUTHENTICATED }),
+        },
       },
     },
     async (request, reply) => {

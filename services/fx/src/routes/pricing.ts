@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { LimitsConfiguration } from '../domain/limits/plans.js';
+import { publicReadErrors, publicReadSecurity } from './openapi.js';
 
 const pricingSchema = z
   .object({
@@ -22,7 +23,7 @@ export const pricingRoutes: FastifyPluginAsync<{ limits: LimitsConfiguration }> 
   app.withTypeProvider<ZodTypeProvider>().get(
     '/api/v1/pricing',
     {
-      schema: { summary: 'Anonymous limits and plans', tags: ['pricing'], security: [], querystring: z.strictObject({}), response: { 200: pricingSchema } },
+      schema: { operationId: 'getPricing', summary: 'Anonymous limits and plans', tags: ['pricing'], security: publicReadSecurity, querystring: z.strictObject({}), response: { 200: pricingSchema, ...publicReadErrors('An unknown query parameter') } },
     },
     async (_request, reply) => {
       reply.header('Cache-Control', `public, max-age=300`);

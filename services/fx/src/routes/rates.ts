@@ -8,6 +8,7 @@ import { loadHistory, MAX_HISTORY_DAYS, type Redenomination } from '../domain/ra
 import { loadLatestRates, toRateEntry, usdCrossRates } from '../domain/rates/latest-rates.js';
 import { matchesIfNoneMatch, serialisedResponse, type CachedResponse, type ResponseCache } from '../domain/response-cache.js';
 import { disclaimerFor, negotiateLanguage, RATE_LANGUAGES } from '../i18n/languages.js';
+import { publicReadErrors, publicReadSecurity } from './openapi.js';
 
 export interface RatesRouteOptions {
   db: FxExecutor;
@@ -73,11 +74,12 @@ export const ratesRoutes: FastifyPluginAsync<RatesRouteOptions> = async (app, op
     '/api/v1/rates/latest',
     {
       schema: {
+        operationId: 'getLatestRates',
         summary: 'Latest official (CBS), market and effective SYP rates',
         tags: ['rates'],
-        security: [],
+        security: publicReadSecurity,
         querystring: z.strictObject({ currencies: z.string().optional().describe('comma-separated ISO 4217 codes'), lang: langParameter.describe(langQuery.description ?? '') }),
-        response: { 200: latestRatesSchema, 304: notModified },
+        response: { 200: latestRatesSchema, 304: notModified, ...publicReadErrors('An unsupported currency code, or an unknown query parameter') },
       },
     },
     async (request, reply) => {
@@ -102,12 +104,13 @@ export const ratesRoutes: FastifyPluginAsync<RatesRouteOptions> = async (app, op
     '/api/v1/rates/usd-based',
     {
       schema: {
+        operationId: 'getUsdBasedRates',
         summary: 'USD cross rates derived from the effective SYP rates',
         description: '1 USD = mid units of the currency; buy/sell crossed so the spread widens. SYP itself included.',
         tags: ['rates'],
-        security: [],
+        security: publicReadSecurity,
         querystring: z.strictObject({ lang: langParameter.describe(langQuery.description ?? '') }),
-        response: { 200: usdBasedSchema, 304: notModified },
+        response: { 200: usdBasedSchema, 304: notModified, ...publicReadErrors('An unknown query parameter') },
       },
     },
     async (request, reply) => {
@@ -131,10 +134,11 @@ export const ratesRoutes: FastifyPluginAsync<RatesRouteOptions> = async (app, op
     '/api/v1/rates/history',
     {
       schema: {
+        operationId: 'getRateHistory',
         summary: 'Daily history (close and OHLC of mid) for one currency and source',
         description: `startDate/endDate win over days (default 30, max ${MAX_HISTORY_DAYS}). Days before the redenomination are rescaled to the current pound unless denomination=original.`,
         tags: ['rates'],
-        security: [],
+        security: publicReadSecurity,
         querystring: z.strictObject({
           currency: z.string().describe('ISO 4217 code'),
           source: z.enum(['CBS', 'MARKET']).default('MARKET'),
@@ -168,6 +172,7 @@ export const ratesRoutes: FastifyPluginAsync<RatesRouteOptions> = async (app, op
             })
             .meta({ id: 'RateHistory' }),
           304: notModified,
+          ...publicReadErrors('Not exactly one supported currency, an invalid window, or an unknown query parameter'),
         },
       },
     },

@@ -1,0 +1,40 @@
+import { expectLintReadyOpenApi } from '@svc/service-kit/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp } from './helpers.js';
+
+describe('OpenAPI document', () => {
+  let testApp: TestApp;
+  beforeAll(async () => {
+    testApp = await buildTestApp();
+  });
+  afterAll(() => testApp.close());
+
+  const served = async () => (await testApp.app.inject({ method: 'GET', url: '/docs/json' })).json<Parameters<typeof expectLintReadyOpenApi>[0]>();
+
+  it('gives every operation what redocly lint asks: a unique operationId, tags, security and a 4xx', async () => {
+    const operations = expectLintReadyOpenApi(await served());
+    const byId = new Map(operations.map((operation) => [operation.operationId, operation]));
+    expect(byId.get('getLatestRates')).toMatchObject({ method: 'get', path: '/api/v1/rates/latest' });
+    // Anonymous, or with a key pair for the key's own limits.
+    expect(byId.get('getLatestRates')?.security).toEqual([{}, { apiKey: [], apiSecret: [] }]);
+    expect(byId.get('getHealth')?.security).toEqual([]);
+  });
+
+  it('documents the 401 of every admin route (a missing or wrong X-Admin-Token)', async () => {
+    const operations = expectLintReadyOpenApi(await served()).filter((operation) => operation.path.startsWith('/api/v1/admin/'));
+    expect(operations.map((operation) => operation.operationId).sort()).toEqual(
+      ['changeApiClientPlan', 'createApiClient', 'deactivateApiClient', 'ingestCryptoPrices', 'ingestGoldPrices', 'ingestRates', 'removeRateOverride', 'rotateApiClientSecret', 'setRateOverride'].sort(),
+    );
+    for (const operation of operations) {
+      expect(operation.security, operation.operationId).toEqual([{ adminToken: [] }]);
+      expect(Object.keys(operation.responses), operation.operationId).toContain('401');
+    }
+  });
+
+  it('answers 400 to a health check with a query parameter, as documented', async () => {
+    const response = await testApp.app.inject({ method: 'GET', url: '/api/v1/health?verbose=1' });
+    expect(response.statusCode).toBe(400);
+    expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(response.json()).toMatchObject({ code: 'VALIDATION_ERROR' });
+  });
+});
