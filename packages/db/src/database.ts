@@ -6,6 +6,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import postgres from 'postgres';
@@ -33,7 +34,19 @@ export interface Database<TSchema extends Record<string, unknown> = Record<strin
   // A property, not a method: callers hand it on detached (wakeOnNotify(worker, database.listen, …)).
   // `onRelisten`: the LISTEN connection was lost and is back (PostgreSQL); notifications sent meanwhile were missed.
   readonly listen: (channel: string, onNotification: (payload: string) => void, onRelisten?: () => void) => Promise<() => Promise<void>>;
+  /** How full the connection pool is, for metrics; read on demand (a scrape), never on a request's path. */
+  poolStats(): Promise<PoolStats>;
   close(): Promise<void>;
+}
+
+/**
+ * The pool as PostgreSQL sees it: this pool's sessions by pg_stat_activity state (`active`,
+ * `idle`, `idle in transaction`…), including the LISTEN session and the one asking. PGlite is
+ * one embedded session: max 1, reported as one `embedded` connection.
+ */
+export interface PoolStats {
+  max: number;
+  connections: Record<string, number>;
 }
 
 export interface MigrationOptions {
@@ -113,6 +126,7 @@ function wrap<TSchema extends Record<string, unknown>>(
   location: string | null,
   closeDriver: () => Promise<void>,
   listen: Listen,
+  poolStats: () => Promise<PoolStats>,
 ): Database<TSchema> {
   let closed = false;
   return {
@@ -121,6 +135,7 @@ function wrap<TSchema extends Record<string, unknown>>(
     location,
     rows: (query) => selectRows(db, query),
     listen,
+    poolStats,
     async ping(timeoutMs = 1000) {
       if (closed) return false;
       try {
@@ -159,8 +174,20 @@ export async function openDatabase<TSchema extends Record<string, unknown> = Rec
 
   if (options.driver === 'postgres') {
     if (!options.skipMigrations) await migratePostgresDatabase(options.url, options);
-    const client = postgres(options.url, { max: options.maxConnections ?? 10, onnotice: () => undefined });
+    const max = options.maxConnections ?? 10;
+    // postgres.js keeps its pool's queues private, so the pool is counted from the server's side:
+    // an application_name of its own (per pool, not per process: tests open several) picks its
+    // sessions out of pg_stat_activity. Costs one query per scrape and nothing per request.
+    const applicationName = `svc-${options.schemaName}-${process.pid}-${randomBytes(3).toString('hex')}`;
+    const client = postgres(options.url, { max, onnotice: () => undefined, connection: { application_name: applicationName } });
     const db = drizzlePostgres(client, drizzleConfig) as unknown as AppDatabase<TSchema>;
+    const poolStats = async (): Promise<PoolStats> => {
+      const rows = await selectRows<{ state: string | null; count: number }>(
+        db,
+        sql`select coalesce(state, 'unknown') as state, count(*)::int as count from pg_stat_activity where application_name = ${applicationName} group by 1`,
+      );
+      return { max, connections: Object.fromEntries(rows.map((row) => [row.state ?? 'unknown', Number(row.count)])) };
+    };
     const listen: Listen = async (channel, onNotification, onRelisten) => {
       let established = false;
       // postgres.js re-LISTENs by itself after a lost connection and calls this each time.
@@ -171,7 +198,7 @@ export async function openDatabase<TSchema extends Record<string, unknown> = Rec
       const subscription = await client.listen(channel, (payload) => onNotification(payload), onListen);
       return () => subscription.unlisten();
     };
-    return wrap('postgres', db, null, () => client.end({ timeout: 5 }), listen);
+    return wrap('postgres', db, null, () => client.end({ timeout: 5 }), listen, poolStats);
   }
 
   useBaselineWasmCompilerForPglite();
@@ -208,6 +235,7 @@ export async function openDatabase<TSchema extends Record<string, unknown> = Rec
         }
       },
       listen,
+      () => Promise.resolve({ max: 1, connections: { embedded: 1 } }),
     );
   } catch (error) {
     await client.close().catch(() => undefined);

@@ -9,5 +9,6 @@ export {
   type DatabaseDriver,
   type MigrationOptions,
   type OpenDatabaseOptions,
+  type PoolStats,
   type SqlExecutor,
 } from './database.js';

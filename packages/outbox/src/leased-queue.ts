@@ -46,6 +46,18 @@ export interface QueueWorkerSettings {
   /** Identifies this worker in logs. */
   workerId?: string;
   logger?: { warn(object: object, message: string): void; error(object: object, message: string): void };
+  /**
+   * Called once per attempt whose outcome was recorded (after its statement or transaction
+   * committed, and only for rows still this worker's), e.g. to count outcomes for metrics:
+   * `succeeded`, `retrying` (failed, another attempt is scheduled) or `gave_up` (failed for good).
+   */
+  onAttemptRecorded?: (outcome: RecordedOutcome) => void;
+}
+
+export type RecordedOutcome = 'succeeded' | 'retrying' | 'gave_up';
+
+function recordedOutcome(settlement: RowSettlement): RecordedOutcome {
+  return settlement.status === 'succeeded' ? 'succeeded' : settlement.status === 'failed' ? 'gave_up' : 'retrying';
 }
 
 export interface QueueWorker {
@@ -157,18 +169,23 @@ export function createLeasedQueueWorker<Row extends LeasedRow, Result extends At
       const settlements = chunk.map((item) => settlementOf(item, now));
       const { onSettled, onSettledFor } = options;
       const hooked = onSettled ? chunk.map((item) => !onSettledFor || onSettledFor(item.row, item.result)) : [];
+      let ours: Set<string>;
       if (!onSettled || !hooked.includes(true)) {
         // One statement is atomic on its own: no transaction round trips for a batch with no bookkeeping.
-        await statements.settle(options.db, settlements);
-        continue;
+        ours = await statements.settle(options.db, settlements);
+      } else {
+        ours = await options.db.transaction(async (tx) => {
+          const settled = await statements.settle(tx, settlements);
+          // A row missing from `settled` was taken over after our lease expired: its new attempt records the outcome.
+          for (const [index, item] of chunk.entries()) {
+            if (hooked[index] && settled.has(item.row.id)) await onSettled(tx, item.row, item.result, settlements[index]!.final);
+          }
+          return settled;
+        });
       }
-      await options.db.transaction(async (tx) => {
-        const ours = await statements.settle(tx, settlements);
-        // A row missing from `ours` was taken over after our lease expired: its new attempt records the outcome.
-        for (const [index, item] of chunk.entries()) {
-          if (hooked[index] && ours.has(item.row.id)) await onSettled(tx, item.row, item.result, settlements[index]!.final);
-        }
-      });
+      if (options.onAttemptRecorded) {
+        for (const settlement of settlements) if (ours.has(settlement.id)) options.onAttemptRecorded(recordedOutcome(settlement));
+      }
     }
   }
 

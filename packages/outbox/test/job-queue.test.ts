@@ -57,6 +57,20 @@ describe('job queue', () => {
     expect(await row(id!)).toMatchObject({ status: 'succeeded', attemptCount: 1, completedAt: now, lastAttemptAt: now, leaseExpiresAt: null, lastError: null });
   });
 
+  it('reports each recorded outcome: succeeded, retrying, then gave_up once attempts are used up', async () => {
+    await enqueue({ kind: 'ok' }, { kind: 'flaky', maxAttempts: 2 });
+    const outcomes: string[] = [];
+    const jobWorker = worker({
+      handlers: { ok: async () => undefined, flaky: () => Promise.reject(new Error('provider down')) },
+      retryScheduleMs: [0],
+      onAttemptRecorded: (outcome) => outcomes.push(outcome),
+    });
+    expect(await jobWorker.runOnce()).toBe(2);
+    expect(outcomes.sort()).toEqual(['retrying', 'succeeded']);
+    expect(await jobWorker.runOnce()).toBe(1);
+    expect(outcomes).toEqual(['retrying', 'succeeded', 'gave_up']);
+  });
+
   it('waits for runAt, and keeps a subject-less job', async () => {
     const [id] = await enqueue({ subjectId: null, runAt: new Date('2026-11-23T10:01:00.000Z') });
     const jobWorker = worker({ handlers: { 'run-checks': async () => undefined } });
