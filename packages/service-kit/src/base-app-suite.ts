@@ -76,12 +76,18 @@ export function describeBaseApp(options: {
       expect(response.json()).toMatchObject({ status: 404, code: 'NOT_FOUND', instance: '/no/such/route', correlationId: 'trace-404' });
     });
 
+    it('refuses a health check with a query parameter (400, problem+json), as its document says', async () => {
+      const response = await testApp.app.inject({ method: 'GET', url: `${options.healthPath}?verbose=1` });
+      expect(response.statusCode).toBe(400);
+      expect(response.json()).toMatchObject({ status: 400, code: 'VALIDATION_ERROR' });
+    });
+
     it('serves the OpenAPI document generated from the route schemas at /docs', async () => {
       const json = await testApp.app.inject({ method: 'GET', url: '/docs/json' });
       expect(json.statusCode).toBe(200);
       const document = json.json<{ openapi: string; paths: Record<string, { get?: { responses: Record<string, unknown> } }> }>();
       expect(document.openapi).toBe('3.1.0');
-      expect(Object.keys(document.paths[options.healthPath]?.get?.responses ?? {})).toEqual(['200', '503']);
+      expect(Object.keys(document.paths[options.healthPath]?.get?.responses ?? {})).toEqual(['200', '400', '503']);
       const ui = await testApp.app.inject({ method: 'GET', url: '/docs/' });
       expect(ui.statusCode).toBe(200);
       expect(ui.headers['content-type']).toMatch(/^text\/html/);
