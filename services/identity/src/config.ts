@@ -11,6 +11,20 @@ const optionalText = z.preprocess(emptyAsUndefined, z.string().optional());
 const optionalUrl = z.preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional());
 const threshold = (fallback: number) => z.preprocess(emptyAsUndefined, z.coerce.number().min(0, 'must be from 0 to 1').max(1, 'must be from 0 to 1').default(fallback));
 
+/**
+ * An https origin (no path, query or fragment), written without a trailing slash. The OAuth
+ * issuer is one (RFC 8414 §2: https, no query or fragment), and without a path its metadata is
+ * at the root's /.well-known/oauth-authorization-server, the one place this service serves it.
+ */
+const httpsOrigin = z.url({ protocol: /^https$/, error: 'must be an https:// URL' }).transform((value, context) => {
+  const url = new URL(value);
+  if (url.pathname !== '/' || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+    context.addIssue({ code: 'custom', message: 'must be an origin such as https://identity.example.com, without a path, query or fragment' });
+    return z.NEVER;
+  }
+  return url.origin;
+});
+
 /** A PEM file path, read at start so a wrong path stops the service with its name. */
 const pemFile = z.preprocess(
   emptyAsUndefined,
@@ -34,6 +48,13 @@ export const identityEnvironmentSchema = baseServiceEnvironment(3001)
     TRUSTED_PROXIES: trustedProxiesVariable(LOOPBACK_PROXIES),
     /** Header in which a trusted proxy forwards the URL-escaped client PEM (nginx $ssl_client_escaped_cert). */
     CLIENT_CERT_HEADER: z.preprocess(emptyAsUndefined, z.string().regex(/^[A-Za-z0-9-]+$/, 'must be a header name').default('X-Client-Cert')),
+    /**
+     * Where partners reach this service: the OAuth issuer of the authorization server metadata,
+     * whose endpoint URLs start with it. The default is the local TLS proxy of infra/ (docker compose).
+     */
+    PUBLIC_BASE_URL: z.preprocess(emptyAsUndefined, httpsOrigin.default('https://localhost:8443')),
+    /** Only when the mutual-TLS endpoints are on another origin (RFC 8705 §5 mtls_endpoint_aliases); unset, they are at PUBLIC_BASE_URL. */
+    MTLS_BASE_URL: z.preprocess(emptyAsUndefined, httpsOrigin.optional()),
     /** Direct mutual TLS: server certificate and key (PEM file paths); both or neither. */
     TLS_CERT: pemFile,
     TLS_KEY: pemFile,
