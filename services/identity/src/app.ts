@@ -24,6 +24,7 @@ import { createIdentityWorker, type IdentityWorker } from './workers/identity-wo
 import type { ChecksProvider } from './domain/checks/checks-provider.js';
 import { configuredChecksProvider } from './domain/checks/configured-provider.js';
 import { oauthTokenRoutes } from './routes/oauth-tokens.js';
+import { oauthMetadataRoutes } from './routes/oauth-metadata.js';
 import { portalRoutes } from './routes/portal.js';
 
 export const SERVICE_NAME = 'identity';
@@ -58,11 +59,11 @@ const securitySchemes = {
   captureSession: { type: 'http', scheme: 'bearer', description: "End user: the case's one-time session token svc_st_… (POST /api/capture/v1/session only)" },
   captureToken: { type: 'http', scheme: 'bearer', description: 'End user: the capture token svc_ct_… from POST /api/capture/v1/session' },
   portalCookie: { type: 'apiKey', in: 'cookie', name: 'svc_portal_session', description: 'The same portal session, as the cookie set by POST /portal/login' },
-  mutualTls: {
-    type: 'apiKey',
-    in: 'header',
-    name: 'X-Client-Cert-Thumbprint',
-    description: 'The client certificate: presented in the TLS handshake (direct mTLS), or forwarded by the trusted TLS-terminating proxy',
+  // OpenAPI 3.1's own scheme for a client certificate: required together with accessToken on
+  // token-protected routes (the token is bound to the certificate), alone on the OAuth endpoints.
+  mutualTLS: {
+    type: 'mutualTLS',
+    description: 'The registered client certificate: presented in the TLS handshake (direct mutual TLS), or forwarded by the trusted TLS-terminating proxy',
   },
 } as const;
 
@@ -136,6 +137,7 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
   await app.register(cookie);
   await app.register(clientCertificatePlugin, { isTrustedProxy, escapedPemHeader: config.CLIENT_CERT_HEADER });
   await app.register(authenticationPlugin, { db, clock, basePath: API_BASE_PATH, lastUsed, credentials });
+  await app.register(oauthMetadataRoutes, { issuer: config.PUBLIC_BASE_URL, mtlsBaseUrl: config.MTLS_BASE_URL, apiBasePath: API_BASE_PATH });
   await app.register(
     async (api) => {
       await api.register(portalRoutes, { db, clock, cookieSecure: config.PORTAL_COOKIE_SECURE, cookiePath: API_BASE_PATH, credentials });

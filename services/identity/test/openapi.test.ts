@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectLintReadyOpenApi } from '@svc/service-kit/testing';
 import { buildTestApp, type TestApp } from './helpers.js';
 
 describe('OpenAPI document', () => {
@@ -40,8 +41,24 @@ describe('OpenAPI document', () => {
       expect(Object.keys(operation!.responses).sort()).toEqual(statuses.sort());
       if (!path.endsWith('/login')) expect(operation!.security?.length, `${method} ${path}`).toBeGreaterThan(0);
     }
-    expect(Object.keys(document.components.securitySchemes).sort()).toEqual(['accessToken', 'captureSession', 'captureToken', 'mutualTls', 'portalCookie', 'portalSession']);
+    expect(Object.keys(document.components.securitySchemes).sort()).toEqual(['accessToken', 'captureSession', 'captureToken', 'mutualTLS', 'portalCookie', 'portalSession']);
     const schemas = (document.components as { schemas?: Record<string, unknown> }).schemas ?? {};
     expect(Object.keys(schemas)).toEqual(expect.arrayContaining(['VerificationCase', 'VerificationCaseListItem', 'EvidenceRecord', 'OcrResult', 'CaseStatus']));
+  });
+
+  it('gives every operation what redocly lint asks, and declares the token binding as mutualTLS with the bearer token', async () => {
+    const document = (await test.app.inject({ method: 'GET', url: '/docs/json' })).json<Parameters<typeof expectLintReadyOpenApi>[0] & { components: { securitySchemes: Record<string, unknown> } }>();
+    const operations = expectLintReadyOpenApi(document);
+    expect(document.components.securitySchemes.mutualTLS).toMatchObject({ type: 'mutualTLS' });
+    expect(JSON.stringify(document.components.securitySchemes)).not.toContain('X-Client-Cert-Thumbprint');
+    const byId = new Map(operations.map((operation) => [operation.operationId, operation]));
+    // A certificate-bound token is only good with its certificate: one requirement naming both.
+    for (const id of ['createVerification', 'listWebhooks', 'downloadEvidenceFile', 'exportReport']) {
+      expect(byId.get(id)?.security, id).toEqual([{ mutualTLS: [], accessToken: [] }]);
+    }
+    expect(byId.get('listOAuthClients')?.security).toContainEqual({ mutualTLS: [], accessToken: [] });
+    for (const id of ['requestAccessToken', 'introspectAccessToken', 'revokeAccessToken']) expect(byId.get(id)?.security, id).toEqual([{ mutualTLS: [] }]);
+    for (const id of ['getHealth', 'logInToPortal', 'getOAuthAuthorizationServerMetadata']) expect(byId.get(id)?.security, id).toEqual([]);
+    expect(byId.get('getOAuthAuthorizationServerMetadata')).toMatchObject({ method: 'get', path: '/.well-known/oauth-authorization-server' });
   });
 });

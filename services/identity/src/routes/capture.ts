@@ -57,6 +57,7 @@ export const captureRoutes: FastifyPluginAsync<CaptureRouteOptions> = async (app
     '/session',
     {
       schema: {
+        operationId: 'createCaptureSession',
         summary: 'Exchange the session token for a capture token (once)',
         description: 'Authorization: Bearer <sessionToken from the partner>. Marks the session used and moves the case to CaptureStarted. The capture token is valid until the session expires.',
         tags: ['capture'],
@@ -85,6 +86,7 @@ export const captureRoutes: FastifyPluginAsync<CaptureRouteOptions> = async (app
     '/evidence',
     {
       schema: {
+        operationId: 'uploadEvidence',
         summary: 'Upload one piece of evidence',
         description:
           'multipart/form-data: a text field `evidenceType` (DocumentFront, DocumentBack, Selfie, LivenessVideo), then one file in the field `file`. The content type is sniffed from the bytes: JPEG, PNG, WebP or HEIC for images, MP4, WebM or QuickTime for LivenessVideo. Images up to 10 MB, video up to 50 MB (configurable). A second upload of a type replaces the first.',
@@ -139,6 +141,7 @@ export const captureRoutes: FastifyPluginAsync<CaptureRouteOptions> = async (app
     '/submit',
     {
       schema: {
+        operationId: 'submitCapture',
         summary: 'Submit the evidence for automated checks',
         description: 'No body, or {}. Every required piece must be uploaded; the case moves to EvidenceUploaded and its checks are queued.',
         tags: ['capture'],
@@ -162,6 +165,7 @@ export const captureRoutes: FastifyPluginAsync<CaptureRouteOptions> = async (app
     '/status',
     {
       schema: {
+        operationId: 'getCaptureStatus',
         summary: 'What is uploaded, what is missing, and where the case stands',
         tags: ['capture'],
         security: captureSecurity,

@@ -19,6 +19,7 @@ export const evidenceRoutes: FastifyPluginAsync<EvidenceRouteOptions> = async (a
     '/evidence/:evidenceId/file',
     {
       schema: {
+        operationId: 'downloadEvidenceFile',
         summary: 'Download an evidence file',
         description: 'Streams the original bytes with the content type sniffed at upload; no JSON envelope. Scope `evidence`. Every access is audited.',
         tags: ['evidence'],

@@ -46,6 +46,7 @@ export const oauthClientRoutes: FastifyPluginAsync<OAuthClientRouteOptions> = as
     {
       config: { auth: 'portal-admin' },
       schema: {
+        operationId: 'createOAuthClient',
         summary: 'Register a certificate-bound OAuth client',
         description: `Role PartnerAdmin (portal session). The certificate's SHA-256 thumbprint, subject DN and validity are extracted. Default scopes: \`${DEFAULT_SCOPES}\`. At most 5 active clients per tenant.`,
         tags: ['oauth'],
@@ -79,6 +80,7 @@ export const oauthClientRoutes: FastifyPluginAsync<OAuthClientRouteOptions> = as
     {
       config: { auth: 'portal-or-token' },
       schema: {
+        operationId: 'listOAuthClients',
         summary: "List the tenant's OAuth clients",
         description: 'A portal session or a certificate-bound access token (any scope). Metadata only, revoked clients included.',
         tags: ['oauth'],
@@ -100,6 +102,7 @@ export const oauthClientRoutes: FastifyPluginAsync<OAuthClientRouteOptions> = as
     {
       config: { auth: 'portal-admin' },
       schema: {
+        operationId: 'revokeOAuthClient',
         summary: 'Revoke an OAuth client and all its tokens (irreversible)',
         tags: ['oauth'],
         security: portalSecurity,

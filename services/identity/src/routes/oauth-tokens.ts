@@ -21,7 +21,7 @@ export interface OAuthTokenRouteOptions {
 const FORM = 'application/x-www-form-urlencoded';
 /** An OAuth request is a few short parameters: 8 KB is plenty, and a larger body is refused early. */
 const OAUTH_BODY_LIMIT = 8 * 1024;
-const mtlsSecurity = [{ mutualTls: [] }];
+const mtlsSecurity = [{ mutualTLS: [] }];
 const oauthErrorSchema = z
   .object({ error: z.string(), error_description: z.string(), type: z.string(), title: z.string(), status: z.number(), detail: z.string(), code: z.string() })
   .meta({ id: 'OAuthError', description: 'RFC 6749 error members plus the problem document members, as application/json' });
@@ -80,6 +80,7 @@ export const oauthTokenRoutes: FastifyPluginAsync<OAuthTokenRouteOptions> = asyn
       config: { auth: 'public' },
       attachValidation: true,
       schema: {
+        operationId: 'requestAccessToken',
         summary: 'Get a certificate-bound access token (client_credentials over mutual TLS)',
         description:
           'Form-encoded. The client authenticates with its registered certificate (RFC 8705 tls_client_auth): directly over mutual TLS, or through the TLS-terminating proxy. The token (svc_at_…, 3600 s) works only together with the same certificate.',
@@ -116,6 +117,7 @@ export const oauthTokenRoutes: FastifyPluginAsync<OAuthTokenRouteOptions> = asyn
       config: { auth: 'public' },
       attachValidation: true,
       schema: {
+        operationId: 'introspectAccessToken',
         summary: 'Introspect an access token (RFC 7662, mutual TLS)',
         description: "JSON or form-encoded `token`. The caller is the client whose certificate is presented; another tenant's token reads as inactive.",
         tags: ['oauth'],
@@ -153,6 +155,7 @@ export const oauthTokenRoutes: FastifyPluginAsync<OAuthTokenRouteOptions> = asyn
       config: { auth: 'public' },
       attachValidation: true,
       schema: {
+        operationId: 'revokeAccessToken',
         summary: 'Revoke an access token (RFC 7009, mutual TLS)',
         description: "JSON or form-encoded `token`. Always 200, whether or not the token existed; another tenant's token is left alone.",
         tags: ['oauth'],

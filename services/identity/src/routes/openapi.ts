@@ -1,3 +1,4 @@
 export const RATE_LIMITED = 'RATE_LIMITED: more than 120 requests per minute from this IP (Retry-After)';
 export const portalSecurity: Record<string, string[]>[] = [{ portalSession: [] }, { portalCookie: [] }];
-export const tokenSecurity: Record<string, string[]>[] = [{ accessToken: [] }];
+/** One requirement with both schemes: the token is bound to the certificate it was issued to (RFC 8705). */
+export const tokenSecurity: Record<string, string[]>[] = [{ mutualTLS: [], accessToken: [] }];

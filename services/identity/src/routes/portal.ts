@@ -27,10 +27,13 @@ export const portalRoutes: FastifyPluginAsync<PortalRouteOptions> = async (app, 
     {
       config: { auth: 'public' },
       schema: {
+        operationId: 'logInToPortal',
         summary: 'Log in to the partner portal',
         description:
           'Returns a portal session token (svc_ps_…, 8 hours) and sets it as an HttpOnly, Secure, SameSite=Strict cookie. Portal routes accept the cookie or `Authorization: Bearer svc_ps_…`. Five failed logins for an address within 15 minutes lock it for 15 minutes.',
         tags: ['portal'],
+        // The credentials are the body's email and password: nothing to present before logging in.
+        security: [],
         body: z.strictObject({ email: emailSchema, password: z.string().min(1).max(256) }),
         response: {
           200: z.object({ sessionToken: z.string(), expiresAt: z.iso.datetime({ offset: true }) }),
@@ -55,6 +58,7 @@ export const portalRoutes: FastifyPluginAsync<PortalRouteOptions> = async (app, 
     {
       config: { auth: 'portal' },
       schema: {
+        operationId: 'logOutOfPortal',
         summary: 'End the portal session',
         tags: ['portal'],
         security: portalSecurity,

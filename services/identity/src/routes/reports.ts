@@ -49,6 +49,7 @@ export const reportRoutes: FastifyPluginAsync<ReportRouteOptions> = async (app, 
     '/reports/summary',
     {
       schema: {
+        operationId: 'getReportSummary',
         summary: 'Summarise the verification cases of a window',
         description: `Cases created in [from, to], both inclusive (default the last ${DEFAULT_WINDOW_DAYS} days, at most ${MAX_WINDOW_DAYS} days), counted by their current status.`,
         tags: ['reports'],
@@ -64,6 +65,7 @@ export const reportRoutes: FastifyPluginAsync<ReportRouteOptions> = async (app, 
     '/reports/export',
     {
       schema: {
+        operationId: 'exportReport',
         summary: 'Export the verification cases of a window as CSV',
         description: [
           `UTF-8 CSV (RFC 4180: header row, CRLF, quoted where needed), columns ${EXPORT_COLUMNS.join(', ')}; timestamps ISO 8601 UTC, empty cells for null.`,

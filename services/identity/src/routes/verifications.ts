@@ -26,6 +26,7 @@ export const verificationRoutes: FastifyPluginAsync<VerificationRouteOptions> = 
     '/verifications',
     {
       schema: {
+        operationId: 'createVerification',
         summary: 'Create a verification case',
         description:
           'Returns the one-time session token for the end user (shown once, stored only as a hash). Idempotency-Key: the same key and body while the session is unused returns the same caseId with a freshly issued session token (the earlier token stops working); a different body, or a key whose session was used or has expired, is 409 CASE_EXISTS naming the original case.',
@@ -74,6 +75,7 @@ export const verificationRoutes: FastifyPluginAsync<VerificationRouteOptions> = 
     '/verifications',
     {
       schema: {
+        operationId: 'listVerifications',
         summary: "List the tenant's verification cases",
         description: 'Newest first (createdAt, then id). A page past the end is empty.',
         tags: ['verifications'],
@@ -95,6 +97,7 @@ export const verificationRoutes: FastifyPluginAsync<VerificationRouteOptions> = 
     '/verifications/:caseId',
     {
       schema: {
+        operationId: 'getVerification',
         summary: 'Read a verification case',
         tags: ['verifications'],
         security: tokenSecurity,
@@ -109,6 +112,7 @@ export const verificationRoutes: FastifyPluginAsync<VerificationRouteOptions> = 
     '/verifications/:caseId/cancel',
     {
       schema: {
+        operationId: 'cancelVerification',
         summary: 'Cancel a verification case',
         description: 'Allowed from Requested, SessionIssued, CaptureStarted and PendingManualReview. The reason is kept in the audit trail.',
         tags: ['verifications'],
@@ -137,6 +141,7 @@ export const verificationRoutes: FastifyPluginAsync<VerificationRouteOptions> = 
     '/verifications/:caseId/ocr-fields',
     {
       schema: {
+        operationId: 'correctOcrFields',
         summary: 'Correct extracted OCR fields',
         description: 'Keys must be fields the OCR extracted; values are strings. Allowed until the case is closed. Each change is audited with its before and after values and the notes.',
         tags: ['verifications'],

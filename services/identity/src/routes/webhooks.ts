@@ -52,7 +52,7 @@ export const webhookRoutes: FastifyPluginAsync<WebhookRouteOptions> = async (app
 
   typed.get(
     '/webhooks',
-    { schema: { ...common, summary: "List the tenant's webhook endpoints", response: { 200: z.array(webhookEndpointSchema), ...problemResponses(AUTH_ERRORS) } } },
+    { schema: { ...common, operationId: 'listWebhooks', summary: "List the tenant's webhook endpoints", response: { 200: z.array(webhookEndpointSchema), ...problemResponses(AUTH_ERRORS) } } },
     async (request) => listEndpoints(db, requireApiPartner(request).tenantId),
   );
 
@@ -61,6 +61,7 @@ export const webhookRoutes: FastifyPluginAsync<WebhookRouteOptions> = async (app
     {
       schema: {
         ...common,
+        operationId: 'createWebhook',
         summary: 'Register a webhook endpoint',
         description: `The signing secret is returned only now. URL: ${URL_RULES}. At most ${MAX_ENDPOINTS_PER_TENANT} endpoints per tenant.`,
         body: z.strictObject({ url: webhookUrlSchema, eventTypes: eventTypesSchema }),
@@ -78,7 +79,7 @@ export const webhookRoutes: FastifyPluginAsync<WebhookRouteOptions> = async (app
 
   typed.get(
     '/webhooks/:id',
-    { schema: { ...common, summary: 'Get a webhook endpoint', params: endpointIdParams, response: { 200: webhookEndpointSchema, ...problemResponses({ 400: 'VALIDATION_ERROR', 404: NOT_FOUND, ...AUTH_ERRORS }) } } },
+    { schema: { ...common, operationId: 'getWebhook', summary: 'Get a webhook endpoint', params: endpointIdParams, response: { 200: webhookEndpointSchema, ...problemResponses({ 400: 'VALIDATION_ERROR', 404: NOT_FOUND, ...AUTH_ERRORS }) } } },
     async (request) => getEndpoint(db, requireApiPartner(request).tenantId, request.params.id),
   );
 
@@ -87,6 +88,7 @@ export const webhookRoutes: FastifyPluginAsync<WebhookRouteOptions> = async (app
     {
       schema: {
         ...common,
+        operationId: 'updateWebhook',
         summary: "Change a webhook endpoint's URL and/or event types",
         description: `Either or both; deliveries not yet sent go to the new URL. URL: ${URL_RULES}.`,
         params: endpointIdParams,
@@ -108,6 +110,7 @@ export const webhookRoutes: FastifyPluginAsync<WebhookRouteOptions> = async (app
     {
       schema: {
         ...common,
+        operationId: 'deleteWebhook',
         summary: 'Delete a webhook endpoint',
         description: 'Deletes it with its delivery history; deliveries not yet sent are dropped. To pause instead, deactivate it.',
         params: endpointIdParams,
@@ -127,6 +130,7 @@ export const webhookRoutes: FastifyPluginAsync<WebhookRouteOptions> = async (app
       {
         schema: {
           ...common,
+          operationId: isActive ? 'activateWebhook' : 'deactivateWebhook',
           summary: isActive ? 'Resume deliveries to a webhook endpoint' : 'Pause deliveries to a webhook endpoint',
           description: isActive
             ? 'Deliveries that waited while it was paused go out now; new events reach it again.'
@@ -148,6 +152,7 @@ export const webhookRoutes: FastifyPluginAsync<WebhookRouteOptions> = async (app
     {
       schema: {
         ...common,
+        operationId: 'rotateWebhookSecret',
         summary: "Replace a webhook endpoint's signing secret",
         description: 'The new secret is returned only now; the previous one stops signing at once (every later attempt uses the new one).',
         params: endpointIdParams,
@@ -165,6 +170,7 @@ export const webhookRoutes: FastifyPluginAsync<WebhookRouteOptions> = async (app
     {
       schema: {
         ...common,
+        operationId: 'listWebhookDeliveries',
         summary: "List a webhook endpoint's deliveries",
         description: 'Newest first. Filters: succeeded (true/false), eventType.',
         params: endpointIdParams,
@@ -180,6 +186,7 @@ export const webhookRoutes: FastifyPluginAsync<WebhookRouteOptions> = async (app
     {
       schema: {
         ...common,
+        operationId: 'sendWebhookTest',
         summary: 'Send a signed test ping',
         description: `Queues one ${TEST_EVENT_TYPE} delivery (one attempt, whatever the endpoint subscribes to), signed like every event; see its outcome in the deliveries list.`,
         params: endpointIdParams,
@@ -197,6 +204,7 @@ export const webhookRoutes: FastifyPluginAsync<WebhookRouteOptions> = async (app
     {
       schema: {
         ...common,
+        operationId: 'retryWebhookDelivery',
         summary: 'Send a finished delivery once more',
         description: 'The same delivery (same id and body, so receivers can dedupe) gets one more attempt now, signed afresh.',
         params: deliveryIdParams,
@@ -217,6 +225,7 @@ export const webhookRoutes: FastifyPluginAsync<WebhookRouteOptions> = async (app
     {
       schema: {
         ...common,
+        operationId: 'recoverWebhookDeliveries',
         summary: 'Queue again every failed delivery of a window',
         description: 'After an outage on your side: deliveries created in [since, until] whose attempts all failed get one more attempt each, now.',
         params: endpointIdParams,
