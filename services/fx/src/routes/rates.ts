@@ -142,7 +142,12 @@ export const ratesRoutes: FastifyPluginAsync<RatesRouteOptions> = async (app, op
         querystring: z.strictObject({
           currency: z.string().describe('ISO 4217 code'),
           source: z.enum(['CBS', 'MARKET']).default('MARKET'),
-          days: z.coerce.number().int().min(1).max(MAX_HISTORY_DAYS).default(30),
+          days: z.coerce
+            .number({ error: 'must be a whole number of days' })
+            .int('must be a whole number of days')
+            .min(1, 'must be at least 1')
+            .max(MAX_HISTORY_DAYS, `must be at most ${MAX_HISTORY_DAYS}`)
+            .default(30),
           startDate: z.iso.date().optional(),
           endDate: z.iso.date().optional(),
           denomination: z.enum(['current', 'original']).default('current'),

@@ -11,6 +11,7 @@ import type { LimitsConfiguration } from '../limits/plans.js';
 import { isSupportedCurrency } from '../rates/currencies.js';
 import type { FxExecutor } from '../../db/executor.js';
 import { watchedMid } from '../rates/current-rate.js';
+import { MAX_AMOUNT, MIN_STORED_AMOUNT } from '../rates/decimal.js';
 
 export type RateAlertRow = typeof rateAlerts.$inferSelect;
 
@@ -21,8 +22,13 @@ export const alertFieldsSchema = z.object({
     .transform((code) => code.trim().toUpperCase())
     .refine(isSupportedCurrency, { error: 'is not a supported currency code' }),
   source: z.enum(['CBS', 'MARKET']),
-  alertType: z.int().min(0).max(3).meta({ description: '0 ABOVE, 1 BELOW, 2 CHANGE_INCREASE, 3 CHANGE_DECREASE' }),
-  thresholdValue: z.number().positive().max(1e12).meta({ description: 'A rate level for 0/1; a percent in (0, 1000] for 2, (0, 100) for 3' }),
+  alertType: z.int({ error: 'must be an integer from 0 to 3' }).min(0, 'must be an integer from 0 to 3').max(3, 'must be an integer from 0 to 3').meta({ description: '0 ABOVE, 1 BELOW, 2 CHANGE_INCREASE, 3 CHANGE_DECREASE' }),
+  // The bounds of a stored rate: a finer level could never be told apart from the rates it is compared with.
+  thresholdValue: z
+    .number({ error: 'must be a number' })
+    .min(MIN_STORED_AMOUNT, `must be at least ${MIN_STORED_AMOUNT.toFixed(8)}`)
+    .max(MAX_AMOUNT, 'must be at most 1000000000000')
+    .meta({ description: 'A rate level for 0/1; a percent in (0, 1000] for 2, (0, 100) for 3' }),
   label: z.string().max(100, 'must be at most 100 characters').nullable().optional(),
 });
 export type AlertFields = z.output<typeof alertFieldsSchema>;
