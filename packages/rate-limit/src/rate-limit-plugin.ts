@@ -6,7 +6,12 @@ import type { RateLimitDecision, RateLimiter } from './rate-limiter.js';
 export interface RateLimitTarget {
   limiter: RateLimiter;
   key: string;
+  /** Which limit this is, for metrics (`ip`, `key`…): a small fixed set, never the key itself. Default `default`. */
+  name?: string;
 }
+
+/** What became of a limited request: counted and let through, turned away, or not counted because the store failed. */
+export type RateLimitOutcome = 'allowed' | 'limited' | 'store_error';
 
 export interface RateLimitPluginOptions {
   /** Chooses the limiter and key for a request; null = not limited (health checks, docs). */
@@ -17,6 +22,8 @@ export interface RateLimitPluginOptions {
   onExceeded: (request: FastifyRequest, reply: FastifyReply, decision: RateLimitDecision) => FastifyReply | Promise<FastifyReply>;
   /** When the store fails (Redis down): 'allow' (default, logged at warn) or 'deny' with 503. */
   onStoreError?: 'allow' | 'deny';
+  /** Told of every decision (metrics); must be cheap and must not throw. */
+  onDecision?: (limit: string, outcome: RateLimitOutcome) => void;
 }
 
 declare module 'fastify' {
@@ -41,6 +48,7 @@ const rateLimit: FastifyPluginAsync<RateLimitPluginOptions> = async (app, option
       decision = await target.limiter.check(target.key);
     } catch (error) {
       request.log.warn({ err: error }, 'rate-limit store failed');
+      options.onDecision?.(target.name ?? 'default', 'store_error');
       if (options.onStoreError === 'deny') {
         throw new ProblemError({
           status: 503,
@@ -53,6 +61,7 @@ const rateLimit: FastifyPluginAsync<RateLimitPluginOptions> = async (app, option
       return;
     }
     request.rateLimit = decision;
+    options.onDecision?.(target.name ?? 'default', decision.allowed ? 'allowed' : 'limited');
     reply.headers(options.headers(decision));
     if (!decision.allowed) {
       reply.header('Retry-After', String(decision.retryAfterSeconds));

@@ -12,6 +12,7 @@ import {
   RedisCounterStore,
   type CounterStore,
   type RateLimiter,
+  type RateLimitPluginOptions,
 } from '../src/index.js';
 
 const apps: FastifyInstance[] = [];
@@ -20,17 +21,18 @@ afterEach(async () => {
 });
 
 /** An identity-like app: 120/min per IP, problem+json 429; /health not limited. */
-async function buildApp(limiter: RateLimiter, options: { keyFrom?: 'ip' | 'header'; onStoreError?: 'allow' | 'deny' } = {}) {
+async function buildApp(limiter: RateLimiter, options: { keyFrom?: 'ip' | 'header'; onStoreError?: 'allow' | 'deny'; onDecision?: RateLimitPluginOptions['onDecision'] } = {}) {
   const app = Fastify();
   apps.push(app);
   await app.register(problemJsonPlugin);
   await app.register(rateLimitPlugin, {
-    resolve: (request) => (request.url === '/health' ? null : { limiter, key: options.keyFrom === 'header' ? String(request.headers['x-client']) : request.ip }),
+    resolve: (request) => (request.url === '/health' ? null : { limiter, name: 'ip', key: options.keyFrom === 'header' ? String(request.headers['x-client']) : request.ip }),
     headers: (decision) => legacyRateLimitHeaders(decision),
     onExceeded: (_request, _reply, decision) => {
       throw new RateLimitedError(decision.retryAfterSeconds, `More than ${decision.limit} requests per minute.`);
     },
     ...(options.onStoreError ? { onStoreError: options.onStoreError } : {}),
+    ...(options.onDecision ? { onDecision: options.onDecision } : {}),
   });
   app.get('/things', async (request) => ({ remaining: request.rateLimit?.remaining }));
   app.get('/health', async (request) => ({ limited: request.rateLimit !== null }));
@@ -59,6 +61,19 @@ describe('rateLimitPlugin', () => {
     store.close();
   });
 
+  it('tells onDecision of each decision by limit name, and nothing for requests left out', async () => {
+    const store = new MemoryCounterStore();
+    const decisions: string[] = [];
+    const app = await buildApp(createRateLimiter({ store, keyPrefix: 'd', windows: [{ name: 'minute', limit: 1, windowMs: 60_000 }] }), {
+      onDecision: (limit, outcome) => decisions.push(`${limit}:${outcome}`),
+    });
+    expect((await app.inject({ url: '/things' })).statusCode).toBe(200);
+    expect((await app.inject({ url: '/things' })).statusCode).toBe(429);
+    expect((await app.inject({ url: '/health' })).statusCode).toBe(200);
+    expect(decisions).toEqual(['ip:allowed', 'ip:limited']);
+    store.close();
+  });
+
   it('does not count or decorate requests the resolver leaves out', async () => {
     const store = new MemoryCounterStore();
     const app = await buildApp(createRateLimiter({ store, keyPrefix: 'h', windows: [{ name: 'minute', limit: 1, windowMs: 60_000 }] }));
@@ -75,8 +90,10 @@ describe('rateLimitPlugin', () => {
   it('lets requests through when the store fails by default, and answers 503 when told to deny', async () => {
     const failing: CounterStore = { kind: 'redis', increment: () => Promise.reject(new Error('connection lost')) };
     const limiter = createRateLimiter({ store: failing, keyPrefix: 'f', windows: [{ name: 'minute', limit: 1, windowMs: 60_000 }] });
-    const lenient = await buildApp(limiter);
+    const decisions: string[] = [];
+    const lenient = await buildApp(limiter, { onDecision: (limit, outcome) => decisions.push(`${limit}:${outcome}`) });
     expect((await lenient.inject({ url: '/things' })).statusCode).toBe(200);
+    expect(decisions).toEqual(['ip:store_error']);
     const strict = await buildApp(limiter, { onStoreError: 'deny' });
     const refused = await strict.inject({ url: '/things' });
     expect(refused.statusCode).toBe(503);
