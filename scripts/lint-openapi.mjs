@@ -1,0 +1,112 @@
+#!/usr/bin/env node
+// Lints the OpenAPI documents the services actually serve (GET /docs/json), not a copy
+// that could drift: starts each built service (services/*/dist/server.js) on the embedded
+// default with a free port and a temporary DATA_DIR, saves its document, then runs
+// `redocly lint` (root redocly.yaml: the recommended rules) on all of them. Any error or
+// warning fails. Node built-ins only; needs `pnpm build` first.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+// fx documents its admin routes only when they exist, i.e. with an admin token.
+const extraEnvironment = { fx: { FX_ADMIN_TOKEN: 'openapi-lint-admin-token' } };
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function fetchDocument(child, url, output) {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`exited with code ${child.exitCode} before serving ${url}:\n${output()}`);
+    try {
+      const response = await fetch(url);
+      if (response.ok) return await response.text();
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`no answer from ${url} within 60 s:\n${output()}`);
+}
+
+async function servedDocument(service, outputDir) {
+  const server = join(root, 'services', service, 'dist', 'server.js');
+  const dataDir = mkdtempSync(join(tmpdir(), `openapi-${service}-`));
+  const port = await freePort();
+  const environment = { ...process.env, ...extraEnvironment[service], PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+  // The embedded default: a document must not depend on which store is configured.
+  delete environment.DATABASE_URL;
+  delete environment.REDIS_URL;
+  delete environment.SECRETS_KEY;
+  let log = '';
+  const child = spawn(process.execPath, [server], { cwd: join(root, 'services', service), env: environment, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout.on('data', (chunk) => (log += chunk));
+  child.stderr.on('data', (chunk) => (log += chunk));
+  try {
+    const text = await fetchDocument(child, `http://127.0.0.1:${port}/docs/json`, () => log);
+    const file = join(outputDir, `${service}.openapi.json`);
+    writeFileSync(file, text);
+    return file;
+  } finally {
+    const exited = new Promise((resolve) => (child.exitCode === null ? child.once('exit', resolve) : resolve()));
+    child.kill('SIGTERM');
+    await exited;
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+const services = readdirSync(join(root, 'services')).filter((name) => existsSync(join(root, 'services', name, 'dist', 'server.js')));
+if (services.length === 0) {
+  console.error('lint-openapi: no services/*/dist/server.js; run `pnpm build` first');
+  process.exit(1);
+}
+const outputDir = process.env.OPENAPI_OUTPUT_DIR ?? mkdtempSync(join(tmpdir(), 'openapi-lint-'));
+let files;
+try {
+  files = await Promise.all(services.map((service) => servedDocument(service, outputDir)));
+} catch (error) {
+  console.error(`lint-openapi: ${error.message}`);
+  process.exit(1);
+}
+// One redocly run per document: its JSON report (one object per document) is read here,
+// because redocly exits 0 on warnings and warnings fail this lint too.
+const totals = { errors: 0, warnings: 0 };
+for (const file of files) {
+  const run = spawnSync('pnpm', ['exec', 'redocly', 'lint', '--config', join(root, 'redocly.yaml'), '--max-problems', '1000', '--format', 'json', file], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, REDOCLY_TELEMETRY: 'off' },
+  });
+  let report;
+  try {
+    report = JSON.parse(run.stdout.slice(run.stdout.indexOf('{')));
+  } catch {
+    console.error(`lint-openapi: cannot read redocly's report on ${file}:\n${run.stdout}${run.stderr}`);
+    process.exit(1);
+  }
+  totals.errors += report.totals.errors;
+  totals.warnings += report.totals.warnings;
+  console.log(`${file}: ${report.totals.errors} errors, ${report.totals.warnings} warnings`);
+  for (const problem of report.problems) {
+    const where = problem.location.map((location) => location.pointer).join(', ');
+    console.log(`  ${problem.severity} ${problem.ruleId} ${where}: ${problem.message}`);
+  }
+}
+if (!process.env.OPENAPI_OUTPUT_DIR) rmSync(outputDir, { recursive: true, force: true });
+if (totals.errors > 0 || totals.warnings > 0) {
+  console.error(`lint-openapi: ${services.join(', ')}: ${totals.errors} errors, ${totals.warnings} warnings (both fail)`);
+  process.exit(1);
+}
+console.log(`lint-openapi: ${services.join(', ')}: clean`);
