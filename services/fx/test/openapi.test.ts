@@ -1,6 +1,6 @@
 import { expectLintReadyOpenApi } from '@svc/service-kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from './helpers.js';
+import { ADMIN_TOKEN, buildTestApp, type TestApp } from './helpers.js';
 
 describe('OpenAPI document', () => {
   let testApp: TestApp;
@@ -20,15 +20,22 @@ describe('OpenAPI document', () => {
     expect(byId.get('getHealth')?.security).toEqual([]);
   });
 
-  it('documents the 401 of every admin route (a missing or wrong X-Admin-Token)', async () => {
+  it('documents the 401 (a missing or wrong X-Admin-Token) and the validation 400 of every admin route', async () => {
     const operations = expectLintReadyOpenApi(await served()).filter((operation) => operation.path.startsWith('/api/v1/admin/'));
     expect(operations.map((operation) => operation.operationId).sort()).toEqual(
       ['changeApiClientPlan', 'createApiClient', 'deactivateApiClient', 'ingestCryptoPrices', 'ingestGoldPrices', 'ingestRates', 'removeRateOverride', 'rotateApiClientSecret', 'setRateOverride'].sort(),
     );
     for (const operation of operations) {
       expect(operation.security, operation.operationId).toEqual([{ adminToken: [] }]);
-      expect(Object.keys(operation.responses), operation.operationId).toContain('401');
+      expect(Object.keys(operation.responses), operation.operationId).toEqual(expect.arrayContaining(['400', '401']));
     }
+  });
+
+  it('answers a client id that is not a UUID with the documented problem+json 400', async () => {
+    const response = await testApp.app.inject({ method: 'POST', url: '/api/v1/admin/clients/not-a-uuid/deactivate', headers: { 'x-admin-token': ADMIN_TOKEN } });
+    expect(response.statusCode).toBe(400);
+    expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(response.json()).toMatchObject({ code: 'VALIDATION_ERROR' });
   });
 
   it('answers 400 to a health check with a query parameter, as documented', async () => {

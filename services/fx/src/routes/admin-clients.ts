@@ -47,7 +47,7 @@ export const adminClientRoutes: FastifyPluginAsync<AdminClientRouteOptions> = as
         tags,
         security,
         params: idParams,
-        response: { 200: keysSchema, ...problemResponses({ 401: 'Missing or wrong X-Admin-Token', 404: 'Unknown client' }) },
+        response: { 200: keysSchema, ...problemResponses({ 400: 'The id is not a UUID', 401: 'Missing or wrong X-Admin-Token', 404: 'Unknown client' }) },
       },
     },
     async (request) => rotateClientSecret(options.db, request.params.id),
@@ -56,7 +56,7 @@ export const adminClientRoutes: FastifyPluginAsync<AdminClientRouteOptions> = as
   typed.post(
     '/api/v1/admin/clients/:id/deactivate',
     {
-      schema: { operationId: 'deactivateApiClient', summary: 'Deactivate a client: its keys get 401', tags, security, params: idParams, response: { 200: clientSchema, ...problemResponses({ 401: 'Missing or wrong X-Admin-Token', 404: 'Unknown client' }) } },
+      schema: { operationId: 'deactivateApiClient', summary: 'Deactivate a client: its keys get 401', tags, security, params: idParams, response: { 200: clientSchema, ...problemResponses({ 400: 'The id is not a UUID', 401: 'Missing or wrong X-Admin-Token', 404: 'Unknown client' }) } },
     },
     async (request) => deactivateClient(options.db, request.params.id),
   );
@@ -71,7 +71,7 @@ export const adminClientRoutes: FastifyPluginAsync<AdminClientRouteOptions> = as
         security,
         params: idParams,
         body: z.strictObject({ plan: planSchema }),
-        response: { 200: clientSchema, ...problemResponses({ 400: 'Unknown plan', 401: 'Missing or wrong X-Admin-Token', 404: 'Unknown client' }) },
+        response: { 200: clientSchema, ...problemResponses({ 400: 'Unknown plan, or an id that is not a UUID', 401: 'Missing or wrong X-Admin-Token', 404: 'Unknown client' }) },
       },
     },
     async (request) => setClientPlan(options.db, request.params.id, request.body.plan),
