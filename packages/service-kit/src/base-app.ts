@@ -7,6 +7,7 @@ import type { Redis } from 'ioredis';
 import { correlationIdPlugin } from './correlation-id.js';
 import { healthRoute, type HealthExtension } from './health.js';
 import { serverOptions } from './logging.js';
+import { createServiceMetrics, registerHttpMetrics } from './metrics.js';
 import { registerOpenApi, type OpenApiDocumentOptions } from './openapi.js';
 
 export type ServiceApp = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, ZodTypeProvider>;
@@ -30,8 +31,8 @@ export interface BaseAppOptions {
 }
 
 /**
- * What every service app starts with, in this order: correlation id first (so even
- * errors raised by later hooks carry it), problem+json errors, OpenAPI (before any route,
+ * What every service app starts with, in this order: its metrics (every response counted),
+ * correlation id (so even errors raised by later hooks carry it), problem+json errors, OpenAPI (before any route,
  * so every route is documented), then the health route.
  */
 export async function createBaseApp(options: BaseAppOptions): Promise<ServiceApp> {
@@ -41,6 +42,10 @@ export async function createBaseApp(options: BaseAppOptions): Promise<ServiceApp
   const app = (options.https ? (Fastify({ ...(fastifyOptions as FastifyHttpsOptions<HttpsServer>), https: options.https }) as unknown as FastifyInstance) : Fastify(fastifyOptions)).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
+  // Collected always (in memory, cheap); served only when runService is given METRICS_PORT.
+  const metrics = createServiceMetrics({ service: options.service, database: options.database, log: app.log });
+  app.decorate('metrics', metrics);
+  registerHttpMetrics(app, metrics);
   await app.register(correlationIdPlugin);
   await app.register(problemJsonPlugin);
   await registerOpenApi(app, { ...options.openapi, version: options.version });

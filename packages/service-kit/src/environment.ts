@@ -95,11 +95,24 @@ export const secretsKeyVariable = z.preprocess(
     .optional(),
 );
 
+/**
+ * Prometheus metrics on a listener of their own, never the public port: off unless
+ * METRICS_PORT is set, and on loopback unless METRICS_HOST says otherwise (a scraper in
+ * another container needs 0.0.0.0 there, with the port kept off the public network).
+ */
+export function metricsVariables() {
+  return {
+    METRICS_PORT: z.preprocess(emptyAsUndefined, z.coerce.number({ error: 'must be a port number' }).int('must be a port number').min(1, 'must be from 1 to 65535').max(65535, 'must be from 1 to 65535').optional()),
+    METRICS_HOST: z.preprocess(emptyAsUndefined, z.string().default('127.0.0.1')),
+  };
+}
+
 /** The variables every service shares. */
 export function baseServiceEnvironment(defaultPort: number) {
   return z.object({
     PORT: portVariable(defaultPort),
     HOST: z.preprocess(emptyAsUndefined, z.string().default('127.0.0.1')),
+    ...metricsVariables(),
     DATABASE_URL: databaseUrlVariable,
     REDIS_URL: redisUrlVariable,
     DATA_DIR: optionalString,

@@ -20,6 +20,7 @@ export {
   requireSecretsKeyWithDatabase,
   retryScheduleVariable,
   deliveryQueueVariables,
+  metricsVariables,
   secretsKeyVariable,
 } from './environment.js';
 export { healthResponseSchema, healthRoute, type HealthExtension, type HealthResponse, type HealthRouteOptions } from './health.js';
@@ -34,3 +35,5 @@ export { resolveUserPath, runCli, runCommandCli, UsageError, type CliCommand, ty
 export { createAddressMatcher, LOOPBACK_PROXIES, trustedProxiesVariable } from './trusted-proxies.js';
 export { LastUsedBatcher } from './last-used.js';
 export { routingPath } from './request-path.js';
+export { createServiceMetrics, registerHttpMetrics, UNMATCHED_ROUTE, type LimiterStoreState, type QueueDepthRow, type ServiceMetrics, type ServiceMetricsOptions } from './metrics.js';
+export { startMetricsServer, type MetricsServer } from './metrics-server.js';

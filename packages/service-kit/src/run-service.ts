@@ -2,8 +2,15 @@ import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import { createServiceDependencies, type CommonEnvironment, type ServiceDependencies } from './dependencies.js';
 import { ConfigError } from './environment.js';
+import { startMetricsServer, type MetricsServer } from './metrics-server.js';
 
-export interface RunServiceOptions<TConfig extends CommonEnvironment & { PORT: number; HOST: string }, TSchema extends Record<string, unknown>> {
+/** METRICS_PORT unset: no metrics listener. */
+interface MetricsEnvironment {
+  METRICS_PORT?: number | undefined;
+  METRICS_HOST?: string | undefined;
+}
+
+export interface RunServiceOptions<TConfig extends CommonEnvironment & MetricsEnvironment & { PORT: number; HOST: string }, TSchema extends Record<string, unknown>> {
   name: string;
   loadConfig: () => TConfig;
   schemaName: string;
@@ -19,14 +26,18 @@ export interface RunServiceOptions<TConfig extends CommonEnvironment & { PORT: n
  * (bad variable, database locked by another process, Redis unreachable) prints one
  * readable message and exits 1, without a stack trace for the operator to decode.
  */
-export async function runService<TConfig extends CommonEnvironment & { PORT: number; HOST: string }, TSchema extends Record<string, unknown>>(
+export async function runService<TConfig extends CommonEnvironment & MetricsEnvironment & { PORT: number; HOST: string }, TSchema extends Record<string, unknown>>(
   options: RunServiceOptions<TConfig, TSchema>,
 ): Promise<void> {
   let config: TConfig;
   let app: FastifyInstance;
   let dependencies: ServiceDependencies<TSchema>;
+  let metricsServer: MetricsServer | null = null;
   try {
     config = options.loadConfig();
+    if (config.METRICS_PORT !== undefined && config.METRICS_PORT === config.PORT) {
+      throw new ConfigError([`METRICS_PORT: must differ from PORT (${config.PORT}): metrics are never served on the public port`]);
+    }
     dependencies = await createServiceDependencies({
       config,
       schemaName: options.schemaName,
@@ -57,6 +68,7 @@ export async function runService<TConfig extends CommonEnvironment & { PORT: num
     // Redis. Not an onClose hook itself: Fastify runs those in reverse order of addition, so it
     // would run before the app's own.
     await app.close();
+    await metricsServer?.close();
     await dependencies.close();
   });
 
@@ -66,6 +78,20 @@ export async function runService<TConfig extends CommonEnvironment & { PORT: num
     await app.close();
     await dependencies.close();
     process.stderr.write(`${options.name}: cannot listen on ${config.HOST}:${config.PORT}: ${(error as Error).message}\n`);
+    process.exit(1);
+  }
+
+  if (config.METRICS_PORT === undefined) return;
+  const metricsHost = config.METRICS_HOST ?? '127.0.0.1';
+  try {
+    app.metrics.collectProcessMetrics();
+    metricsServer = await startMetricsServer({ metrics: app.metrics, port: config.METRICS_PORT, host: metricsHost, log: app.log });
+    app.log.info({ address: `${metricsHost}:${metricsServer.address.port}` }, 'metrics served at /metrics');
+  } catch (error) {
+    // Asked for and unavailable is a deployment error: stop rather than run unobserved.
+    await app.close();
+    await dependencies.close();
+    process.stderr.write(`${options.name}: cannot serve metrics on ${metricsHost}:${config.METRICS_PORT}: ${(error as Error).message}\n`);
     process.exit(1);
   }
 }

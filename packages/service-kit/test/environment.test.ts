@@ -17,12 +17,12 @@ function problemsOf(env: Record<string, string | undefined>): string[] {
 describe('parseEnvironment', () => {
   it('applies defaults and freezes the result', () => {
     const config = parseEnvironment(schema, {});
-    expect(config).toEqual({ PORT: 3001, HOST: '127.0.0.1', LOG_LEVEL: 'info' });
+    expect(config).toEqual({ PORT: 3001, HOST: '127.0.0.1', METRICS_HOST: '127.0.0.1', LOG_LEVEL: 'info' });
     expect(Object.isFrozen(config)).toBe(true);
   });
 
   it('treats empty strings as unset', () => {
-    expect(parseEnvironment(schema, { PORT: '', DATABASE_URL: '', REDIS_URL: ' ' })).toEqual({ PORT: 3001, HOST: '127.0.0.1', LOG_LEVEL: 'info' });
+    expect(parseEnvironment(schema, { PORT: '', DATABASE_URL: '', REDIS_URL: ' ', METRICS_PORT: '' })).toEqual({ PORT: 3001, HOST: '127.0.0.1', METRICS_HOST: '127.0.0.1', LOG_LEVEL: 'info' });
   });
 
   it('names every bad variable in one error, with the offending value', () => {
@@ -36,6 +36,14 @@ describe('parseEnvironment', () => {
 
   it('rejects an out-of-range port', () => {
     expect(problemsOf({ PORT: '70000' })[0]).toMatch(/^PORT:/);
+  });
+
+  it('leaves metrics off unless METRICS_PORT is set, on loopback unless METRICS_HOST says otherwise', () => {
+    expect(parseEnvironment(schema, {}).METRICS_PORT).toBeUndefined();
+    expect(parseEnvironment(schema, { METRICS_PORT: '9301' })).toMatchObject({ METRICS_PORT: 9301, METRICS_HOST: '127.0.0.1' });
+    expect(parseEnvironment(schema, { METRICS_PORT: '9301', METRICS_HOST: '0.0.0.0' }).METRICS_HOST).toBe('0.0.0.0');
+    expect(problemsOf({ METRICS_PORT: 'ninety' })).toEqual(['METRICS_PORT: must be a port number (got "ninety")']);
+    expect(problemsOf({ METRICS_PORT: '0' })).toEqual(['METRICS_PORT: must be from 1 to 65535 (got "0")']);
   });
 
   it('requires SECRETS_KEY with DATABASE_URL, and hides secret values in messages', () => {
