@@ -150,15 +150,20 @@ export async function introspectToken(db: IdentityExecutor, callerTenantId: stri
   };
 }
 
-/** RFC 7009: the answer never says whether the token existed or was the caller's. */
-export async function revokeToken(db: IdentityExecutor, callerTenantId: string, token: string, now: Date): Promise<void> {
-  if (!ACCESS_TOKEN_SHAPE.test(token)) return;
-  await db.transaction(async (tx) => {
+/**
+ * RFC 7009: the answer never says whether the token existed or was the caller's. Returns whether a
+ * token was revoked now: only then is there a credential change whose announcement to wait for.
+ */
+export async function revokeToken(db: IdentityExecutor, callerTenantId: string, token: string, now: Date): Promise<boolean> {
+  if (!ACCESS_TOKEN_SHAPE.test(token)) return false;
+  return db.transaction(async (tx) => {
     const revoked = await tx
       .update(accessTokens)
       .set({ revokedAt: now })
       .where(and(eq(accessTokens.tokenHash, hashToken(token)), eq(accessTokens.tenantId, callerTenantId), isNull(accessTokens.revokedAt)))
       .returning({ id: accessTokens.id });
-    if (revoked.length > 0) await announceCredentialsChanged(tx);
+    if (revoked.length === 0) return false;
+    await announceCredentialsChanged(tx);
+    return true;
   });
 }

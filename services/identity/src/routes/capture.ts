@@ -108,6 +108,10 @@ export const captureRoutes: FastifyPluginAsync<CaptureRouteOptions> = async (app
     async (request, reply) => {
       const session = await authenticateCaptureToken(db, bearerCredential(request));
       if (!request.isMultipart()) throw new UnsupportedMediaTypeError('Send multipart/form-data with a field evidenceType and then a file in the field file.');
+      // Without a boundary the multipart parser throws a plain Error when the parts are first asked for (a 500).
+      if (!/;\s*boundary=[^;\s]/i.test(request.headers['content-type'] ?? '')) {
+        throw new ValidationError('The multipart/form-data content type needs a boundary parameter.', [{ path: 'headers.content-type', message: 'must name a boundary' }]);
+      }
       // Parts in the order sent: the type must be known before the file's bytes are read.
       let evidenceType: string | undefined;
       for await (const part of request.parts()) {

@@ -172,9 +172,11 @@ export const oauthTokenRoutes: FastifyPluginAsync<OAuthTokenRouteOptions> = asyn
     async (request) => {
       const { caller, token, now } = await tokenRequest(request);
       const seen = options.credentials.changesSeen;
-      await revokeToken(options.db, caller.tenantId, token, now);
-      options.credentials.clear();
-      await options.credentials.announcementSeen(seen);
+      // An unknown, foreign or already revoked token changes nothing, so there is no announcement to wait (a second) for.
+      if (await revokeToken(options.db, caller.tenantId, token, now)) {
+        options.credentials.clear();
+        await options.credentials.announcementSeen(seen);
+      }
       return {};
     },
   );
