@@ -11,4 +11,5 @@ describeServiceProcess({
   // Embedded: seeded with demo data at first start, so both sources are fresh. With DATABASE_URL
   // nothing is seeded and sources without data are stale.
   expectedHealthStatus: process.env.DATABASE_URL ? 'degraded' : 'ok',
+  metrics: { env: { RATE_LIMIT_ANON_PER_MINUTE: '2' }, limitedPath: '/api/v1/pricing', limit: 'ip', queues: ['alert_deliveries'] },
 });

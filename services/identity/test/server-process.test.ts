@@ -8,4 +8,5 @@ describeServiceProcess({
   healthPath: '/health',
   schemaName,
   migrationsFolder,
+  metrics: { env: { RATE_LIMIT_PER_MINUTE: '2' }, limitedPath: '/api/partner/v1/verifications', limit: '/api/partner/v1', queues: ['jobs', 'webhook_deliveries'] },
 });

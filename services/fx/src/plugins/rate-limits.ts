@@ -80,10 +80,11 @@ export async function registerRateLimits(app: FastifyInstance, options: FxRateLi
     const path = routingPath(request);
     if (!path.startsWith('/api/v1/') || path === '/api/v1/health') return null;
     const client = request.apiClient;
-    if (!client) return { limiter: anonymous, key: request.ip };
+    // Limit names for metrics: per IP, or per key on data or management routes (plans are not labels: an operator may add many).
+    if (!client) return { limiter: anonymous, name: 'ip', key: request.ip };
     const limiters = keyed.get(client.plan);
     if (!limiters) throw new Error(`no limits configured for plan ${client.plan}`);
-    return { limiter: path.startsWith(CLIENT_PATH_PREFIX) ? limiters.management : limiters.data, key: client.id };
+    return path.startsWith(CLIENT_PATH_PREFIX) ? { limiter: limiters.management, name: 'key_management', key: client.id } : { limiter: limiters.data, name: 'key_data', key: client.id };
   }
 
   await app.register(rateLimitPlugin, {
@@ -91,9 +92,12 @@ export async function registerRateLimits(app: FastifyInstance, options: FxRateLi
     // Object.assign into the first object: spreading three objects per request cost more than building them.
     headers: (decision) => Object.assign(legacyRateLimitHeaders(decision, ['X-Rate-Limit-', 'X-RateLimit-']), draftRateLimitHeaders(decision, now()), quotaHeaders(decision)),
     onExceeded: (_request, reply, decision) => reply.code(429).send(tooManyRequestsBody(decision)),
+    onDecision: (limit, outcome) => app.metrics.recordRateLimitDecision(limit, outcome),
   });
-  return {
+  const limits: FxRateLimits = {
     store: () => (fallback ? (fallback.degraded ? 'memory-fallback' : 'redis') : 'memory'),
     close: () => memoryStore.close(),
   };
+  app.metrics.watchLimiterStore(() => limits.store());
+  return limits;
 }

@@ -21,14 +21,18 @@ export interface IdentityRateLimitOptions {
 export async function registerIdentityRateLimit(app: FastifyInstance, options: IdentityRateLimitOptions): Promise<{ close(): void }> {
   const now = () => options.clock().getTime();
   const memory = new MemoryCounterStore({ clock: now });
-  const store = options.redis ? new FallbackCounterStore(new RedisCounterStore(options.redis, { prefix: options.keyPrefix ?? 'identity:rl:' }), memory) : memory;
+  const fallback = options.redis ? new FallbackCounterStore(new RedisCounterStore(options.redis, { prefix: options.keyPrefix ?? 'identity:rl:' }), memory) : null;
+  const store = fallback ?? memory;
+  app.metrics.watchLimiterStore(() => (fallback ? (fallback.degraded ? 'memory-fallback' : 'redis') : 'memory'));
   const limiter = createRateLimiter({ store, windows: [{ name: 'minute', limit: options.perMinute, windowMs: 60_000 }], keyPrefix: 'ip', clock: now });
   await app.register(rateLimitPlugin, {
     resolve: (request) => {
       const path = routingPath(request);
       const basePath = options.basePaths.find((base) => path.startsWith(`${base}/`));
-      return basePath === undefined ? null : { limiter, key: basePath === options.basePaths[0] ? request.ip : `${basePath}:${request.ip}` };
+      // The limit's metrics name is its base path: one per API, a fixed handful.
+      return basePath === undefined ? null : { limiter, name: basePath, key: basePath === options.basePaths[0] ? request.ip : `${basePath}:${request.ip}` };
     },
+    onDecision: (limit, outcome) => app.metrics.recordRateLimitDecision(limit, outcome),
     headers: (decision) => ({ ...legacyRateLimitHeaders(decision), ...draftRateLimitHeaders(decision, now()) }),
     onExceeded: (_request, _reply, decision) => {
       throw new RateLimitedError(decision.retryAfterSeconds, `More than ${options.perMinute} requests per minute from this address. Retry after ${decision.retryAfterSeconds} seconds.`);

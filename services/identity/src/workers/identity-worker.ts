@@ -1,6 +1,6 @@
 import type { TargetPolicy } from '@svc/outbound-http';
-import { createJobWorker, wakeOnNotify, type Listen } from '@svc/outbox';
-import type { SecretBox } from '@svc/service-kit';
+import { createJobWorker, queueDepth, wakeOnNotify, type Listen } from '@svc/outbox';
+import type { SecretBox, ServiceMetrics } from '@svc/service-kit';
 import type { IdentityConfig } from '../config.js';
 import { jobs, type IdentityExecutor } from '../db/schema.js';
 import { expireDueCases } from '../domain/cases/expire-cases.js';
@@ -25,6 +25,8 @@ export interface IdentityWorkerOptions {
   clock: () => Date;
   pollIntervalMs?: number;
   logger: { info(object: object, message: string): void; warn(object: object, message: string): void; error(object: object, message: string): void };
+  /** Where both queues' depth (read at scrape time) and attempts by outcome are reported. */
+  metrics?: Pick<ServiceMetrics, 'watchQueue' | 'queueAttemptRecorder'>;
 }
 
 export interface IdentityWorker {
@@ -49,6 +51,8 @@ export interface IdentityWorker {
  */
 export function createIdentityWorker(options: IdentityWorkerOptions): IdentityWorker {
   const { config, clock } = options;
+  // Depth is the table's, whichever process works it: reported even when the worker runs elsewhere.
+  options.metrics?.watchQueue('jobs', () => queueDepth(options.db, jobs, { openOnly: true }));
   const jobQueue = createJobWorker({
     db: options.db,
     table: jobs,
@@ -68,6 +72,7 @@ export function createIdentityWorker(options: IdentityWorkerOptions): IdentityWo
     clock,
     workerId: 'identity-jobs',
     logger: options.logger,
+    ...(options.metrics ? { onAttemptRecorded: options.metrics.queueAttemptRecorder('jobs') } : {}),
     ...(options.pollIntervalMs ? { pollIntervalMs: options.pollIntervalMs } : {}),
   });
   // Submissions committed by any API instance wake the job workers at once (the poll is the fallback).
@@ -80,6 +85,7 @@ export function createIdentityWorker(options: IdentityWorkerOptions): IdentityWo
     clock,
     ...(options.listen ? { listen: options.listen } : {}),
     ...(options.pollIntervalMs ? { pollIntervalMs: options.pollIntervalMs } : {}),
+    ...(options.metrics ? { metrics: options.metrics } : {}),
     logger: options.logger,
   });
   let sweepTimer: NodeJS.Timeout | undefined;

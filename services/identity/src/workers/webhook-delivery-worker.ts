@@ -1,6 +1,6 @@
 import { createGuardedDispatcher, MAX_SENDS_PER_HOST, postOnce, type TargetPolicy } from '@svc/outbound-http';
-import { createDeliveryWorker, wakeOnNotify, type DeliveryWorker, type Listen } from '@svc/outbox';
-import type { SecretBox } from '@svc/service-kit';
+import { createDeliveryWorker, queueDepth, wakeOnNotify, type DeliveryWorker, type Listen } from '@svc/outbox';
+import type { SecretBox, ServiceMetrics } from '@svc/service-kit';
 import { buildIdentityWebhookHeaders } from '@svc/webhook-signing';
 import { eq, inArray, sql } from 'drizzle-orm';
 import type { IdentityConfig } from '../config.js';
@@ -20,6 +20,8 @@ export interface WebhookDeliveryWorkerOptions {
   listen?: Listen;
   pollIntervalMs?: number;
   logger?: { warn(object: object, message: string): void; error(object: object, message: string): void };
+  /** Where the queue's depth (read at scrape time) and its attempts by outcome are reported. */
+  metrics?: Pick<ServiceMetrics, 'watchQueue' | 'queueAttemptRecorder'>;
 }
 
 type EndpointTarget = { url: string; secret: string } | { error: string };
@@ -43,6 +45,8 @@ function openTarget(box: SecretBox, row: { id: string; url: string; sealed: stri
 export function createWebhookDeliveryWorker(options: WebhookDeliveryWorkerOptions): DeliveryWorker & { close(): Promise<void> } {
   const { config, db } = options;
   const dispatcher = createGuardedDispatcher(options.policy, { connectTimeoutMs: config.WEBHOOK_TIMEOUT_MS });
+  // Depth is the table's, whichever process works it: reported even when the worker runs elsewhere.
+  options.metrics?.watchQueue('webhook_deliveries', () => queueDepth(db, webhookDeliveries, { openOnly: true }));
   const queue = createDeliveryWorker<Map<string, EndpointTarget>>({
     db,
     table: webhookDeliveries,
@@ -56,6 +60,7 @@ export function createWebhookDeliveryWorker(options: WebhookDeliveryWorkerOption
     workerId: 'identity-webhooks',
     ...(options.pollIntervalMs ? { pollIntervalMs: options.pollIntervalMs } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.metrics ? { onAttemptRecorded: options.metrics.queueAttemptRecorder('webhook_deliveries') } : {}),
     maxInFlightPerSubscription: MAX_SENDS_PER_HOST,
     claimableWhere: sql`exists (select 1 from ${webhookEndpoints} e where e.id = subscription_id and e.is_active)`,
     async prepare(deliveries) {

@@ -1,6 +1,6 @@
 import { createGuardedDispatcher, MAX_SENDS_PER_HOST, postOnce, type TargetPolicy } from '@svc/outbound-http';
-import { createDeliveryWorker, wakeOnNotify, type DeliveryWorker, type Listen } from '@svc/outbox';
-import type { SecretBox } from '@svc/service-kit';
+import { createDeliveryWorker, queueDepth, wakeOnNotify, type DeliveryWorker, type Listen } from '@svc/outbox';
+import type { SecretBox, ServiceMetrics } from '@svc/service-kit';
 import { buildFxWebhookHeaders } from '@svc/webhook-signing';
 import { eq, inArray, sql } from 'drizzle-orm';
 import { alertDeliveries, rateAlerts } from '../../db/schema.js';
@@ -28,6 +28,8 @@ export interface AlertDeliveryOptions {
   /** Deliveries claimed and sent concurrently per batch (default 20). */
   batchSize?: number;
   logger?: { warn(object: object, message: string): void; error(object: object, message: string): void };
+  /** Where the queue's depth (read at scrape time) and its attempts by outcome are reported. */
+  metrics?: Pick<ServiceMetrics, 'watchQueue' | 'queueAttemptRecorder'>;
 }
 
 /**
@@ -41,6 +43,8 @@ export interface AlertDeliveryOptions {
  */
 export function createAlertDeliveryWorker(options: AlertDeliveryOptions): DeliveryWorker & { close(): Promise<void> } {
   const dispatcher = createGuardedDispatcher(options.policy, { connectTimeoutMs: options.timeoutMs });
+  // Depth is the table's, whichever process works it: reported even when the worker runs elsewhere.
+  options.metrics?.watchQueue('alert_deliveries', () => queueDepth(options.db, alertDeliveries, { openOnly: true }));
   const queue = createDeliveryWorker({
     db: options.db,
     table: alertDeliveries,
@@ -51,6 +55,7 @@ export function createAlertDeliveryWorker(options: AlertDeliveryOptions): Delive
     ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
     ...(options.retentionDays ? { retention: { days: options.retentionDays } } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.metrics ? { onAttemptRecorded: options.metrics.queueAttemptRecorder('alert_deliveries') } : {}),
     maxInFlightPerSubscription: MAX_SENDS_PER_HOST,
     jitter: 0.1,
     workerId: 'fx-alerts',
