@@ -102,6 +102,7 @@ export async function buildApp(dependencies: FxAppDependencies): Promise<Service
     listen: database.listen,
     clock,
     logger: app.log,
+    metrics: app.metrics,
   });
   // Like the pollers, the worker starts when the server listens (never in app.inject tests).
   if (config.ALERT_WORKER_IN_PROCESS) app.addHook('onListen', () => alertWorker.start());

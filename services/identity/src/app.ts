@@ -123,6 +123,7 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
     listen: database.listen,
     clock,
     logger: app.log,
+    metrics: app.metrics,
   });
   dependencies.onWorker?.(worker);
   // Like fx's alert worker: started when the server listens, never in app.inject tests.
