@@ -5,7 +5,7 @@ import { fuzzEveryRoute, type FuzzOperation, type RouteCredentials } from './rou
 
 // FUZZ_SEED replays a reported failure; FUZZ_ROUTE narrows the run to one route; FUZZ_RUNS raises the effort.
 const SEED = Number(process.env.FUZZ_SEED ?? 20_251_123);
-const RUNS = Number(process.env.FUZZ_RUNS ?? 150);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 250);
 
 let test: TestApp;
 // Webhook targets may be loopback: the sandbox resolves no public name, and nothing is delivered (no worker).
@@ -45,7 +45,7 @@ async function credentialsFor(operation: FuzzOperation): Promise<RouteCredential
 describe('fuzzing every fx route', () => {
   it(`answers no 5xx to ${RUNS} generated requests per route (seed ${SEED})`, { timeout: 600_000 }, async () => {
     const started = Date.now();
-    const { operations, failures, statuses } = await fuzzEveryRoute(test.app, {
+    const { operations, failures, statuses, milliseconds } = await fuzzEveryRoute(test.app, {
       credentialsFor,
       hints: { currency: ['USD', 'EUR', 'GBP', 'usd,eur'], symbol: ['BTC', 'ETH'], lang: ['en', 'ar', 'de'], webhookUrl: ['http://127.0.0.1:9/fx'] },
       runsPerRoute: RUNS,
@@ -53,7 +53,7 @@ describe('fuzzing every fx route', () => {
       ...(process.env.FUZZ_ROUTE ? { only: process.env.FUZZ_ROUTE } : {}),
       beforeRequest: () => clock.advance(1000),
     });
-    for (const [operation, counts] of Object.entries(statuses)) console.log(operation, JSON.stringify(counts));
+    for (const [operation, counts] of Object.entries(statuses)) console.log(`${operation} ${milliseconds[operation]} ms`, JSON.stringify(counts));
     console.log(`fuzzed ${operations.length} fx operations × ${RUNS} runs in ${Date.now() - started} ms`);
     expect(operations.length).toBeGreaterThan(process.env.FUZZ_ROUTE ? 0 : 20);
     expect(failures.map((failure) => `${failure.operation} (FUZZ_SEED=${SEED}, route seed ${failure.seed}, path ${failure.counterexamplePath})\n${failure.detail}`)).toEqual([]);

@@ -1,0 +1,128 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createStaffUser } from '../src/domain/staff.js';
+// The generic fuzzer is fx's: one copy for both services (fast-check is a service devDependency only).
+import { fuzzEveryRoute, type FuzzOperation, type RouteCredentials } from '../../fx/test/route-fuzzer.js';
+import { CAPTURE, jpegBytes, partnerWithToken, startedCase, uploadEvidence, type Partner } from './case-helpers.js';
+import { BASE, buildTestApp, certificateHeader, PASSWORD, registerClient, requestToken, type TestApp } from './helpers.js';
+
+// FUZZ_SEED replays a reported failure; FUZZ_ROUTE narrows the run to one route; FUZZ_RUNS raises the effort.
+const SEED = Number(process.env.FUZZ_SEED ?? 20_251_123);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 250);
+const INTERNAL = '/api/internal/v1';
+const PUBLIC_TARGET = 'https://93.184.215.14/hooks';
+
+let test: TestApp;
+let partner: Partner;
+let spareClientId: string;
+let evidenceId: string;
+let staffEmail: string;
+
+/** The internal review routes are hidden from the document, so their shapes are given here. */
+const hiddenOperations: FuzzOperation[] = [
+  {
+    method: 'POST',
+    path: `${INTERNAL}/login`,
+    security: [],
+    parameters: [],
+    bodies: { 'application/json': { type: 'object', properties: { email: { type: 'string', format: 'email' }, password: { type: 'string' } }, required: ['email', 'password'] } },
+  },
+  {
+    method: 'GET',
+    path: `${INTERNAL}/review-queue`,
+    security: ['staffSession'],
+    parameters: [
+      { in: 'query', name: 'page', schema: { type: 'integer', minimum: 1, maximum: 1_000_000 } },
+      { in: 'query', name: 'pageSize', schema: { type: 'integer', minimum: 1, maximum: 100 } },
+    ],
+    bodies: {},
+  },
+  {
+    method: 'POST',
+    path: `${INTERNAL}/cases/{caseId}/review`,
+    security: ['staffSession'],
+    parameters: [{ in: 'path', name: 'caseId', schema: { type: 'string', format: 'uuid' } }],
+    bodies: { 'application/json': { type: 'object', properties: { decision: { enum: ['Approved', 'Rejected'] }, reason: { type: 'string', minLength: 1 } }, required: ['decision', 'reason'] } },
+  },
+];
+
+beforeAll(async () => {
+  // A high per-minute limit: the fuzz is about validation, and a 429 would answer before it.
+  test = await buildTestApp({ RATE_LIMIT_PER_MINUTE: '1000000' });
+  partner = await partnerWithToken(test);
+  spareClientId = (await registerClient(test, partner)).id;
+  const started = await startedCase(test, partner);
+  const uploaded = await uploadEvidence(test, started.captureToken, 'DocumentFront', jpegBytes());
+  expect(uploaded.statusCode, uploaded.body).toBe(201);
+  evidenceId = uploaded.json<{ evidenceId: string }>().evidenceId;
+  staffEmail = `reviewer-${randomUUID()}@operator.example`;
+  await test.db.transaction((tx) => createStaffUser(tx, { email: staffEmail, password: PASSWORD }, new Date()));
+});
+afterAll(async () => {
+  await test?.close();
+});
+
+async function loginAs(url: string, email: string): Promise<string> {
+  const response = await test.app.inject({ method: 'POST', url, payload: { email, password: PASSWORD } });
+  expect(response.statusCode, response.body).toBe(200);
+  return response.json<{ sessionToken: string }>().sessionToken;
+}
+
+/** An existing endpoint of the partner: the fuzz may have deleted the last one, or filled the tenant's allowance. */
+async function webhookEndpointId(headers: Record<string, string>): Promise<string> {
+  const listed = await test.app.inject({ method: 'GET', url: `${BASE}/webhooks`, headers });
+  const [existing] = listed.json<{ id: string }[]>();
+  if (existing) return existing.id;
+  const created = await test.app.inject({ method: 'POST', url: `${BASE}/webhooks`, headers, payload: { url: PUBLIC_TARGET, eventTypes: ['verification.approved'] } });
+  expect(created.statusCode, created.body).toBe(201);
+  return created.json<{ endpoint: { id: string } }>().endpoint.id;
+}
+
+/**
+ * Fresh credentials per route, because a run may end them: a portal logout, a token revoked or
+ * replaced, a one-time capture session exchanged. Known ids are of things that route may act on.
+ */
+async function credentialsFor(operation: FuzzOperation): Promise<RouteCredentials> {
+  const token = await requestToken(test, partner.clientId, partner.cert);
+  expect(token.statusCode, token.body).toBe(200);
+  const tokenHeaders = { authorization: `Bearer ${token.json<{ access_token: string }>().access_token}`, ...certificateHeader(partner.cert) };
+  const started = await startedCase(test, { ...partner, headers: tokenHeaders });
+  const pathValues = { caseId: [started.caseId], id: [await webhookEndpointId(tokenHeaders)], evidenceId: [evidenceId], clientEntityId: [spareClientId] };
+  const { security } = operation;
+  if (security.includes('staffSession')) return { headers: { authorization: `Bearer ${await loginAs(`${INTERNAL}/login`, staffEmail)}` }, pathValues };
+  if (security.includes('captureSession')) {
+    const created = await test.app.inject({ method: 'POST', url: `${BASE}/verifications`, headers: tokenHeaders, payload: { documentType: 'SyrianPassport' } });
+    return { headers: { authorization: `Bearer ${created.json<{ sessionToken: string }>().sessionToken}` } };
+  }
+  if (security.includes('captureToken')) return { headers: started.capture };
+  if (security.includes('accessToken') || security.includes('mutualTLS')) return { headers: tokenHeaders, pathValues };
+  if (security.includes('portalSession')) return { headers: { authorization: `Bearer ${await loginAs(`${BASE}/portal/login`, partner.email)}` }, pathValues };
+  return { headers: {}, pathValues };
+}
+
+describe('fuzzing every identity route', () => {
+  it(`answers no 5xx to ${RUNS} generated requests per route (seed ${SEED})`, { timeout: 600_000 }, async () => {
+    const started = Date.now();
+    const { operations, failures, statuses, milliseconds } = await fuzzEveryRoute(test.app, {
+      credentialsFor,
+      hiddenOperations,
+      hints: {
+        client_id: [partner.clientId],
+        grant_type: ['client_credentials'],
+        scope: ['verifications', 'webhooks evidence'],
+        url: [PUBLIC_TARGET],
+        email: [partner.email, staffEmail],
+        password: [PASSWORD],
+        documentType: ['SyrianPassport', 'SyrianNationalId'],
+      },
+      runsPerRoute: RUNS,
+      seed: SEED,
+      ...(process.env.FUZZ_ROUTE ? { only: process.env.FUZZ_ROUTE } : {}),
+    });
+    for (const [operation, counts] of Object.entries(statuses)) console.log(`${operation} ${milliseconds[operation]} ms`, JSON.stringify(counts));
+    console.log(`fuzzed ${operations.length} identity operations × ${RUNS} runs in ${Date.now() - started} ms`);
+    expect(operations.length).toBeGreaterThan(process.env.FUZZ_ROUTE ? 0 : 30);
+    expect(operations).toContain(`POST ${CAPTURE}/evidence`);
+    expect(failures.map((failure) => `${failure.operation} (FUZZ_SEED=${SEED}, route seed ${failure.seed}, path ${failure.counterexamplePath})\n${failure.detail}`)).toEqual([]);
+  });
+});
