@@ -2,6 +2,8 @@ import closeWithGrace from 'close-with-grace';
 import pino, { type Logger } from 'pino';
 import { createServiceDependencies, type CommonEnvironment, type ServiceDependencies } from './dependencies.js';
 import { ConfigError } from './environment.js';
+import { startMetricsServer, type MetricsServer } from './metrics-server.js';
+import { createServiceMetrics, type ServiceMetrics } from './metrics.js';
 
 export interface BackgroundWorker {
   start(): void;
@@ -9,14 +11,17 @@ export interface BackgroundWorker {
   stop(): Promise<void>;
 }
 
-export interface RunWorkerOptions<TConfig extends CommonEnvironment & { LOG_LEVEL: string }, TSchema extends Record<string, unknown>> {
+type WorkerEnvironment = CommonEnvironment & { LOG_LEVEL: string; METRICS_PORT?: number | undefined; METRICS_HOST?: string | undefined };
+
+export interface RunWorkerOptions<TConfig extends WorkerEnvironment, TSchema extends Record<string, unknown>> {
   /** Logged as the pino `service`, e.g. `fx-worker`. */
   name: string;
   loadConfig: () => TConfig;
   schemaName: string;
   migrationsFolder: string;
   schema?: TSchema;
-  createWorker: (context: { dependencies: ServiceDependencies<TSchema>; config: TConfig; log: Logger }) => BackgroundWorker | Promise<BackgroundWorker>;
+  /** `metrics`: where the worker reports its queues; served on METRICS_PORT when set, as runService does. */
+  createWorker: (context: { dependencies: ServiceDependencies<TSchema>; config: TConfig; log: Logger; metrics: ServiceMetrics }) => BackgroundWorker | Promise<BackgroundWorker>;
   /** Milliseconds the work in flight gets to finish after SIGTERM/SIGINT. */
   shutdownGraceMs?: number;
 }
@@ -27,12 +32,13 @@ export interface RunWorkerOptions<TConfig extends CommonEnvironment & { LOG_LEVE
  * and exit 1 when it cannot start; on a signal it finishes its work in flight, then closes the
  * database and Redis.
  */
-export async function runWorker<TConfig extends CommonEnvironment & { LOG_LEVEL: string }, TSchema extends Record<string, unknown>>(
+export async function runWorker<TConfig extends WorkerEnvironment, TSchema extends Record<string, unknown>>(
   options: RunWorkerOptions<TConfig, TSchema>,
 ): Promise<void> {
   let worker: BackgroundWorker;
   let dependencies: ServiceDependencies<TSchema>;
   let log: Logger;
+  let metricsServer: MetricsServer | null = null;
   try {
     const config = options.loadConfig();
     log = pino({ level: config.LOG_LEVEL, base: { service: options.name } });
@@ -42,7 +48,12 @@ export async function runWorker<TConfig extends CommonEnvironment & { LOG_LEVEL:
       migrationsFolder: options.migrationsFolder,
       ...(options.schema ? { schema: options.schema } : {}),
     });
-    worker = await options.createWorker({ dependencies, config, log });
+    const metrics = createServiceMetrics({ service: options.name, database: dependencies.database, log });
+    worker = await options.createWorker({ dependencies, config, log, metrics });
+    if (config.METRICS_PORT !== undefined) {
+      metrics.collectProcessMetrics();
+      metricsServer = await startMetricsServer({ metrics, port: config.METRICS_PORT, host: config.METRICS_HOST ?? '127.0.0.1', log });
+    }
   } catch (error) {
     const message = error instanceof ConfigError || error instanceof Error ? error.message : String(error);
     process.stderr.write(`${options.name}: cannot start. ${message}\n`);
@@ -54,6 +65,7 @@ export async function runWorker<TConfig extends CommonEnvironment & { LOG_LEVEL:
     if (err) log.error({ err }, 'stopping after an uncaught error');
     else log.info({ signal }, 'stopping: finishing the work in flight');
     await worker.stop();
+    await metricsServer?.close();
     await dependencies.close();
   });
 }

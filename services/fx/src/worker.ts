@@ -15,7 +15,7 @@ await runWorker({
   schemaName,
   migrationsFolder,
   schema: databaseSchema,
-  createWorker: ({ dependencies, config, log }) => {
+  createWorker: ({ dependencies, config, log, metrics }) => {
     const worker = createAlertDeliveryWorker({
       db: dependencies.database.db,
       box: createSecretBox(dependencies.secretsKey),
@@ -26,6 +26,7 @@ await runWorker({
       retentionDays: config.DELIVERY_RETENTION_DAYS,
       listen: dependencies.database.listen,
       logger: log,
+      metrics,
     });
     return { start: () => worker.start(), stop: () => worker.close() };
   },

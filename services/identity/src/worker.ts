@@ -18,7 +18,7 @@ await runWorker({
   schemaName,
   migrationsFolder,
   schema: databaseSchema,
-  createWorker: async ({ dependencies, config, log }) => {
+  createWorker: async ({ dependencies, config, log, metrics }) => {
     const checksProvider = configuredChecksProvider(config);
     const worker = createIdentityWorker({
       db: dependencies.database.db,
@@ -30,6 +30,7 @@ await runWorker({
       listen: dependencies.database.listen,
       clock: () => new Date(),
       logger: log,
+      metrics,
     });
     return {
       start: () => worker.start(),
