@@ -170,10 +170,15 @@ describe('webhook delivery to a real receiver', () => {
   });
 
   it('gives up after 5 failed attempts and keeps the last status', async () => {
+    // Attempts by outcome at /metrics (the app's registry), as deltas: the app is shared by the file's tests.
+    const attempts = async (outcome: string) => Number(new RegExp(`^queue_attempts_total\\{queue="webhook_deliveries",outcome="${outcome}",service="identity"\\} (\\d+)$`, 'm').exec(await test.app.metrics.scrape())?.[1]);
+    const before = { retrying: await attempts('retrying'), gaveUp: await attempts('gave_up') };
     const hook = await endpoint(partner, ['verification.session_issued']);
     receiver.answer(hook.path, () => ({ status: 503 }));
     await createCase(test, partner);
     await deliverAll();
+    expect((await attempts('retrying')) - before.retrying).toBeGreaterThanOrEqual(4);
+    expect((await attempts('gave_up')) - before.gaveUp).toBeGreaterThanOrEqual(1);
     expect(receiver.at(hook.path)).toHaveLength(5);
     const [record] = (await deliveries(hook.id)).deliveries;
     expect(record).toMatchObject({ succeeded: false, status: 'failed', attemptCount: 5, httpStatus: 503, nextAttemptAt: null });
