@@ -20,6 +20,7 @@ import { fxHealthExtension } from './routes/health.js';
 import { adminPriceRoutes, priceRoutes } from './routes/prices.js';
 import { pricingRoutes } from './routes/pricing.js';
 import { ratesRoutes } from './routes/rates.js';
+import { webPagePlugin } from './plugins/web-page.js';
 
 export const SERVICE_NAME = 'fx';
 export const SERVICE_VERSION = '0.1.0';
@@ -125,6 +126,8 @@ export async function buildApp(dependencies: FxAppDependencies): Promise<Service
   });
   await app.register(priceRoutes, { db: database.db, cache, clock });
   await app.register(pricingRoutes, { limits });
+  // The public rates page (/ and /{lang}), in its own context so its strict headers stay off the API.
+  await app.register(webPagePlugin, { root: config.FX_WEB_ROOT });
   await app.register(clientRoutes, { db, clock, box, policy, limits });
   const pollers = (
     [

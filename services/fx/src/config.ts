@@ -28,6 +28,8 @@ export const fxEnvironmentSchema = baseServiceEnvironment(3002)
         .optional()
         .transform((value) => (value ?? '').split(',').map((entry) => entry.trim()).filter((entry) => entry.length > 0)),
     ),
+    /** Directory of the built rates page (Vite output); default dist/web beside the code. Tests point it at their own build. */
+    FX_WEB_ROOT: z.preprocess(emptyAsUndefined, z.string().optional()),
     /** Development and tests only: lets rate-alert webhooks target private/loopback hosts and http://. */
     WEBHOOK_ALLOW_PRIVATE_TARGETS: z.preprocess(emptyAsUndefined, z.enum(['true', 'false']).default('false').transform((value) => value === 'true')),
     /** Delay before each attempt of one firing (the count is the number of attempts): immediately, 5 s, 30 s. */
