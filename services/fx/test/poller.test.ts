@@ -45,7 +45,7 @@ describe('rate poller against a local upstream', () => {
     expect(poller.status).toEqual({ lastSuccessUtc: '2026-03-10T12:00:00.000Z', lastError: null, consecutiveFailures: 0 });
     expect(hits).toBe(3);
     const latest = (await testApp.app.inject({ method: 'GET', url: '/api/v1/rates/latest?currencies=USD' })).json();
-    expect(latest.marketRates).toEqual([{ currency: 'USD', buy: 118, sell: 120, mid: 119, timestampUtc: '2026-03-10T11:59:00.000Z', isManualOverride: false }]);
+    expect(latest.marketRates).toEqual([{ currency: 'USD', buy: 118, sell: 120, mid: 119, timestampUtc: '2026-03-10T11:59:00.000Z', isManualOverride: false, previousMid: null }]);
     const fresh = (await testApp.app.inject({ method: 'GET', url: '/api/v1/health' })).json();
     expect(fresh.checks.sources.MARKET).toEqual({ lastUpdateUtc: '2026-03-10T11:59:00.000Z', ageSeconds: 60, stale: false });
   });

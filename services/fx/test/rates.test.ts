@@ -40,8 +40,8 @@ describe('GET /api/v1/rates/latest', () => {
     expect(body.disclaimer).toBe('Rates are shown for information only and may differ from actual trading prices; they are not an offer to buy or sell.');
     expect(body.timestampUtc).toBe('2026-03-10T12:00:00.000Z');
     expect(body.cbsRates).toEqual([
-      { currency: 'EUR', buy: 119.5, sell: 120.5, mid: 120, timestampUtc: '2026-03-10T08:00:00.000Z', isManualOverride: false },
-      { currency: 'USD', buy: 110, sell: 111, mid: 110.5, timestampUtc: '2026-03-10T08:00:00.000Z', isManualOverride: false },
+      { currency: 'EUR', buy: 119.5, sell: 120.5, mid: 120, timestampUtc: '2026-03-10T08:00:00.000Z', isManualOverride: false, previousMid: null },
+      { currency: 'USD', buy: 110, sell: 111, mid: 110.5, timestampUtc: '2026-03-10T08:00:00.000Z', isManualOverride: false, previousMid: null },
     ]);
     expect(body.marketRates.map((rate: { currency: string; mid: number }) => [rate.currency, rate.mid])).toEqual([
       ['EUR', 129.5],
@@ -116,7 +116,7 @@ describe('manual overrides', () => {
     });
     expect(set.json()).toEqual({ currency: 'USD', buy: '121', sell: '123', mid: '122' });
     const during = (await get('/api/v1/rates/latest?currencies=USD')).json();
-    expect(during.effectiveRates).toEqual([{ currency: 'USD', buy: 121, sell: 123, mid: 122, timestampUtc: '2026-03-10T12:00:00.000Z', isManualOverride: true }]);
+    expect(during.effectiveRates).toEqual([{ currency: 'USD', buy: 121, sell: 123, mid: 122, timestampUtc: '2026-03-10T12:00:00.000Z', isManualOverride: true, previousMid: null }]);
     expect(during.marketRates[0].mid).toBe(119);
     const cross = (await get('/api/v1/rates/usd-based')).json();
     expect(cross.rates[0]).toMatchObject({ currency: 'SYP', mid: 122 });

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { parseCurrencyList } from '../domain/rates/currencies.js';
 import type { FxExecutor } from '../db/executor.js';
 import { loadHistory, MAX_HISTORY_DAYS, type Redenomination } from '../domain/rates/history.js';
-import { loadLatestRates, toRateEntry, usdCrossRates } from '../domain/rates/latest-rates.js';
+import { loadLatestRates, previousDayMids, toRateEntry, usdCrossRates } from '../domain/rates/latest-rates.js';
 import { matchesIfNoneMatch, serialisedResponse, type CachedResponse, type ResponseCache } from '../domain/response-cache.js';
 import { disclaimerFor, negotiateLanguage, RATE_LANGUAGES } from '../i18n/languages.js';
 import { publicReadErrors, publicReadSecurity } from './openapi.js';
@@ -27,6 +27,10 @@ const rateEntrySchema = z
     mid: z.number(),
     timestampUtc: z.string().describe('update time of the entry'),
     isManualOverride: z.boolean(),
+    previousMid: z
+      .number()
+      .nullable()
+      .describe("the previous day's close: mid of the newest observation on an earlier UTC day (rescaled across the redenomination); null without one and for a manual override"),
   })
   .meta({ id: 'RateEntry' });
 
@@ -87,13 +91,19 @@ export const ratesRoutes: FastifyPluginAsync<RatesRouteOptions> = async (app, op
       const currencies = request.query.currencies === undefined ? null : parseCurrencyList(request.query.currencies, 'query.currencies').sort();
       const entry = await options.cache.getOrCompute(`latest:${language}:${currencies?.join(',') ?? '*'}`, async (): Promise<z.infer<typeof latestRatesSchema>> => {
         const latest = await loadLatestRates(options.db, options.clock());
-        const keep = (rates: typeof latest.market) => (currencies ? rates.filter((rate) => currencies.includes(rate.currency)) : rates).map(toRateEntry);
+        const [cbsPrevious, marketPrevious] = await Promise.all([
+          previousDayMids(options.db, 'CBS', latest.cbs, options.redenomination),
+          previousDayMids(options.db, 'MARKET', latest.market, options.redenomination),
+        ]);
+        // An override has no previous day of its own; the effective entries otherwise are the market ones.
+        const keep = (rates: typeof latest.market, previous: Map<string, string>) =>
+          (currencies ? rates.filter((rate) => currencies.includes(rate.currency)) : rates).map((rate) => toRateEntry(rate, rate.isManualOverride ? null : (previous.get(rate.currency) ?? null)));
         return {
           disclaimer: disclaimerFor(language),
           timestampUtc: options.clock().toISOString(),
-          cbsRates: keep(latest.cbs),
-          marketRates: keep(latest.market),
-          effectiveRates: keep(latest.effective),
+          cbsRates: keep(latest.cbs, cbsPrevious),
+          marketRates: keep(latest.market, marketPrevious),
+          effectiveRates: keep(latest.effective, marketPrevious),
         };
       });
       return sendCached(request, reply, entry);

@@ -1,6 +1,8 @@
-import { and, asc, desc, gt, inArray, isNull, lte, or } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, isNull, lt, lte, or } from 'drizzle-orm';
 import { manualOverrides, rateObservations } from '../../db/schema.js';
 import { roundRate } from './currencies.js';
+import { fromFixedPoint, toFixedPoint } from './decimal.js';
+import type { Redenomination } from './history.js';
 import type { FxExecutor } from '../../db/executor.js';
 import type { RateSource } from './rate-types.js';
 
@@ -21,6 +23,8 @@ export interface RateEntry {
   mid: number;
   timestampUtc: string;
   isManualOverride: boolean;
+  /** The previous day's close (see previousDayMids); null without one, and for a manual override. */
+  previousMid: number | null;
 }
 
 export interface LatestRates {
@@ -68,7 +72,7 @@ export async function loadLatestRates(tx: FxExecutor, now: Date): Promise<Latest
   return { cbs, market, effective };
 }
 
-export function toRateEntry(rate: StoredRate): RateEntry {
+export function toRateEntry(rate: StoredRate, previousMid: string | null = null): RateEntry {
   return {
     currency: rate.currency,
     buy: roundRate(rate.buy, rate.currency),
@@ -76,7 +80,40 @@ export function toRateEntry(rate: StoredRate): RateEntry {
     mid: roundRate(rate.mid, rate.currency),
     timestampUtc: rate.observedAt.toISOString(),
     isManualOverride: rate.isManualOverride,
+    previousMid: previousMid === null ? null : roundRate(previousMid, rate.currency),
   };
+}
+
+const DAY_MS = 86_400_000;
+const startOfUtcDay = (date: Date) => new Date(Math.floor(date.getTime() / DAY_MS) * DAY_MS);
+
+/**
+ * Per currency of `latest`, the mid of its newest observation on an earlier UTC day than the
+ * latest one: the previous day's close, which a change "against the previous day" is measured
+ * from (a day without data is skipped, so a Monday compares with Friday). One query per source.
+ * A close from before the redenomination is rescaled when the latest rate is after it, so the
+ * two are in the same pound.
+ */
+export async function previousDayMids(tx: FxExecutor, source: RateSource, latest: StoredRate[], redenomination: Redenomination): Promise<Map<string, string>> {
+  if (latest.length === 0) return new Map();
+  const rows = await tx
+    .selectDistinctOn([rateObservations.currency], { currency: rateObservations.currency, mid: rateObservations.mid, observedAt: rateObservations.observedAt })
+    .from(rateObservations)
+    .where(
+      and(
+        eq(rateObservations.source, source),
+        or(...latest.map((rate) => and(eq(rateObservations.currency, rate.currency), lt(rateObservations.observedAt, startOfUtcDay(rate.observedAt))))),
+      ),
+    )
+    .orderBy(asc(rateObservations.currency), desc(rateObservations.observedAt));
+  const latestAt = new Map(latest.map((rate) => [rate.currency, rate.observedAt]));
+  return new Map(
+    rows.map((row) => {
+      const latestObservedAt = latestAt.get(row.currency) ?? row.observedAt;
+      const crossed = row.observedAt < redenomination.date && latestObservedAt >= redenomination.date;
+      return [row.currency, crossed ? fromFixedPoint(toFixedPoint(row.mid) / BigInt(redenomination.factor)) : row.mid];
+    }),
+  );
 }
 
 export interface CrossRate {
