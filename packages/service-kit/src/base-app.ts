@@ -9,6 +9,7 @@ import { healthRoute, type HealthExtension } from './health.js';
 import { serverOptions } from './logging.js';
 import { createServiceMetrics, registerHttpMetrics } from './metrics.js';
 import { registerOpenApi, type OpenApiDocumentOptions } from './openapi.js';
+import { refuseNulCharacters } from './text-input.js';
 
 export type ServiceApp = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, ZodTypeProvider>;
 
@@ -48,6 +49,8 @@ export async function createBaseApp(options: BaseAppOptions): Promise<ServiceApp
   registerHttpMetrics(app, metrics);
   await app.register(correlationIdPlugin);
   await app.register(problemJsonPlugin);
+  // On the root, before any route: every route's input is checked.
+  refuseNulCharacters(app);
   await registerOpenApi(app, { ...options.openapi, version: options.version });
   await app.register(healthRoute, {
     extension: options.healthExtension,

@@ -35,6 +35,21 @@ describe('malformed input', () => {
     expect((await test.app.inject({ method: 'GET', url: `${BASE}/verifications`, headers: partner.headers })).statusCode).toBe(401);
   });
 
+  it('a NUL character in a form parameter or a JSON string is a 400 naming the field (PostgreSQL text cannot hold it)', async () => {
+    const token = await test.app.inject({
+      method: 'POST',
+      url: `${BASE}/oauth/token`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...certificateHeader(partner.cert) },
+      payload: 'grant_type=client_credentials&client_id=%00',
+    });
+    expect(token.statusCode, token.body).toBe(400);
+    expect(token.json()).toMatchObject({ errors: [{ path: 'body.client_id', message: 'must not contain the NUL character (U+0000)' }] });
+    const fresh = await partnerWithToken(test, 'Nul tenant');
+    const created = await test.app.inject({ method: 'POST', url: `${BASE}/verifications`, headers: fresh.headers, payload: { documentType: 'SyrianPassport', externalReference: 'ref\u0000' } });
+    expect(created.statusCode, created.body).toBe(400);
+    expect(created.json()).toMatchObject({ errors: [{ path: 'body.externalReference', message: 'must not contain the NUL character (U+0000)' }] });
+  });
+
   it.each([
     ['page=0', 'page', 'must be at least 1'],
     ['page=1000001', 'page', 'must be at most 1000000'],
