@@ -44,10 +44,27 @@ function ensureDependencies() {
   if (run('pnpm', ['install', '--frozen-lockfile']) !== 0) process.exit(1);
 }
 
+// The fx rates page tests drive Debian's chromium (browser downloads are impossible here). As root
+// it is installed with apt-get; otherwise the run stops and names the command, never skips silently.
+function ensureChromium() {
+  const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+  if (existsSync(chromium)) return;
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (isRoot && spawnSync('apt-get', ['--version'], { stdio: 'ignore' }).status === 0) {
+    console.log('chromium not found: installing Debian\'s chromium with apt-get (the fx page tests drive it)');
+    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+    if (run('apt-get', ['update', '-qq'], { env }) === 0 && run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'chromium'], { env }) === 0 && existsSync(chromium)) return;
+  }
+  console.error(`${chromium} is missing: the fx rates page tests need it. Install it as root with: apt-get install -y chromium`);
+  process.exit(1);
+}
+
 ensurePnpm();
 ensureDependencies();
 
 if (command === 'test') {
+  // With DATABASE_URL the browser tests skip themselves (they run on the embedded default).
+  if (!process.env.DATABASE_URL) ensureChromium();
   // turbo builds the shared packages first (test dependsOn ^build), then runs each package's vitest.
   const reportDir = mkdtempSync(join(tmpdir(), 'svc-test-reports-'));
   const status = run('pnpm', ['exec', 'turbo', 'run', 'test', '--concurrency=1', ...process.argv.slice(3)], {
