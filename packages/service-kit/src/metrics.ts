@@ -217,11 +217,21 @@ export function registerHttpMetrics(app: FastifyInstance, metrics: ServiceMetric
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers,
   });
+  // One labelled pair per (method, status, route pattern), found by a plain string: passing the
+  // label object would make prom-client hash it twice on every response. Bounded like the labels.
+  const children = new Map<string, { requests: ReturnType<typeof requests.labels>; duration: ReturnType<typeof duration.labels> }>();
   // A callback hook, not an async one: no promise per request on the hot path.
   app.addHook('onResponse', (request, reply, done) => {
-    const labels = { method: request.method, route: request.routeOptions.url ?? UNMATCHED_ROUTE, status_code: String(reply.statusCode) };
-    requests.inc(labels);
-    duration.observe(labels, reply.elapsedTime / 1000);
+    const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
+    const key = `${request.method} ${reply.statusCode} ${route}`;
+    let child = children.get(key);
+    if (!child) {
+      const labels = { method: request.method, route, status_code: String(reply.statusCode) };
+      child = { requests: requests.labels(labels), duration: duration.labels(labels) };
+      children.set(key, child);
+    }
+    child.requests.inc();
+    child.duration.observe(reply.elapsedTime / 1000);
     done();
   });
 }
