@@ -3,8 +3,11 @@ import type { Redis } from 'ioredis';
 
 export interface CachedResponse {
   etag: string;
-  /** The JSON text, serialized once per data change rather than once per request. */
-  json: string;
+  /**
+   * The JSON as UTF-8 bytes, serialized and encoded once per data change rather than once per
+   * request (a string body would be measured and encoded again by every response's write).
+   */
+  body: Buffer;
 }
 
 export const CACHE_INVALIDATION_CHANNEL = 'fx:cache:invalidate';
@@ -48,8 +51,8 @@ export class ResponseCache {
 
 /** A body serialised once with its strong ETag (a hash of the exact bytes), cached or not. */
 export function serialisedResponse(body: unknown): CachedResponse {
-  const json = JSON.stringify(body);
-  return { etag: `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`, json };
+  const bytes = Buffer.from(JSON.stringify(body), 'utf8');
+  return { etag: `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`, body: bytes };
 }
 
 /** True when an If-None-Match header names this ETag (weak comparison, lists and `*`). */

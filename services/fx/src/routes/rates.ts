@@ -59,14 +59,14 @@ const notModified = z.null().describe('Not Modified: the If-None-Match ETag is c
 
 /**
  * Serves a cached public body with its ETag, or 304 when the client already has it. The body
- * is pre-serialized JSON text (Fastify does not re-serialize a string with a JSON content
- * type); the compute functions are typed against the response shape instead.
+ * is pre-serialized JSON bytes (Fastify sends a Buffer as it is, without the response
+ * schema's serializer); the compute functions are typed against the response shape instead.
  */
 export function sendCached(request: FastifyRequest, reply: FastifyReply, entry: CachedResponse): FastifyReply {
   reply.header('ETag', entry.etag);
   reply.header('Cache-Control', `public, max-age=${PUBLIC_MAX_AGE_SECONDS}`);
   if (matchesIfNoneMatch(request.headers['if-none-match'], entry.etag)) return reply.code(304).send();
-  return reply.code(200).type('application/json; charset=utf-8').send(entry.json);
+  return reply.code(200).type('application/json; charset=utf-8').send(entry.body);
 }
 
 export const ratesRoutes: FastifyPluginAsync<RatesRouteOptions> = async (app, options) => {
