@@ -87,8 +87,18 @@ if (command === 'start') {
   // Each service in its own process group: a terminal's Ctrl-C reaches only this runner, which
   // forwards one signal. A service signalled twice (by the terminal and by us) would skip its
   // graceful shutdown.
+  // One METRICS_PORT for the pair would make the second listener fail: identity gets the port
+  // given, fx the next one (like their public ports, 3001 and 3002).
+  const metricsPort = Number(process.env.METRICS_PORT);
+  const metricsPorts = process.env.METRICS_PORT && Number.isInteger(metricsPort) ? { identity: String(metricsPort), fx: String(metricsPort + 1) } : null;
+  if (metricsPorts) console.log(`metrics: identity on :${metricsPorts.identity}, fx on :${metricsPorts.fx} (GET /metrics)`);
   const services = ['identity', 'fx'].map((name) =>
-    spawn(process.execPath, ['dist/server.js'], { cwd: join(root, 'services', name), stdio: 'inherit', env: process.env, detached: true }),
+    spawn(process.execPath, ['dist/server.js'], {
+      cwd: join(root, 'services', name),
+      stdio: 'inherit',
+      env: metricsPorts ? { ...process.env, METRICS_PORT: metricsPorts[name] } : process.env,
+      detached: true,
+    }),
   );
   let exiting = false;
   const stopAll = (signal) => {
