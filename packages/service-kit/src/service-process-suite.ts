@@ -47,9 +47,17 @@ export function describeServiceProcess(options: {
       cleanupDatabase = () => database.cleanup();
       env = { ...env, DATABASE_URL: database.url ?? undefined, SECRETS_KEY: randomBytes(32).toString('hex'), REDIS_URL: process.env.REDIS_URL };
     }
-    const metricsPort = await findFreePort();
+    // Both ports chosen here: two separate look-ups for a free port can return the same one.
+    const port = await findFreePort();
+    let metricsPort = await findFreePort();
+    while (metricsPort === port) metricsPort = await findFreePort();
     metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
-    service = await startServiceProcess({ cwd: serviceDir, entry: 'src/server.ts', env: { ...env, ...options.metrics?.env, METRICS_PORT: String(metricsPort) }, healthPath });
+    service = await startServiceProcess({
+      cwd: serviceDir,
+      entry: 'src/server.ts',
+      env: { ...env, ...options.metrics?.env, PORT: String(port), METRICS_PORT: String(metricsPort) },
+      healthPath,
+    });
   });
 
   afterAll(async () => {
