@@ -4,42 +4,15 @@
 // default with a free port and a temporary DATA_DIR, saves its document, then runs
 // `redocly lint` (root redocly.yaml: the recommended rules) on all of them. Any error or
 // warning fails. Node built-ins only; needs `pnpm build` first.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+// The benches' process helpers (Node built-ins only): free port, readiness wait, a stop that always ends the child.
+import { collectLines, freePort, root, spawnTracked, stopChild, waitForHttp } from '../bench/out-of-process.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 // fx documents its admin routes only when they exist, i.e. with an admin token.
 const extraEnvironment = { fx: { FX_ADMIN_TOKEN: 'openapi-lint-admin-token' } };
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function fetchDocument(child, url, output) {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`exited with code ${child.exitCode} before serving ${url}:\n${output()}`);
-    try {
-      const response = await fetch(url);
-      if (response.ok) return await response.text();
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`no answer from ${url} within 60 s:\n${output()}`);
-}
 
 async function servedDocument(service, outputDir) {
   const server = join(root, 'services', service, 'dist', 'server.js');
@@ -50,19 +23,16 @@ async function servedDocument(service, outputDir) {
   delete environment.DATABASE_URL;
   delete environment.REDIS_URL;
   delete environment.SECRETS_KEY;
-  let log = '';
-  const child = spawn(process.execPath, [server], { cwd: join(root, 'services', service), env: environment, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout.on('data', (chunk) => (log += chunk));
-  child.stderr.on('data', (chunk) => (log += chunk));
+  const child = spawnTracked(process.execPath, [server], { cwd: join(root, 'services', service), env: environment, stdio: ['ignore', 'pipe', 'pipe'] });
+  const output = collectLines(child);
+  const url = `http://127.0.0.1:${port}/docs/json`;
   try {
-    const text = await fetchDocument(child, `http://127.0.0.1:${port}/docs/json`, () => log);
+    await waitForHttp(url, { child, timeoutMs: 60_000, describe: () => `:\n${output.tail.join('\n')}` });
     const file = join(outputDir, `${service}.openapi.json`);
-    writeFileSync(file, text);
+    writeFileSync(file, await (await fetch(url)).text());
     return file;
   } finally {
-    const exited = new Promise((resolve) => (child.exitCode === null ? child.once('exit', resolve) : resolve()));
-    child.kill('SIGTERM');
-    await exited;
+    await stopChild(child);
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
