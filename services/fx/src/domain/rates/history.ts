@@ -23,6 +23,11 @@ export interface Redenomination {
   factor: number;
 }
 
+/** An amount in old pounds (stored for a date before the redenomination) in new ones, exactly. */
+export function inNewPounds(amount: string, redenomination: Redenomination): string {
+  return fromFixedPoint(toFixedPoint(amount) / BigInt(redenomination.factor));
+}
+
 export interface HistoryPoint {
   date: string;
   buy: number;
@@ -79,7 +84,7 @@ export async function loadHistory(db: FxExecutor, query: HistoryQuery, now: Date
   for (const [date, dayRows] of byDay) {
     const old = dayRows[0] !== undefined && dayRows[0].observedAt < redenomination.date;
     const rescale = old && query.denomination === 'current';
-    const value = (text: string) => roundRate(rescale ? fromFixedPoint(toFixedPoint(text) / BigInt(redenomination.factor)) : text, query.currency);
+    const value = (text: string) => roundRate(rescale ? inNewPounds(text, redenomination) : text, query.currency);
     const mids = dayRows.map((row) => value(row.mid));
     const last = dayRows[dayRows.length - 1] ?? dayRows[0];
     if (!last) continue;

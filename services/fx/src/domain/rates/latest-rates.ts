@@ -1,8 +1,7 @@
 import { and, asc, desc, eq, gt, inArray, isNull, lt, lte, or } from 'drizzle-orm';
 import { manualOverrides, rateObservations } from '../../db/schema.js';
 import { roundRate } from './currencies.js';
-import { fromFixedPoint, toFixedPoint } from './decimal.js';
-import type { Redenomination } from './history.js';
+import { inNewPounds, type Redenomination } from './history.js';
 import type { FxExecutor } from '../../db/executor.js';
 import type { RateSource } from './rate-types.js';
 
@@ -111,7 +110,7 @@ export async function previousDayMids(tx: FxExecutor, source: RateSource, latest
     rows.map((row) => {
       const latestObservedAt = latestAt.get(row.currency) ?? row.observedAt;
       const crossed = row.observedAt < redenomination.date && latestObservedAt >= redenomination.date;
-      return [row.currency, crossed ? fromFixedPoint(toFixedPoint(row.mid) / BigInt(redenomination.factor)) : row.mid];
+      return [row.currency, crossed ? inNewPounds(row.mid, redenomination) : row.mid];
     }),
   );
 }
