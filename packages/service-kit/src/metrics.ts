@@ -55,6 +55,23 @@ export interface ServiceMetricsOptions {
 }
 
 /**
+ * Labelled children found by a string key built from the label values. Passing a label object
+ * to inc/observe makes prom-client hash it on every call, which the per-request paths avoid.
+ * The keys are bounded like the labels themselves.
+ */
+function labelledChildren<Child>(): (key: string, create: () => Child) => Child {
+  const children = new Map<string, Child>();
+  return (key, create) => {
+    let child = children.get(key);
+    if (!child) {
+      child = create();
+      children.set(key, child);
+    }
+    return child;
+  };
+}
+
+/**
  * Everything is either counted in memory on the request's path (a counter or histogram
  * update) or read at scrape time by collect() callbacks (pool, queues, limiter store), so
  * metrics add no database or Redis work to requests.
@@ -72,6 +89,7 @@ export function createServiceMetrics(options: ServiceMetricsOptions): ServiceMet
     labelNames: ['limit', 'decision'] as const,
     registers,
   });
+  const decisionCounter = labelledChildren<ReturnType<typeof rateLimitDecisions.labels>>();
   const limiterStores: Array<() => LimiterStoreState> = [];
   new Gauge({
     name: 'rate_limit_store',
@@ -187,7 +205,7 @@ export function createServiceMetrics(options: ServiceMetricsOptions): ServiceMet
       processMetrics = true;
       collectDefaultMetrics({ register: registry });
     },
-    recordRateLimitDecision: (limit, decision) => rateLimitDecisions.inc({ limit, decision }),
+    recordRateLimitDecision: (limit, decision) => decisionCounter(`${limit} ${decision}`, () => rateLimitDecisions.labels({ limit, decision })).inc(),
     watchLimiterStore: (read) => void limiterStores.push(read),
     watchQueue(queue, read) {
       queues.set(queue, read);
@@ -217,19 +235,14 @@ export function registerHttpMetrics(app: FastifyInstance, metrics: ServiceMetric
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers,
   });
-  // One labelled pair per (method, status, route pattern), found by a plain string: passing the
-  // label object would make prom-client hash it twice on every response. Bounded like the labels.
-  const children = new Map<string, { requests: ReturnType<typeof requests.labels>; duration: ReturnType<typeof duration.labels> }>();
+  const series = labelledChildren<{ requests: ReturnType<typeof requests.labels>; duration: ReturnType<typeof duration.labels> }>();
   // A callback hook, not an async one: no promise per request on the hot path.
   app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
-    const key = `${request.method} ${reply.statusCode} ${route}`;
-    let child = children.get(key);
-    if (!child) {
+    const child = series(`${request.method} ${reply.statusCode} ${route}`, () => {
       const labels = { method: request.method, route, status_code: String(reply.statusCode) };
-      child = { requests: requests.labels(labels), duration: duration.labels(labels) };
-      children.set(key, child);
-    }
+      return { requests: requests.labels(labels), duration: duration.labels(labels) };
+    });
     child.requests.inc();
     child.duration.observe(reply.elapsedTime / 1000);
     done();
