@@ -5,18 +5,20 @@ const NUL = '\u0000';
 /** Deeper than any schema of ours: a value nested further is refused by validation anyway. */
 const MAX_DEPTH = 64;
 
-/** The path of the first string (or key) holding U+0000, or null. */
-function findNul(value: unknown, path: string, depth: number): string | null {
-  if (typeof value === 'string') return value.includes(NUL) ? path : null;
+/** The keys leading to the first string (or key) holding U+0000, innermost first; null when there is none. */
+function findNul(value: unknown, depth: number): string[] | null {
+  if (typeof value === 'string') return value.includes(NUL) ? [] : null;
   if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return null;
   for (const [key, entry] of Object.entries(value as Record<string, unknown>)) {
-    const entryPath = `${path}.${key.replaceAll(NUL, '\\u0000').slice(0, 50)}`;
-    if (key.includes(NUL)) return entryPath;
-    const found = findNul(entry, entryPath, depth + 1);
-    if (found) return found;
+    if (key.includes(NUL)) return [key];
+    const found = findNul(entry, depth + 1);
+    if (found) return [...found, key];
   }
   return null;
 }
+
+// Built only for the request that is refused: the clean path allocates nothing per key.
+const pathOf = (where: string, keys: string[]) => [where, ...keys.reverse().map((key) => key.replaceAll(NUL, '\\u0000').slice(0, 50))].join('.');
 
 /**
  * PostgreSQL text and jsonb cannot hold U+0000, so a string carrying one fails at the database
@@ -24,14 +26,19 @@ function findNul(value: unknown, path: string, depth: number): string | null {
  * and content type (JSON, form), answers a 400 naming the field instead.
  */
 export function refuseNulCharacters(app: FastifyInstance): void {
-  app.addHook('preValidation', async (request) => {
+  // A callback hook, not an async one: every request passes here, and most carry no NUL.
+  app.addHook('preValidation', (request, _reply, done) => {
     for (const [where, value] of [
       ['params', request.params],
       ['query', request.query],
       ['body', request.body],
     ] as const) {
-      const path = findNul(value, where, 0);
-      if (path) throw new ValidationError('Text must not contain the NUL character (U+0000).', [{ path, message: 'must not contain the NUL character (U+0000)' }]);
+      const keys = findNul(value, 0);
+      if (!keys) continue;
+      const path = pathOf(where, keys);
+      done(new ValidationError('Text must not contain the NUL character (U+0000).', [{ path, message: 'must not contain the NUL character (U+0000)' }]));
+      return;
     }
+    done();
   });
 }
