@@ -2,7 +2,7 @@ import { copyFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPage, getApi, launchChromium, openPage, postAdmin, removeQuietly, screenshotPath, startFx, type WatchedPage } from './browser-fixture.js';
-import { chartPixelsOfColour, lowContrastText, transferredScriptAndStyleBytes, unlabelledControls } from './page-audits.js';
+import { chartPixelsOfColour, lowContrastText, transferredScriptAndStyleBytes, unlabelledControls } from '@svc/service-kit/browser-testing';
 
 interface RateEntry {
   currency: string;
