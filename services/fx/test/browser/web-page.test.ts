@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 import { copyFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
