@@ -1,30 +1,5 @@
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
-import { defineConfig, type Plugin } from 'vite';
-
-/**
- * Writes `.br` and `.gz` beside each text asset once at build time, so fx (@fastify/static
- * preCompressed) serves them compressed at maximum level without compressing per request.
- */
-function precompressAssets(): Plugin {
-  let assetsDir = '';
-  return {
-    name: 'fx-precompress-assets',
-    apply: 'build',
-    configResolved(config) {
-      assetsDir = resolve(config.root, config.build.outDir, config.build.assetsDir);
-    },
-    closeBundle() {
-      for (const name of readdirSync(assetsDir)) {
-        if (!/\.(js|css|svg)$/.test(name)) continue;
-        const content = readFileSync(join(assetsDir, name));
-        writeFileSync(join(assetsDir, `${name}.br`), brotliCompressSync(content, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }));
-        writeFileSync(join(assetsDir, `${name}.gz`), gzipSync(content, { level: 9 }));
-      }
-    },
-  };
-}
+import { precompressAssets } from '@svc/service-kit/vite';
+import { defineConfig } from 'vite';
 
 // Run with the web directory as root: `vite build web` / `vite web` from services/fx.
 export default defineConfig({
