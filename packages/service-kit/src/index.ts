@@ -37,3 +37,4 @@ export { LastUsedBatcher } from './last-used.js';
 export { routingPath } from './request-path.js';
 export { createServiceMetrics, registerHttpMetrics, UNMATCHED_ROUTE, type LimiterStoreState, type QueueDepthRow, type ServiceMetrics, type ServiceMetricsOptions } from './metrics.js';
 export { startMetricsServer, type MetricsServer } from './metrics-server.js';
+export { webAppPlugin, type WebAppOptions } from './web-app.js';
