@@ -8,6 +8,7 @@ import { createClientLastUsed } from './domain/last-used.js';
 import { createCredentialCache, CREDENTIALS_CHANNEL, type CredentialCache } from './domain/credential-cache.js';
 import { sql } from 'drizzle-orm';
 import { authenticationPlugin } from './plugins/authentication.js';
+import { portalPagePlugin } from './plugins/portal-page.js';
 import { clientCertificatePlugin } from './plugins/client-certificate.js';
 import { registerIdentityRateLimit } from './plugins/rate-limit.js';
 import { captureRoutes, CAPTURE_BASE_PATH } from './routes/capture.js';
@@ -137,11 +138,12 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
   });
   await app.register(cookie);
   await app.register(clientCertificatePlugin, { isTrustedProxy, escapedPemHeader: config.CLIENT_CERT_HEADER });
-  await app.register(authenticationPlugin, { db, clock, basePath: API_BASE_PATH, lastUsed, credentials });
+  await app.register(authenticationPlugin, { db, clock, basePath: API_BASE_PATH, lastUsed, credentials, allowedOrigins: [config.PUBLIC_BASE_URL] });
+  await app.register(portalPagePlugin, { root: config.PORTAL_WEB_ROOT });
   await app.register(oauthMetadataRoutes, { issuer: config.PUBLIC_BASE_URL, mtlsBaseUrl: config.MTLS_BASE_URL, apiBasePath: API_BASE_PATH });
   await app.register(
     async (api) => {
-      await api.register(portalRoutes, { db, clock, cookieSecure: config.PORTAL_COOKIE_SECURE, cookiePath: API_BASE_PATH, credentials });
+      await api.register(portalRoutes, { db, clock, cookieSecure: config.PORTAL_COOKIE_SECURE, cookiePath: API_BASE_PATH, credentials, allowedOrigins: [config.PUBLIC_BASE_URL] });
       await api.register(oauthClientRoutes, { db, clock, credentials });
       await api.register(oauthTokenRoutes, { db, clock, lastUsed, credentials });
       await api.register(verificationRoutes, { db, clock, sessionTtlSeconds: config.SESSION_TTL_SECONDS });

@@ -16,8 +16,9 @@ commands:
                                    externalReference suffix #approve, #reject, #review, #fail, #expire)
   tenant:disable --id <tenantId>   every user, client and token of the tenant gets 403 ACCOUNT_DISABLED
   tenant:enable --id <tenantId>    undo tenant:disable
-  user:create --tenant <tenantId> --email <email> --password <password> --role PartnerAdmin
-                                   add a portal user -> {"userId"}
+  user:create --tenant <tenantId> --email <email> --password <password> --role PartnerAdmin|PartnerReadOnly
+                                   add a portal user -> {"userId"}; PartnerReadOnly (support staff) reads
+                                   everything in the portal and changes nothing
   staff:create --email <email> --password <password>
                                    an operator with role Reviewer for the internal review API -> {"staffId","role"}
   jobs:status                      queued, running and failed background jobs by kind -> {"jobs":[…]}

@@ -54,7 +54,8 @@ describe('OpenAPI document', () => {
     const byId = new Map(operations.map((operation) => [operation.operationId, operation]));
     // A certificate-bound token is only good with its certificate: one requirement naming both.
     for (const id of ['createVerification', 'listWebhooks', 'downloadEvidenceFile', 'exportReport']) {
-      expect(byId.get(id)?.security, id).toEqual([{ mutualTLS: [], accessToken: [] }]);
+      // The partner areas: the certificate-bound token, or the portal's session (header or cookie).
+      expect(byId.get(id)?.security, id).toEqual([{ mutualTLS: [], accessToken: [] }, { portalSession: [] }, { portalCookie: [] }]);
     }
     expect(byId.get('listOAuthClients')?.security).toContainEqual({ mutualTLS: [], accessToken: [] });
     for (const id of ['requestAccessToken', 'introspectAccessToken', 'revokeAccessToken']) expect(byId.get(id)?.security, id).toEqual([{ mutualTLS: [] }]);

@@ -115,7 +115,8 @@ export const auditLog = identitySchema.table(
     after: jsonb('after'),
     at: timestampTz('at').notNull().defaultNow(),
   },
-  (table) => [index('audit_log_tenant_at_idx').on(table.tenantId, table.at)],
+  // The second index serves a case's timeline (GET /verifications/{caseId}/history).
+  (table) => [index('audit_log_tenant_at_idx').on(table.tenantId, table.at), index('audit_log_target_idx').on(table.target, table.at)],
 );
 
 export const verificationCases = identitySchema.table(

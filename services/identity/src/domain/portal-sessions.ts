@@ -99,3 +99,19 @@ export async function endPortalSession(db: IdentityExecutor, principal: PortalPr
     await writeAudit(tx, { tenantId: principal.tenantId, actor: `user:${principal.userId}`, action: 'logout', target: `session:${principal.sessionId}`, correlationId }, now);
   });
 }
+
+/** Who is signed in, for the portal's header and its role-dependent controls. */
+export async function describePortalSession(db: IdentityExecutor, principal: PortalPrincipal) {
+  const [row] = await db
+    .select({ email: portalUsers.email, role: portalUsers.role, tenantName: tenants.name, sandbox: tenants.sandbox, expiresAt: portalSessions.expiresAt })
+    .from(portalSessions)
+    .innerJoin(portalUsers, eq(portalUsers.id, portalSessions.userId))
+    .innerJoin(tenants, eq(tenants.id, portalSessions.tenantId))
+    .where(eq(portalSessions.id, principal.sessionId));
+  if (!row) throw new UnauthenticatedError('The portal session is missing, expired or invalid.');
+  return {
+    user: { id: principal.userId, email: row.email, role: row.role },
+    tenant: { id: principal.tenantId, name: row.tenantName, sandbox: row.sandbox },
+    expiresAt: row.expiresAt.toISOString(),
+  };
+}

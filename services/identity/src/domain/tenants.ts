@@ -6,7 +6,8 @@ import { announceCredentialsChanged } from './credential-cache.js';
 import { writeAudit } from './audit.js';
 import { hashPassword } from './credentials.js';
 
-export const PORTAL_ROLES = ['PartnerAdmin'] as const;
+/** PartnerAdmin manages clients, cases and webhooks; PartnerReadOnly (support staff) reads everything and changes nothing. */
+export const PORTAL_ROLES = ['PartnerAdmin', 'PartnerReadOnly'] as const;
 export type PortalRole = (typeof PORTAL_ROLES)[number];
 
 export const emailSchema = z

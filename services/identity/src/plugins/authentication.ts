@@ -15,6 +15,9 @@ import type { CredentialCache } from '../domain/credential-cache.js';
  * - `portal` / `portal-admin`: a partner-portal session (cookie or Bearer svc_ps_), the latter with role PartnerAdmin;
  * - `portal-or-token`: either a portal session or a certificate-bound access token;
  * - `token` (the default, also for unknown paths): a certificate-bound access token holding the path's scope.
+ *   The partner areas (/verifications, /evidence, /webhooks, /reports) also take a portal session, so
+ *   the portal uses the same routes as the API: any portal role may read, only PartnerAdmin may write,
+ *   and a cookie-authenticated write must come from this service's own origin (CSRF).
  */
 export type AuthPolicy = 'public' | 'portal' | 'portal-admin' | 'portal-or-token' | 'token';
 
@@ -38,6 +41,43 @@ export interface AuthenticationOptions {
   lastUsed: LastUsedBatcher;
   /** Verified tokens and sessions, remembered briefly (domain/credential-cache.ts). */
   credentials: CredentialCache;
+  /** Origins besides the request's own host whose cookie-authenticated writes are accepted (PUBLIC_BASE_URL). */
+  allowedOrigins: readonly string[];
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const isWrite = (request: FastifyRequest) => !SAFE_METHODS.has(request.method);
+
+/**
+ * CSRF defence in depth beside SameSite=Strict: a write authenticated by the cookie alone must
+ * name this service as its Origin (browsers send it on every cross-origin request and on
+ * same-origin writes), or, without Origin, be marked same-origin by Sec-Fetch-Site. The Host a
+ * browser sends is the one it connected to, so a page elsewhere cannot fake a match.
+ */
+export function refuseCrossOrigin(request: FastifyRequest, allowedOrigins: readonly string[]): void {
+  const origin = request.headers.origin;
+  if (origin !== undefined) {
+    if (sameOrigin(origin, request) || allowedOrigins.includes(origin)) return;
+    throw new CsrfRejectedError(`The request came from ${origin}, not from this service's own pages; cookie-authenticated writes are accepted only from the portal itself.`);
+  }
+  if (request.headers['sec-fetch-site'] === 'same-origin') return;
+  throw new CsrfRejectedError('A cookie-authenticated write needs an Origin header naming this service (browsers send it); API clients send Authorization: Bearer instead.');
+}
+
+/** Compared as URLs, so a default port written out on either side (`Host: localhost:80`) still matches. */
+function sameOrigin(origin: string, request: FastifyRequest): boolean {
+  try {
+    return new URL(origin).origin === new URL(`${request.protocol}://${request.host}`).origin;
+  } catch {
+    // "null" (a sandboxed frame, a redirect) and garbage are no origin of ours.
+    return false;
+  }
+}
+
+class CsrfRejectedError extends ProblemError {
+  constructor(detail: string) {
+    super({ status: 403, code: 'CSRF_REJECTED', title: 'Forbidden', detail });
+  }
 }
 
 /** The token of `Authorization: Bearer <token>`, or null when the header is absent or not that form. */
@@ -81,11 +121,16 @@ const authentication: FastifyPluginAsync<AuthenticationOptions> = async (app, op
     if (policy === 'public') return;
     const now = options.clock();
     const bearer = bearerToken(request);
+    const scope = policy === 'token' ? scopeForPath(path.slice(options.basePath.length)) : null;
+    const portalCredentials = bearer?.startsWith(PORTAL_SESSION_PREFIX) === true || (bearer === null && request.cookies[PORTAL_COOKIE] !== undefined);
+    if (scope !== null && portalCredentials) {
+      request.principal = { kind: 'portal', ...(await authenticatePortal(request, bearer, now, isWrite(request) ? 'portal-admin' : 'portal')) };
+      return;
+    }
     const wantsToken = policy === 'token' || (policy === 'portal-or-token' && bearer?.startsWith(ACCESS_TOKEN_PREFIX) === true);
     if (wantsToken) {
       if (!bearer) throw new UnauthenticatedError('An access token is required: send Authorization: Bearer svc_at_… over mutual TLS.');
       const principal = await authenticateAccessToken(options.db, bearer, request.clientCertificateThumbprint(), now, options.credentials);
-      const scope = scopeForPath(path.slice(options.basePath.length));
       if (scope && !principal.scopes.includes(scope)) throw new ForbiddenError(`The access token lacks the scope "${scope}" that this endpoint requires.`);
       options.lastUsed.record(principal.clientEntityId, now);
       request.principal = { kind: 'token', ...principal };
@@ -96,11 +141,17 @@ const authentication: FastifyPluginAsync<AuthenticationOptions> = async (app, op
       await authenticateAccessToken(options.db, bearer, request.clientCertificateThumbprint(), now);
       throw new ForbiddenError('This action needs a partner portal session (PartnerAdmin), not an API access token.');
     }
+    request.principal = { kind: 'portal', ...(await authenticatePortal(request, bearer, now, policy === 'portal-admin' ? 'portal-admin' : 'portal')) };
+  }
+
+  async function authenticatePortal(request: FastifyRequest, bearer: string | null, now: Date, policy: 'portal' | 'portal-admin'): Promise<PortalPrincipal> {
     const sessionToken = portalSessionToken(request, bearer);
     if (!sessionToken) throw new UnauthenticatedError('A partner portal session is required: log in with POST /portal/login.');
+    // Before the session is even looked up: a forged cross-site write learns nothing.
+    if (sessionToken !== bearer && isWrite(request)) refuseCrossOrigin(request, options.allowedOrigins);
     const principal = await authenticatePortalSession(options.db, sessionToken, now, options.credentials);
-    if (policy === 'portal-admin' && principal.role !== 'PartnerAdmin') throw new ForbiddenError('This action requires the PartnerAdmin role.');
-    request.principal = { kind: 'portal', ...principal };
+    if (policy === 'portal-admin' && principal.role !== 'PartnerAdmin') throw new ForbiddenError(`This action requires the PartnerAdmin role; ${principal.role} may only read.`);
+    return principal;
   }
 };
 
@@ -127,11 +178,12 @@ export function requirePrincipal(request: FastifyRequest): Principal {
 }
 
 /**
- * The partner behind a certificate-bound API token (the routes under /verifications, /evidence
- * and /reports): its tenant scopes every query, and it is the actor of audit rows.
+ * The partner behind a request to the partner areas: a certificate-bound API token, or a portal
+ * user of the tenant (the hook has already checked the role for writes). Its tenant scopes every
+ * query, and it is the actor of audit rows: `client:<clientId>` or `user:<userId>`.
  */
-export function requireApiPartner(request: FastifyRequest): { tenantId: string; actor: { actor: string; correlationId: string } } {
+export function requirePartner(request: FastifyRequest): { tenantId: string; actor: { actor: string; correlationId: string } } {
   const principal = requirePrincipal(request);
-  if (principal.kind !== 'token') throw new ForbiddenError('This endpoint is used with an API access token, not a portal session.');
-  return { tenantId: principal.tenantId, actor: { actor: `client:${principal.clientId}`, correlationId: request.id } };
+  const actor = principal.kind === 'token' ? `client:${principal.clientId}` : `user:${principal.userId}`;
+  return { tenantId: principal.tenantId, actor: { actor, correlationId: request.id } };
 }

@@ -5,8 +5,8 @@ import { z } from 'zod';
 import type { IdentityExecutor } from '../db/schema.js';
 import { contentDisposition, openEvidenceDownload } from '../domain/evidence/evidence-download.js';
 import type { EvidenceStorage } from '../domain/evidence/evidence-storage.js';
-import { requireApiPartner } from '../plugins/authentication.js';
-import { RATE_LIMITED, tokenSecurity } from './openapi.js';
+import { requirePartner } from '../plugins/authentication.js';
+import { RATE_LIMITED, partnerSecurity } from './openapi.js';
 
 export interface EvidenceRouteOptions {
   db: IdentityExecutor;
@@ -23,7 +23,7 @@ export const evidenceRoutes: FastifyPluginAsync<EvidenceRouteOptions> = async (a
         summary: 'Download an evidence file',
         description: 'Streams the original bytes with the content type sniffed at upload; no JSON envelope. Scope `evidence`. Every access is audited.',
         tags: ['evidence'],
-        security: tokenSecurity,
+        security: partnerSecurity,
         params: z.object({ evidenceId: z.uuid({ error: 'must be an evidence id (a UUID)' }) }),
         response: {
           200: z.any().meta({ description: 'The file bytes (Content-Type as uploaded, Content-Length, Content-Disposition: attachment)' }),
@@ -38,7 +38,7 @@ export const evidenceRoutes: FastifyPluginAsync<EvidenceRouteOptions> = async (a
       },
     },
     async (request, reply) => {
-      const { tenantId, actor } = requireApiPartner(request);
+      const { tenantId, actor } = requirePartner(request);
       const file = await openEvidenceDownload(options.db, options.storage, tenantId, request.params.evidenceId, actor, options.clock());
       return reply
         .header('Content-Type', file.contentType)

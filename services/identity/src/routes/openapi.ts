@@ -2,3 +2,5 @@ export const RATE_LIMITED = 'RATE_LIMITED: more than 120 requests per minute fro
 export const portalSecurity: Record<string, string[]>[] = [{ portalSession: [] }, { portalCookie: [] }];
 /** One requirement with both schemes: the token is bound to the certificate it was issued to (RFC 8705). */
 export const tokenSecurity: Record<string, string[]>[] = [{ mutualTLS: [], accessToken: [] }];
+/** The partner areas: the API's certificate-bound token, or a portal session (reads any role, writes PartnerAdmin). */
+export const partnerSecurity: Record<string, string[]>[] = [...tokenSecurity, ...portalSecurity];

@@ -2,10 +2,11 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { IdentityExecutor } from '../db/schema.js';
-import { endPortalSession, login, PORTAL_SESSION_SECONDS } from '../domain/portal-sessions.js';
-import { emailSchema } from '../domain/tenants.js';
-import { PORTAL_COOKIE, requirePrincipal } from '../plugins/authentication.js';
-import { problemResponses } from '@svc/problem-json';
+import { describePortalSession, endPortalSession, login, PORTAL_SESSION_SECONDS } from '../domain/portal-sessions.js';
+import { parseRegistrationCertificate } from '../domain/certificates.js';
+import { emailSchema, PORTAL_ROLES } from '../domain/tenants.js';
+import { PORTAL_COOKIE, refuseCrossOrigin, requirePrincipal } from '../plugins/authentication.js';
+import { ForbiddenError, problemResponses } from '@svc/problem-json';
 import { portalSecurity, RATE_LIMITED } from './openapi.js';
 import type { CredentialCache } from '../domain/credential-cache.js';
 
@@ -16,6 +17,14 @@ export interface PortalRouteOptions {
   cookiePath: string;
   /** Emptied here at once after a logout (other instances empty theirs on its NOTIFY). */
   credentials: CredentialCache;
+  /** Origins besides the request's own host whose browser logins are accepted (PUBLIC_BASE_URL). */
+  allowedOrigins: readonly string[];
+}
+
+function portalPrincipal(request: Parameters<typeof requirePrincipal>[0]) {
+  const principal = requirePrincipal(request);
+  if (principal.kind !== 'portal') throw new ForbiddenError('This is the partner portal\'s own API: it needs a portal session, not an API access token.');
+  return principal;
 }
 
 export const portalRoutes: FastifyPluginAsync<PortalRouteOptions> = async (app, options) => {
@@ -40,13 +49,15 @@ export const portalRoutes: FastifyPluginAsync<PortalRouteOptions> = async (app, 
           ...problemResponses({
             400: 'VALIDATION_ERROR',
             401: 'UNAUTHENTICATED: wrong email or password (the same answer for both)',
-            403: 'ACCOUNT_DISABLED: the tenant is disabled',
+            403: "ACCOUNT_DISABLED: the tenant is disabled; CSRF_REJECTED: a browser's Origin is not this service",
             429: `ACCOUNT_LOCKED: too many failed logins (Retry-After); or ${RATE_LIMITED}`,
           }),
         },
       },
     },
     async (request, reply) => {
+      // Login CSRF: another site must not sign a visitor in to an account of its choosing.
+      if (request.headers.origin !== undefined) refuseCrossOrigin(request, options.allowedOrigins);
       const session = await login(options.db, { email: request.body.email, password: request.body.password, correlationId: request.id }, options.clock());
       void reply.header('Cache-Control', 'no-store').setCookie(PORTAL_COOKIE, session.sessionToken, { ...cookie, maxAge: PORTAL_SESSION_SECONDS });
       return { sessionToken: session.sessionToken, expiresAt: session.expiresAt.toISOString() };
@@ -74,6 +85,72 @@ export const portalRoutes: FastifyPluginAsync<PortalRouteOptions> = async (app, 
         await options.credentials.announcementSeen(seen);
       }
       return reply.clearCookie(PORTAL_COOKIE, cookie).code(204).send(null);
+    },
+  );
+
+  typed.get(
+    '/portal/session',
+    {
+      config: { auth: 'portal' },
+      schema: {
+        operationId: 'getPortalSession',
+        summary: 'Who is signed in to the portal',
+        description: "The portal user, their tenant (with its sandbox flag) and the session's end. PartnerReadOnly users may read everything and change nothing.",
+        tags: ['portal'],
+        security: portalSecurity,
+        response: {
+          200: z.object({
+            user: z.object({ id: z.uuid(), email: z.string(), role: z.enum(PORTAL_ROLES) }),
+            tenant: z.object({ id: z.uuid(), name: z.string(), sandbox: z.boolean() }),
+            expiresAt: z.iso.datetime({ offset: true }),
+          }),
+          ...problemResponses({ 401: 'UNAUTHENTICATED', 403: 'ACCOUNT_DISABLED, or FORBIDDEN for an API access token' }),
+        },
+      },
+    },
+    async (request, reply) => {
+      void reply.header('Cache-Control', 'no-store');
+      const session = await describePortalSession(options.db, portalPrincipal(request));
+      return { ...session, user: { ...session.user, role: session.user.role as (typeof PORTAL_ROLES)[number] } };
+    },
+  );
+
+  typed.post(
+    '/portal/certificates/inspect',
+    {
+      config: { auth: 'portal-admin' },
+      schema: {
+        operationId: 'inspectClientCertificate',
+        summary: 'Read a client certificate before registering it',
+        description:
+          'The details POST /oauth/clients would extract (SHA-256 thumbprint, subject DN, validity), or the same 400 it would answer. Nothing is stored. Role PartnerAdmin.',
+        tags: ['portal'],
+        security: portalSecurity,
+        body: z.strictObject({ certificatePem: z.string().min(1, 'must not be empty').max(20_000, 'must be at most 20000 characters') }),
+        response: {
+          200: z.object({
+            certificateThumbprint: z.string(),
+            certificateSubjectDN: z.string(),
+            certificateNotBefore: z.iso.datetime({ offset: true }),
+            certificateNotAfter: z.iso.datetime({ offset: true }),
+          }),
+          ...problemResponses({
+            400: 'VALIDATION_ERROR: not one PEM certificate, a private key, expired or not yet valid',
+            401: 'UNAUTHENTICATED',
+            403: 'FORBIDDEN (not PartnerAdmin), CSRF_REJECTED or ACCOUNT_DISABLED',
+            429: RATE_LIMITED,
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const certificate = parseRegistrationCertificate(request.body.certificatePem, options.clock());
+      return {
+        certificateThumbprint: certificate.thumbprint,
+        certificateSubjectDN: certificate.subjectDn,
+        certificateNotBefore: certificate.notBefore.toISOString(),
+        certificateNotAfter: certificate.notAfter.toISOString(),
+      };
     },
   );
 };

@@ -7,8 +7,8 @@ import { CASE_STATUSES } from '../domain/cases/case-states.js';
 import { EXPORT_COLUMNS, EXPORT_ROW_LIMIT, openCasesExport } from '../domain/reports/csv-export.js';
 import { DEFAULT_WINDOW_DAYS, MAX_WINDOW_DAYS, resolveReportWindow } from '../domain/reports/report-window.js';
 import { summariseTenantCases } from '../domain/reports/summary.js';
-import { requireApiPartner } from '../plugins/authentication.js';
-import { RATE_LIMITED, tokenSecurity } from './openapi.js';
+import { requirePartner } from '../plugins/authentication.js';
+import { RATE_LIMITED, partnerSecurity } from './openapi.js';
 
 export interface ReportRouteOptions {
   db: IdentityExecutor;
@@ -53,12 +53,12 @@ export const reportRoutes: FastifyPluginAsync<ReportRouteOptions> = async (app, 
         summary: 'Summarise the verification cases of a window',
         description: `Cases created in [from, to], both inclusive (default the last ${DEFAULT_WINDOW_DAYS} days, at most ${MAX_WINDOW_DAYS} days), counted by their current status.`,
         tags: ['reports'],
-        security: tokenSecurity,
+        security: partnerSecurity,
         querystring: reportWindowQuery,
         response: { 200: summarySchema, ...problemResponses({ 400: WINDOW_ERRORS, ...AUTH_ERRORS }) },
       },
     },
-    async (request) => summariseTenantCases(db, requireApiPartner(request).tenantId, resolveReportWindow(request.query, clock())),
+    async (request) => summariseTenantCases(db, requirePartner(request).tenantId, resolveReportWindow(request.query, clock())),
   );
 
   typed.get(
@@ -74,7 +74,7 @@ export const reportRoutes: FastifyPluginAsync<ReportRouteOptions> = async (app, 
           "Text cells starting with =, +, -, @, tab or CR are prefixed with ' so spreadsheets do not evaluate them.",
         ].join(' '),
         tags: ['reports'],
-        security: tokenSecurity,
+        security: partnerSecurity,
         querystring: reportWindowQuery,
         response: {
           200: {
@@ -87,7 +87,7 @@ export const reportRoutes: FastifyPluginAsync<ReportRouteOptions> = async (app, 
       },
     },
     async (request, reply) => {
-      const tenantId = requireApiPartner(request).tenantId;
+      const tenantId = requirePartner(request).tenantId;
       const now = clock();
       const file = await openCasesExport(db, tenantId, resolveReportWindow(request.query, now), now);
       return reply

@@ -5,10 +5,11 @@ import { z } from 'zod';
 import type { IdentityExecutor } from '../db/schema.js';
 import { cancelCase, correctOcrFields } from '../domain/cases/case-commands.js';
 import { createCase } from '../domain/cases/create-case.js';
+import { caseHistory } from '../domain/cases/case-history.js';
 import { getCaseDetail, listCases } from '../domain/cases/read-cases.js';
-import { requireApiPartner } from '../plugins/authentication.js';
+import { requirePartner } from '../plugins/authentication.js';
 import { caseDetailSchema, caseIdParams, caseListItemSchema, caseStatusSchema, documentTypeSchema, ocrResultSchema, pageQueryShape } from './case-schemas.js';
-import { RATE_LIMITED, tokenSecurity } from './openapi.js';
+import { RATE_LIMITED, partnerSecurity } from './openapi.js';
 
 export interface VerificationRouteOptions {
   db: IdentityExecutor;
@@ -31,7 +32,7 @@ export const verificationRoutes: FastifyPluginAsync<VerificationRouteOptions> = 
         description:
           'Returns the one-time session token for the end user (shown once, stored only as a hash). Idempotency-Key: the same key and body while the session is unused returns the same caseId with a freshly issued session token (the earlier token stops working); a different body, or a key whose session was used or has expired, is 409 CASE_EXISTS naming the original case.',
         tags: ['verifications'],
-        security: tokenSecurity,
+        security: partnerSecurity,
         headers: z.looseObject({
           'idempotency-key': z
             .string()
@@ -57,7 +58,7 @@ export const verificationRoutes: FastifyPluginAsync<VerificationRouteOptions> = 
       },
     },
     async (request, reply) => {
-      const { tenantId, actor } = requireApiPartner(request);
+      const { tenantId, actor } = requirePartner(request);
       const created = await db.transaction((tx) =>
         createCase(
           tx,
@@ -77,11 +78,12 @@ export const verificationRoutes: FastifyPluginAsync<VerificationRouteOptions> = 
       schema: {
         operationId: 'listVerifications',
         summary: "List the tenant's verification cases",
-        description: 'Newest first (createdAt, then id). A page past the end is empty.',
+        description: 'Newest first (createdAt, then id). A page past the end is empty. `search` finds a case by its id (exact) or by the start of its external reference (case-insensitive).',
         tags: ['verifications'],
-        security: tokenSecurity,
+        security: partnerSecurity,
         querystring: z.strictObject({
           status: caseStatusSchema.optional(),
+          search: z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters').optional(),
           ...pageQueryShape,
         }),
         response: {
@@ -90,7 +92,7 @@ export const verificationRoutes: FastifyPluginAsync<VerificationRouteOptions> = 
         },
       },
     },
-    async (request) => listCases(db, requireApiPartner(request).tenantId, request.query),
+    async (request) => listCases(db, requirePartner(request).tenantId, request.query),
   );
 
   typed.get(
@@ -100,12 +102,45 @@ export const verificationRoutes: FastifyPluginAsync<VerificationRouteOptions> = 
         operationId: 'getVerification',
         summary: 'Read a verification case',
         tags: ['verifications'],
-        security: tokenSecurity,
+        security: partnerSecurity,
         params: caseIdParams,
         response: { 200: caseDetailSchema, ...problemResponses({ 400: 'VALIDATION_ERROR: not a UUID', 404: "NOT_FOUND: unknown, or another tenant's case", ...AUTH_ERRORS }) },
       },
     },
-    async (request) => getCaseDetail(db, requireApiPartner(request).tenantId, request.params.caseId),
+    async (request) => getCaseDetail(db, requirePartner(request).tenantId, request.params.caseId),
+  );
+
+  typed.get(
+    '/verifications/:caseId/history',
+    {
+      schema: {
+        operationId: 'getVerificationHistory',
+        summary: "A verification case's timeline",
+        description:
+          'Oldest first, from the audit trail: creation, every state change with who caused it and why (decision and cancel reasons), OCR corrections and reissued sessions. `actor` is `client:<clientId>`, `user:<portalUserId>`, `end-user:<sessionId>` or `system:<part>`.',
+        tags: ['verifications'],
+        security: partnerSecurity,
+        params: caseIdParams,
+        response: {
+          200: z
+            .object({
+              data: z.array(
+                z.object({
+                  at: z.iso.datetime({ offset: true }),
+                  action: z.string(),
+                  actor: z.string(),
+                  fromStatus: caseStatusSchema.nullable(),
+                  toStatus: caseStatusSchema.nullable(),
+                  detail: z.record(z.string(), z.unknown()).nullable(),
+                }),
+              ),
+            })
+            .meta({ id: 'CaseHistory' }),
+          ...problemResponses({ 400: 'VALIDATION_ERROR: not a UUID', 404: "NOT_FOUND: unknown, or another tenant's case", ...AUTH_ERRORS }),
+        },
+      },
+    },
+    async (request) => caseHistory(db, requirePartner(request).tenantId, request.params.caseId),
   );
 
   typed.post(
@@ -116,7 +151,7 @@ export const verificationRoutes: FastifyPluginAsync<VerificationRouteOptions> = 
         summary: 'Cancel a verification case',
         description: 'Allowed from Requested, SessionIssued, CaptureStarted and PendingManualReview. The reason is kept in the audit trail.',
         tags: ['verifications'],
-        security: tokenSecurity,
+        security: partnerSecurity,
         params: caseIdParams,
         body: z.strictObject({ reason: z.string().trim().min(1, 'must not be empty').max(500, 'must be at most 500 characters') }),
         response: {
@@ -131,7 +166,7 @@ export const verificationRoutes: FastifyPluginAsync<VerificationRouteOptions> = 
       },
     },
     async (request, reply) => {
-      const { tenantId, actor } = requireApiPartner(request);
+      const { tenantId, actor } = requirePartner(request);
       await db.transaction((tx) => cancelCase(tx, tenantId, request.params.caseId, request.body.reason, actor, clock()));
       return reply.code(204).send(null);
     },
@@ -145,7 +180,7 @@ export const verificationRoutes: FastifyPluginAsync<VerificationRouteOptions> = 
         summary: 'Correct extracted OCR fields',
         description: 'Keys must be fields the OCR extracted; values are strings. Allowed until the case is closed. Each change is audited with its before and after values and the notes.',
         tags: ['verifications'],
-        security: tokenSecurity,
+        security: partnerSecurity,
         params: caseIdParams,
         body: z.strictObject({
           fields: z
@@ -165,7 +200,7 @@ export const verificationRoutes: FastifyPluginAsync<VerificationRouteOptions> = 
       },
     },
     async (request) => {
-      const { tenantId, actor } = requireApiPartner(request);
+      const { tenantId, actor } = requirePartner(request);
       return db.transaction((tx) => correctOcrFields(tx, tenantId, request.params.caseId, request.body, actor, clock()));
     },
   );

@@ -8,9 +8,9 @@ import type { IdentityExecutor } from '../db/schema.js';
 import { listDeliveries, recoverDeliveries, retryDelivery, sendTestPing } from '../domain/webhooks/webhook-deliveries.js';
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, rotateEndpointSecret, setEndpointActive, updateEndpoint } from '../domain/webhooks/webhook-endpoints.js';
 import { MAX_ENDPOINTS_PER_TENANT, TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '../domain/webhooks/webhook-events.js';
-import { requireApiPartner } from '../plugins/authentication.js';
+import { requirePartner } from '../plugins/authentication.js';
 import { pageQueryShape } from './case-schemas.js';
-import { RATE_LIMITED, tokenSecurity } from './openapi.js';
+import { RATE_LIMITED, partnerSecurity } from './openapi.js';
 import {
   createdEndpointSchema,
   deliveryIdParams,
@@ -48,12 +48,12 @@ export const webhookRoutes: FastifyPluginAsync<WebhookRouteOptions> = async (app
   const typed = app.withTypeProvider<ZodTypeProvider>();
   const { db, clock } = options;
   const context = { box: options.box, policy: options.policy };
-  const common = { tags: ['webhooks'], security: tokenSecurity };
+  const common = { tags: ['webhooks'], security: partnerSecurity };
 
   typed.get(
     '/webhooks',
     { schema: { ...common, operationId: 'listWebhooks', summary: "List the tenant's webhook endpoints", response: { 200: z.array(webhookEndpointSchema), ...problemResponses(AUTH_ERRORS) } } },
-    async (request) => listEndpoints(db, requireApiPartner(request).tenantId),
+    async (request) => listEndpoints(db, requirePartner(request).tenantId),
   );
 
   typed.post(
@@ -72,7 +72,7 @@ export const webhookRoutes: FastifyPluginAsync<WebhookRouteOptions> = async (app
       },
     },
     async (request, reply) => {
-      const { tenantId, actor } = requireApiPartner(request);
+      const { tenantId, actor } = requirePartner(request);
       return reply.code(201).send(await createEndpoint(db, context, tenantId, request.body, actor, clock()));
     },
   );
@@ -80,7 +80,7 @@ export const webhookRoutes: FastifyPluginAsync<WebhookRouteOptions> = async (app
   typed.get(
     '/webhooks/:id',
     { schema: { ...common, operationId: 'getWebhook', summary: 'Get a webhook endpoint', params: endpointIdParams, response: { 200: webhookEndpointSchema, ...problemResponses({ 400: 'VALIDATION_ERROR', 404: NOT_FOUND, ...AUTH_ERRORS }) } } },
-    async (request) => getEndpoint(db, requireApiPartner(request).tenantId, request.params.id),
+    async (request) => getEndpoint(db, requirePartner(request).tenantId, request.params.id),
   );
 
   typed.put(
@@ -97,7 +97,7 @@ export const webhookRoutes: FastifyPluginAsync<WebhookRouteOptions> = async (app
       },
     },
     async (request) => {
-      const { tenantId, actor } = requireApiPartner(request);
+      const { tenantId, actor } = requirePartner(request);
       if (request.body.url === undefined && request.body.eventTypes === undefined) {
         throw new ValidationError('Send url, eventTypes or both.', [{ path: 'body', message: 'must contain url and/or eventTypes' }]);
       }
@@ -118,7 +118,7 @@ export const webhookRoutes: FastifyPluginAsync<WebhookRouteOptions> = async (app
       },
     },
     async (request, reply) => {
-      const { tenantId, actor } = requireApiPartner(request);
+      const { tenantId, actor } = requirePartner(request);
       await deleteEndpoint(db, tenantId, request.params.id, actor, clock());
       return reply.code(204).send(null);
     },
@@ -140,7 +140,7 @@ export const webhookRoutes: FastifyPluginAsync<WebhookRouteOptions> = async (app
         },
       },
       async (request, reply) => {
-        const { tenantId, actor } = requireApiPartner(request);
+        const { tenantId, actor } = requirePartner(request);
         await setEndpointActive(db, tenantId, request.params.id, isActive, actor, clock());
         return reply.code(204).send(null);
       },
@@ -160,7 +160,7 @@ export const webhookRoutes: FastifyPluginAsync<WebhookRouteOptions> = async (app
       },
     },
     async (request) => {
-      const { tenantId, actor } = requireApiPartner(request);
+      const { tenantId, actor } = requirePartner(request);
       return rotateEndpointSecret(db, context, tenantId, request.params.id, actor, clock());
     },
   );
@@ -178,7 +178,7 @@ export const webhookRoutes: FastifyPluginAsync<WebhookRouteOptions> = async (app
         response: { 200: deliveryPageSchema, ...problemResponses({ 400: 'VALIDATION_ERROR', 404: NOT_FOUND, ...AUTH_ERRORS }) },
       },
     },
-    async (request) => listDeliveries(db, requireApiPartner(request).tenantId, request.params.id, request.query),
+    async (request) => listDeliveries(db, requirePartner(request).tenantId, request.params.id, request.query),
   );
 
   typed.post(
@@ -194,7 +194,7 @@ export const webhookRoutes: FastifyPluginAsync<WebhookRouteOptions> = async (app
       },
     },
     async (request, reply) => {
-      const { tenantId, actor } = requireApiPartner(request);
+      const { tenantId, actor } = requirePartner(request);
       return reply.code(202).send(await sendTestPing(db, tenantId, request.params.id, actor, clock()));
     },
   );
@@ -215,7 +215,7 @@ export const webhookRoutes: FastifyPluginAsync<WebhookRouteOptions> = async (app
       },
     },
     async (request, reply) => {
-      const { tenantId, actor } = requireApiPartner(request);
+      const { tenantId, actor } = requirePartner(request);
       return reply.code(202).send(await retryDelivery(db, tenantId, request.params.id, request.params.deliveryId, actor, clock()));
     },
   );
@@ -234,7 +234,7 @@ export const webhookRoutes: FastifyPluginAsync<WebhookRouteOptions> = async (app
       },
     },
     async (request, reply) => {
-      const { tenantId, actor } = requireApiPartner(request);
+      const { tenantId, actor } = requirePartner(request);
       const now = clock();
       const since = new Date(request.body.since);
       const until = request.body.until === undefined ? now : new Date(request.body.until);

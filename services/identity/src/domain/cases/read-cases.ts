@@ -158,6 +158,8 @@ export async function getCaseDetail(db: IdentityExecutor, tenantId: string, case
 
 export interface ListCasesQuery {
   status?: CaseStatus | undefined;
+  /** A case id (exact), or the start of an external reference (case-insensitive). */
+  search?: string | undefined;
   page: number;
   pageSize: number;
 }
@@ -166,6 +168,7 @@ export interface ListCasesQuery {
 export async function listCases(db: IdentityExecutor, tenantId: string, query: ListCasesQuery) {
   const conditions: SQL[] = [eq(verificationCases.tenantId, tenantId)];
   if (query.status) conditions.push(eq(verificationCases.status, query.status));
+  if (query.search) conditions.push(searchCondition(query.search));
   const where = and(...conditions);
   const [rows, [total]] = await Promise.all([
     db
@@ -187,6 +190,17 @@ export async function listCases(db: IdentityExecutor, tenantId: string, query: L
   ]);
   const items = rows.map((item) => ({ ...item, status: item.status as CaseStatus, documentType: item.documentType as DocumentType, createdAt: item.createdAt.toISOString(), completedAt: iso(item.completedAt) }));
   return pageOf(items, query, total?.value ?? 0);
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** LIKE's wildcards in the text are literal: a search for "50%" finds "50%…", not "50…". */
+const likePrefix = (text: string) => `${text.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
+
+function searchCondition(search: string): SQL {
+  const byReference = sql`${verificationCases.externalReference} ilike ${likePrefix(search)}`;
+  if (!UUID.test(search)) return byReference;
+  return sql`(${verificationCases.id} = ${search.toLowerCase()}::uuid or ${byReference})`;
 }
 
 /** A page of a list in the spec's envelope (the partner list, the review queue). */
