@@ -44,18 +44,28 @@ function ensureDependencies() {
   if (run('pnpm', ['install', '--frozen-lockfile']) !== 0) process.exit(1);
 }
 
-// The fx rates page tests drive Debian's chromium (browser downloads are impossible here). As root
-// it is installed with apt-get; otherwise the run stops and names the command, never skips silently.
-function ensureChromium() {
-  const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-  if (existsSync(chromium)) return;
+// Debian packages the features need: the browser tests drive chromium (browser downloads are
+// impossible here), identity's local liveness check reads video frames with ffmpeg, and the
+// checks tests print synthetic passports in OCR-B. As root they are installed with apt-get;
+// otherwise the run stops and names the command, never skips silently.
+const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SYSTEM_PACKAGES = {
+  chromium: { present: () => existsSync(chromiumPath), why: 'the fx page and identity portal browser tests drive it' },
+  ffmpeg: { present: () => spawnSync('ffmpeg', ['-version'], { stdio: 'ignore' }).status === 0, why: "identity's local liveness check reads the video's frames with it" },
+  'fonts-ocr-b': { present: () => existsSync('/usr/share/fonts/opentype/ocr-b/OCRB.otf'), why: 'the checks tests print synthetic passports in the MRZ font' },
+};
+
+function ensureSystemPackages(names) {
+  const missing = names.filter((name) => !SYSTEM_PACKAGES[name].present());
+  if (missing.length === 0) return;
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   if (isRoot && spawnSync('apt-get', ['--version'], { stdio: 'ignore' }).status === 0) {
-    console.log('chromium not found: installing Debian\'s chromium with apt-get (the fx page tests drive it)');
+    for (const name of missing) console.log(`${name} not found: installing Debian's ${name} with apt-get (${SYSTEM_PACKAGES[name].why})`);
     const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-    if (run('apt-get', ['update', '-qq'], { env }) === 0 && run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'chromium'], { env }) === 0 && existsSync(chromium)) return;
+    if (run('apt-get', ['update', '-qq'], { env }) === 0 && run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...missing], { env }) === 0 && missing.every((name) => SYSTEM_PACKAGES[name].present())) return;
   }
-  console.error(`${chromium} is missing: the fx rates page tests need it. Install it as root with: apt-get install -y chromium`);
+  for (const name of missing) console.error(`${name} is missing: ${SYSTEM_PACKAGES[name].why}.`);
+  console.error(`Install as root with: apt-get install -y ${missing.join(' ')}`);
   process.exit(1);
 }
 
@@ -64,7 +74,7 @@ ensureDependencies();
 
 if (command === 'test') {
   // With DATABASE_URL the browser tests skip themselves (they run on the embedded default).
-  if (!process.env.DATABASE_URL) ensureChromium();
+  ensureSystemPackages(process.env.DATABASE_URL ? ['ffmpeg', 'fonts-ocr-b'] : ['chromium', 'ffmpeg', 'fonts-ocr-b']);
   // turbo builds the shared packages first (test dependsOn ^build), then runs each package's vitest.
   const reportDir = mkdtempSync(join(tmpdir(), 'svc-test-reports-'));
   const status = run('pnpm', ['exec', 'turbo', 'run', 'test', '--concurrency=1', ...process.argv.slice(3)], {
@@ -83,6 +93,9 @@ if (command === 'test') {
 }
 
 if (command === 'start') {
+  // identity decides live cases with the on-CPU checks unless told otherwise (CHECKS_PROVIDER).
+  const checksProvider = process.env.CHECKS_PROVIDER || (process.env.DATABASE_URL ? 'none' : 'local');
+  if (checksProvider === 'local') ensureSystemPackages(['ffmpeg']);
   if (run('pnpm', ['exec', 'turbo', 'run', 'build', '--filter=@svc/identity', '--filter=@svc/fx', '--output-logs=errors-only']) !== 0) process.exit(1);
   // Each service in its own process group: a terminal's Ctrl-C reaches only this runner, which
   // forwards one signal. A service signalled twice (by the terminal and by us) would skip its
