@@ -1,0 +1,85 @@
+/**
+ * On-CPU face match and basic liveness signals: @vladmandic/human's bundled models on the tfjs
+ * wasm backend, in one worker thread loaded once, and Debian's ffmpeg for video frames.
+ * Scores are uncalibrated; every doubt becomes ManualReviewRequiredError, never a pass.
+ */
+import { execFile } from 'node:child_process';
+import { ManualReviewRequiredError } from '../contract.js';
+import type { EvidenceBytes, FaceMatchAnswer, LivenessAnswer } from '../contract.js';
+import { LIVENESS_CHALLENGE, checkLiveness } from '../liveness/check-liveness.js';
+import { documentEmbedding, matchDocumentToSelfie } from './face-match.js';
+import { startHumanClient } from './human-client.js';
+import { missingHumanFiles } from './human-files.js';
+
+export { LIVENESS_CHALLENGE };
+export { EMBEDDING_LENGTH, assertUsableEmbedding, faceSimilarity } from './similarity.js';
+
+export interface FaceEngine {
+  match(input: { document: EvidenceBytes; selfie: EvidenceBytes }): Promise<FaceMatchAnswer>;
+  liveness(input: { video: EvidenceBytes; document: EvidenceBytes | null }): Promise<LivenessAnswer>;
+  close(): Promise<void>;
+}
+
+export interface FaceEngineOptions {
+  loadTimeoutMs: number;
+  inferenceTimeoutMs: number;
+  /** Default: `ffmpeg` on PATH. */
+  ffmpegPath?: string;
+}
+
+/** Human's faceres descriptor, scored with Human's match.similarity: a face-similarity score (uncalibrated). */
+export const FACE_MODEL = { name: 'human-faceres', version: '3.3.6' } as const;
+export const LIVENESS_MODEL = { name: 'basic-liveness-signals', version: '1.0.0' } as const;
+
+/**
+ * Defaults for CHECKS_FACE_THRESHOLD / CHECKS_LIVENESS_THRESHOLD with this provider, measured in
+ * test/face-thresholds.test.ts and test/liveness.test.ts (figures there and in the README).
+ * Face: on the hard sample set no impostor pair reached it. Liveness: only a clip that shows
+ * every signal scores above it (see liveness/signals.ts).
+ */
+export const RECOMMENDED_FACE_THRESHOLD = 0.6;
+export const RECOMMENDED_LIVENESS_THRESHOLD = 0.9;
+
+function ffmpegRuns(ffmpegPath: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    execFile(ffmpegPath, ['-hide_banner', '-version'], { timeout: 10_000 }, (error) => resolve(!error));
+  });
+}
+
+/** [] when Human's files are on disk and ffmpeg runs; otherwise what an operator must fix. */
+export async function faceModelProblems(options: { ffmpegPath?: string } = {}): Promise<string[]> {
+  const problems = await missingHumanFiles();
+  if (!(await ffmpegRuns(options.ffmpegPath ?? 'ffmpeg'))) problems.push('ffmpeg is not installed: apt-get install -y ffmpeg');
+  return problems;
+}
+
+/** The document portrait is read the same way for liveness; its reason should say which check asked. */
+function asLivenessReason(error: unknown): never {
+  if (error instanceof ManualReviewRequiredError) {
+    throw new ManualReviewRequiredError(error.reason.replace(/^Face match:/, 'Liveness:'), { cause: error });
+  }
+  throw error;
+}
+
+export async function createFaceEngine(options: FaceEngineOptions): Promise<FaceEngine> {
+  const client = await startHumanClient(options);
+  const ffmpegPath = options.ffmpegPath ?? 'ffmpeg';
+  return {
+    async match(input) {
+      const similarityScore = await matchDocumentToSelfie(client, input);
+      return { modelName: FACE_MODEL.name, modelVersion: FACE_MODEL.version, similarityScore };
+    },
+    async liveness(input) {
+      const document = input.document ? await documentEmbedding(client, input.document).catch(asLivenessReason) : null;
+      const verdict = await checkLiveness({ client, ffmpegPath, decodeTimeoutMs: options.inferenceTimeoutMs }, input.video.bytes, document);
+      return {
+        modelName: LIVENESS_MODEL.name,
+        modelVersion: LIVENESS_MODEL.version,
+        livenessScore: verdict.livenessScore,
+        presentationAttackDetected: verdict.presentationAttackDetected,
+        attackType: verdict.attackType,
+      };
+    },
+    close: () => client.close(),
+  };
+}

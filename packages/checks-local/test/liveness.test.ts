@@ -1,0 +1,95 @@
+/**
+ * The liveness check end to end (real ffmpeg, real Human) on synthetic clips: a still photo
+ * zoomed and panned (a replay attack) must never pass; several different photos of one man
+ * spliced (the control clip) must not be taken for a replay; broken uploads go to review.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualReviewRequiredError } from '../src/contract.js';
+import { LIVENESS_CHALLENGE, LIVENESS_MODEL, RECOMMENDED_LIVENESS_THRESHOLD, createFaceEngine } from '../src/face/index.js';
+import type { FaceEngine } from '../src/face/index.js';
+import { extractFrames } from '../src/liveness/extract-frames.js';
+import { FRAME_SAMPLING } from '../src/liveness/check-liveness.js';
+import { SAMPLE_FACES, sampleFaceJpeg } from '../src/synthetic/video-sample-faces.js';
+import { controlClip, stillPhotoClip, videoFromStill } from '../src/synthetic/video.js';
+
+let engine: FaceEngine;
+
+beforeAll(async () => {
+  engine = await createFaceEngine({ loadTimeoutMs: 30_000, inferenceTimeoutMs: 30_000 });
+}, 60_000);
+
+afterAll(async () => {
+  await engine?.close();
+});
+
+async function expectManualReview(promise: Promise<unknown>, reason: string) {
+  const error = await promise.then(() => null, (caught: unknown) => caught);
+  expect(error).toBeInstanceOf(ManualReviewRequiredError);
+  expect((error as ManualReviewRequiredError).reason).toBe(reason);
+}
+
+const personA = SAMPLE_FACES.filter((face) => face.person === 'person-a');
+
+describe('liveness on synthetic clips', () => {
+  it.each(['mp4', 'webm'] as const)('does not pass a still photo filmed as a %s video, and calls it a suspected replay', async (container) => {
+    const started = performance.now();
+    const answer = await engine.liveness({ video: { contentType: `video/${container}`, bytes: await stillPhotoClip({ container }) }, document: null });
+    console.log(container, 'still photo', JSON.stringify(answer), `${Math.round(performance.now() - started)} ms with encoding`);
+    expect(answer).toMatchObject({ modelName: LIVENESS_MODEL.name, modelVersion: LIVENESS_MODEL.version });
+    expect(answer.livenessScore).toBeLessThan(RECOMMENDED_LIVENESS_THRESHOLD);
+    expect(answer.presentationAttackDetected).toBe(true);
+    expect(answer.attackType).toBe('suspected-photo-replay');
+  }, 60_000);
+
+  it('does not take the spliced control clip for a replay, nor pass it (it shows no blink)', async () => {
+    const video = { contentType: 'video/mp4', bytes: await controlClip({ container: 'mp4' }) };
+    const document = { contentType: 'image/jpeg', bytes: await sampleFaceJpeg(personA.at(-1)!) };
+    const started = performance.now();
+    const answer = await engine.liveness({ video, document });
+    console.log('control clip', JSON.stringify(answer), `${Math.round(performance.now() - started)} ms`);
+    expect(answer.presentationAttackDetected).toBe(false);
+    expect(answer.livenessScore).toBeGreaterThanOrEqual(0.5);
+    expect(answer.livenessScore).toBeLessThan(RECOMMENDED_LIVENESS_THRESHOLD);
+  }, 60_000);
+
+  it('sends bytes that are not a video to review', async () => {
+    await expectManualReview(engine.liveness({ video: { contentType: 'video/mp4', bytes: Buffer.from('definitely not a video') }, document: null }), 'Liveness: the video could not be decoded');
+    const photo = await sampleFaceJpeg(personA[0]!);
+    await expectManualReview(engine.liveness({ video: { contentType: 'video/mp4', bytes: photo }, document: null }), 'Liveness: the video could not be decoded');
+  });
+
+  it('sends a clip shorter than the challenge to review', async () => {
+    const short = await videoFromStill(await sampleFaceJpeg(personA[0]!), { container: 'webm', seconds: 1 });
+    await expectManualReview(engine.liveness({ video: { contentType: 'video/webm', bytes: short }, document: null }), `Liveness: the video is shorter than ${LIVENESS_CHALLENGE.minDurationSeconds} seconds`);
+  }, 30_000);
+
+  it('sends a document without a face to review, naming the liveness check', async () => {
+    const video = await stillPhotoClip({ container: 'webm' });
+    const noFace = { contentType: 'image/jpeg', bytes: Buffer.from('not an image') };
+    await expectManualReview(engine.liveness({ video: { contentType: 'video/webm', bytes: video }, document: noFace }), 'Liveness: the document could not be read as an image');
+  }, 30_000);
+});
+
+describe('frame extraction', () => {
+  it('reads at most the challenge length at 10 frames a second, scaled to 640 px, through the pipe or the temporary file', async () => {
+    for (const container of ['mp4', 'webm'] as const) {
+      const clip = await videoFromStill(await sampleFaceJpeg(personA[1]!), { container, seconds: 4, width: 960, height: 540 });
+      const frames = await extractFrames(clip, { ...FRAME_SAMPLING, ffmpegPath: 'ffmpeg', timeoutMs: 20_000 });
+      expect(frames).toHaveLength(FRAME_SAMPLING.framesPerSecond * FRAME_SAMPLING.maxSeconds);
+      expect(frames[0]).toMatchObject({ width: 640, height: 360 });
+      expect(frames[0]!.rgb).toHaveLength(640 * 360 * 3);
+    }
+  }, 60_000);
+
+  it('says plainly when ffmpeg is missing', async () => {
+    const error = await extractFrames(Buffer.from('x'), { ...FRAME_SAMPLING, ffmpegPath: '/nonexistent/ffmpeg', timeoutMs: 5_000 }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ManualReviewRequiredError);
+    expect((error as ManualReviewRequiredError).reason).toBe('Liveness: ffmpeg is not installed on the checks worker');
+  });
+
+  it('kills a decode that runs past its time', async () => {
+    const clip = await stillPhotoClip({ container: 'webm' });
+    const error = await extractFrames(clip, { ...FRAME_SAMPLING, ffmpegPath: 'ffmpeg', timeoutMs: 1 }).catch((caught: unknown) => caught);
+    expect((error as ManualReviewRequiredError).reason).toBe('Liveness: the video took too long to decode');
+  }, 30_000);
+});
