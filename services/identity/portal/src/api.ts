@@ -1,0 +1,113 @@
+/**
+ * The partner API as the portal calls it: same origin, the HttpOnly session cookie only (no
+ * token ever in the browser), JSON in and out, problem+json errors turned into ApiError.
+ */
+export const API_BASE = '/api/partner/v1';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type Query = Record<string, string | number | undefined>;
+
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+interface ProblemBody {
+  title?: string;
+  detail?: string;
+  code?: string;
+  errors?: FieldError[];
+}
+
+/** A refused request: the problem's detail is what the user reads. */
+export class ApiError extends Error {
+  status: number;
+  code: string | undefined;
+  /** The problem's short title ("Forbidden"), when it has one. */
+  title: string | undefined;
+  detail: string;
+  errors?: FieldError[];
+  /** Seconds from a Retry-After header (429 ACCOUNT_LOCKED, rate limits), when the server sent one. */
+  retryAfterSeconds: number | undefined;
+
+  constructor(status: number, problem: ProblemBody, retryAfterSeconds?: number) {
+    const detail = problem.detail ?? problem.title ?? `The server answered ${status}.`;
+    super(detail);
+    this.name = 'ApiError';
+    this.status = status;
+    this.code = problem.code;
+    this.title = problem.title;
+    this.detail = detail;
+    if (problem.errors) this.errors = problem.errors;
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+/** `/api/partner/v1<path>?<query>`, for <img src>, <video src> and <a href download>: the browser sends the cookie. */
+export function apiUrl(path: string, query?: Query): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(query ?? {})) if (value !== undefined && value !== '') search.set(name, String(value));
+  const text = search.toString();
+  return `${API_BASE}${path}${text ? `?${text}` : ''}`;
+}
+
+type UnauthenticatedListener = () => void;
+let onUnauthenticated: UnauthenticatedListener = () => undefined;
+
+/** The session layer sends the user to sign in when any call answers 401; set once by the app. */
+export function setUnauthenticatedListener(listener: UnauthenticatedListener) {
+  onUnauthenticated = listener;
+}
+
+async function readProblem(response: Response): Promise<ProblemBody> {
+  const type = response.headers.get('content-type') ?? '';
+  if (!type.includes('json')) return { title: response.statusText };
+  try {
+    return (await response.json()) as ProblemBody;
+  } catch {
+    return { title: response.statusText };
+  }
+}
+
+export interface ApiOptions {
+  body?: unknown;
+  query?: Query;
+  /** Sign-in and the session probe handle their own 401 instead of redirecting. */
+  quietUnauthenticated?: boolean;
+}
+
+export async function api<T>(method: HttpMethod, path: string, options: ApiOptions = {}): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json, application/problem+json' };
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  let response: Response;
+  try {
+    response = await fetch(apiUrl(path, options.query), {
+      method,
+      headers,
+      credentials: 'same-origin',
+      cache: 'no-store',
+      ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
+    });
+  } catch {
+    throw new ApiError(0, { code: 'NETWORK', detail: 'The server could not be reached. Check the connection and try again.' });
+  }
+  if (response.ok) {
+    if (response.status === 204) return undefined as T;
+    const type = response.headers.get('content-type') ?? '';
+    return (type.includes('json') ? await response.json() : await response.text()) as T;
+  }
+  const problem = await readProblem(response);
+  const retryAfter = Number(response.headers.get('retry-after'));
+  const error = new ApiError(response.status, problem, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined);
+  if (response.status === 401 && !options.quietUnauthenticated) onUnauthenticated();
+  throw error;
+}
+
+/** The list envelope of /verifications, /webhooks/…/deliveries and the like. */
+export interface Page<T> {
+  items: T[];
+  page: number;
+  pageSize: number;
+  totalCount: number;
+  totalPages: number;
+}

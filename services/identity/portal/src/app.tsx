@@ -1,0 +1,127 @@
+import { useEffect, useState } from 'preact/hooks';
+import { setUnauthenticatedListener } from './api.js';
+import { ErrorNotice, Loading } from './components/index.js';
+import { Layout, type PortalArea } from './components/layout.js';
+import { type Messages, useMessages } from './i18n.js';
+import { Link, navigate, useLocation } from './router.js';
+import { CasesArea } from './screens/cases/index.js';
+import { ClientsScreen } from './screens/clients/index.js';
+import { ReportsArea } from './screens/reports/index.js';
+import { SignInScreen } from './screens/sign-in/index.js';
+import { WebhooksArea } from './screens/webhooks/index.js';
+import { loadSession, type PortalSession, SessionProvider, signOut } from './session.js';
+
+const messages: Messages<'notFound' | 'notFoundBody' | 'toCases'> = {
+  en: { notFound: 'Page not found', notFoundBody: 'There is no portal page at this address.', toCases: 'Go to the cases' },
+  ar: { notFound: 'الصفحة غير موجودة', notFoundBody: 'لا توجد صفحة في البوابة بهذا العنوان.', toCases: 'اذهب إلى الحالات' },
+};
+
+/** Where sign-in returns to: only a path inside the portal (never another site). */
+export function safeReturnPath(next: string | null): string {
+  return next && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/sign-in') ? next : '/cases';
+}
+
+function currentPortalPath(): string {
+  const { pathname, search } = window.location;
+  return `${pathname.replace(/^\/portal/, '') || '/cases'}${search}`;
+}
+
+function signInHref(): string {
+  return `/sign-in?next=${encodeURIComponent(currentPortalPath())}`;
+}
+
+/** '/cases/abc' → the cases area with subpath '/abc'. */
+function areaOf(path: string): { area: PortalArea; subpath: string } | undefined {
+  const match = /^\/(cases|clients|webhooks|reports)(\/.*)?$/.exec(path);
+  return match ? { area: match[1] as PortalArea, subpath: match[2] ?? '' } : undefined;
+}
+
+function NotFound() {
+  const t = useMessages(messages);
+  return (
+    <section>
+      <h1>{t('notFound')}</h1>
+      <p>{t('notFoundBody')}</p>
+      <Link href="/cases">{t('toCases')}</Link>
+    </section>
+  );
+}
+
+function AreaScreen(props: { area: PortalArea; subpath: string }) {
+  switch (props.area) {
+    case 'cases':
+      return <CasesArea subpath={props.subpath} />;
+    case 'clients':
+      return props.subpath ? <NotFound /> : <ClientsScreen />;
+    case 'webhooks':
+      return <WebhooksArea subpath={props.subpath} />;
+    case 'reports':
+      return <ReportsArea subpath={props.subpath} />;
+  }
+}
+
+export function App() {
+  const location = useLocation();
+  // undefined: not known yet; null: nobody signed in.
+  const [session, setSession] = useState<PortalSession | null | undefined>(undefined);
+  const [error, setError] = useState<unknown>();
+  const onSignInPage = location.path === '/sign-in';
+
+  useEffect(() => {
+    // Any call answering 401 (the session ended or was revoked) leads back to sign in, then back here.
+    setUnauthenticatedListener(() => {
+      setSession(null);
+      if (!window.location.pathname.startsWith('/portal/sign-in')) navigate(signInHref(), { replace: true });
+    });
+  }, []);
+
+  useEffect(() => {
+    if (location.path === '') navigate('/cases', { replace: true });
+  }, [location.path]);
+
+  useEffect(() => {
+    // The sign-in page never asks: that would only log a 401 for a visitor who is not signed in.
+    if (onSignInPage || session) return;
+    let current = true;
+    loadSession().then(
+      (loaded) => {
+        if (!current) return;
+        setSession(loaded);
+        if (!loaded) navigate(signInHref(), { replace: true });
+      },
+      (failure: unknown) => current && setError(failure),
+    );
+    return () => void (current = false);
+  }, [onSignInPage, session]);
+
+  if (onSignInPage) {
+    return (
+      <SignInScreen
+        onSignedIn={(signedIn) => {
+          setSession(signedIn);
+          navigate(safeReturnPath(location.query.get('next')), { replace: true });
+        }}
+      />
+    );
+  }
+  if (error) return <main class="content content-alone"><ErrorNotice error={error} onRetry={() => window.location.reload()} /></main>;
+  if (!session) return <main class="content content-alone"><Loading /></main>;
+
+  const found = areaOf(location.path);
+  const onSignOut = () => {
+    // Even when the server cannot be reached, the screen leaves the session behind.
+    void signOut()
+      .catch(() => undefined)
+      .then(() => {
+        setSession(null);
+        navigate('/sign-in', { replace: true });
+      });
+  };
+  return (
+    <SessionProvider session={session}>
+      <Layout area={found?.area} onSignOut={onSignOut}>
+        {found ? <AreaScreen key={found.area} area={found.area} subpath={found.subpath} /> : location.path === '' ? <Loading /> : <NotFound />}
+      </Layout>
+    </SessionProvider>
+  );
+}

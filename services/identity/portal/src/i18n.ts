@@ -1,0 +1,73 @@
+import { useEffect, useState } from 'preact/hooks';
+
+/**
+ * Two languages, each screen holding its own messages beside itself (screens/<area>/messages.ts),
+ * so no central message file is shared between the people writing screens.
+ */
+export type Language = 'en' | 'ar';
+export type Messages<K extends string> = { en: Record<K, string>; ar: Record<K, string> };
+export type Translate<K extends string> = (key: K, vars?: Record<string, string | number>) => string;
+
+const STORAGE_KEY = 'portal.language';
+const listeners = new Set<(language: Language) => void>();
+
+function initialLanguage(): Language {
+  try {
+    const remembered = window.localStorage.getItem(STORAGE_KEY);
+    if (remembered === 'en' || remembered === 'ar') return remembered;
+  } catch {
+    // Storage can be refused (privacy settings); the browser's language decides then.
+  }
+  return navigator.language.toLowerCase().startsWith('ar') ? 'ar' : 'en';
+}
+
+let current: Language = initialLanguage();
+
+/** <html lang dir>: the whole page mirrors for Arabic, and screen readers pick the right voice. */
+function applyToDocument(language: Language) {
+  document.documentElement.lang = language;
+  document.documentElement.dir = language === 'ar' ? 'rtl' : 'ltr';
+}
+applyToDocument(current);
+
+export function currentLanguage(): Language {
+  return current;
+}
+
+export function setLanguage(language: Language): void {
+  if (language === current) return;
+  current = language;
+  applyToDocument(language);
+  try {
+    window.localStorage.setItem(STORAGE_KEY, language);
+  } catch {
+    // Not remembered, still applied.
+  }
+  listeners.forEach((listener) => listener(language));
+}
+
+export function useLanguage(): { language: Language; setLanguage: (language: Language) => void } {
+  const [language, setState] = useState(current);
+  useEffect(() => {
+    listeners.add(setState);
+    // The language may have changed between the first render and this effect.
+    setState(current);
+    return () => void listeners.delete(setState);
+  }, []);
+  return { language, setLanguage };
+}
+
+/** `{name}` in a message is replaced by vars.name; a missing variable stays visible as {name}. */
+export function interpolate(text: string, vars?: Record<string, string | number>): string {
+  if (!vars) return text;
+  return text.replace(/\{(\w+)\}/g, (whole, name: string) => (name in vars ? String(vars[name]) : whole));
+}
+
+export function translate<K extends string>(messages: Messages<K>, language: Language): Translate<K> {
+  return (key, vars) => interpolate(messages[language][key] ?? messages.en[key] ?? key, vars);
+}
+
+export function useMessages<K extends string>(messages: Messages<K>): Translate<K> {
+  const { language } = useLanguage();
+  return translate(messages, language);
+}

@@ -1,0 +1,44 @@
+import type { Messages } from '../../i18n.js';
+
+type Key =
+  | 'title'
+  | 'intro'
+  | 'email'
+  | 'password'
+  | 'submit'
+  | 'submitting'
+  | 'wrongCredentials'
+  | 'lockedMinutes'
+  | 'lockedNow'
+  | 'disabled'
+  | 'failed';
+
+export const signInMessages: Messages<Key> = {
+  en: {
+    title: 'Sign in to the partner portal',
+    intro: "Your organisation's verification cases, OAuth clients, webhooks and reports.",
+    email: 'Email',
+    password: 'Password',
+    submit: 'Sign in',
+    submitting: 'Signing in…',
+    // English shows the API's own words for these (see errorMessage); these are the fallbacks.
+    wrongCredentials: 'The email or password is incorrect.',
+    lockedMinutes: 'Too many failed sign-ins: this account is locked. Try again in {minutes} minutes.',
+    lockedNow: 'The email or password is incorrect. Too many failed attempts: the account is now locked for 15 minutes.',
+    disabled: 'This account has been disabled by an administrator.',
+    failed: 'Signing in failed: {detail}',
+  },
+  ar: {
+    title: 'تسجيل الدخول إلى بوابة الشركاء',
+    intro: 'حالات التحقق في مؤسستك، وعملاء OAuth، والويب هوك، والتقارير.',
+    email: 'البريد الإلكتروني',
+    password: 'كلمة المرور',
+    submit: 'تسجيل الدخول',
+    submitting: 'جارٍ تسجيل الدخول…',
+    wrongCredentials: 'البريد الإلكتروني أو كلمة المرور غير صحيحة.',
+    lockedMinutes: 'محاولات فاشلة كثيرة: هذا الحساب مقفل. حاول مجددًا بعد {minutes} دقيقة.',
+    lockedNow: 'البريد الإلكتروني أو كلمة المرور غير صحيحة. محاولات فاشلة كثيرة: أُقفل الحساب الآن لمدة 15 دقيقة.',
+    disabled: 'عطّل أحد المسؤولين هذا الحساب.',
+    failed: 'تعذّر تسجيل الدخول: {detail}',
+  },
+};
