@@ -1,4 +1,21 @@
-// Placeholder so the portal shell compiles; the cases screens replace it.
-export function CasesArea(props: { subpath: string }) {
-  return <section data-subpath={props.subpath}>Cases</section>;
+import { useMessages } from '../../i18n.js';
+import { EmptyState } from '../../components/index.js';
+import { CaseDetail } from './case-detail.js';
+import { CaseList } from './case-list.js';
+import { caseMessages, CASES_HREF } from './messages.js';
+import { Link } from '../../router.js';
+
+const CASE_ID = /^\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\/?$/i;
+
+/** `/portal/cases` is the list, `/portal/cases/<id>` one case; anything else is not a page. */
+export function CasesArea({ subpath }: { subpath: string }) {
+  const t = useMessages(caseMessages);
+  if (subpath === '' || subpath === '/') return <CaseList />;
+  const caseId = CASE_ID.exec(subpath)?.[1];
+  if (caseId) return <CaseDetail key={caseId} caseId={caseId.toLowerCase()} />;
+  return (
+    <EmptyState title={t('notACase')}>
+      <Link href={CASES_HREF}>{t('backToCases')}</Link>
+    </EmptyState>
+  );
 }

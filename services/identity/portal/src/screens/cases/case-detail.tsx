@@ -1,0 +1,124 @@
+import { api } from '../../api.js';
+import { CopyButton, ErrorNotice, Loading, PageHeader, StatusBadge, useAsync } from '../../components/index.js';
+import { formatDateTime, formatNumber } from '../../format.js';
+import { useLanguage, useMessages } from '../../i18n.js';
+import { Link } from '../../router.js';
+import { useSession } from '../../session.js';
+import { CancelCase } from './cancel-case.js';
+import { CaseEvidence } from './case-evidence.js';
+import { FraudSignals, ReviewDecisions } from './case-findings.js';
+import { canCancel } from './case-logic.js';
+import { CaseTimeline } from './case-timeline.js';
+import type { CaseDetail as CaseDetailData, CaseHistoryEntry } from './case-types.js';
+import { CheckScores } from './check-scores.js';
+import { caseMessages, CASES_HREF } from './messages.js';
+import { OcrFields } from './ocr-fields.js';
+import './cases.css';
+
+export function CaseDetail({ caseId }: { caseId: string }) {
+  const t = useMessages(caseMessages);
+  const { canWrite } = useSession();
+  const detail = useAsync(() => api<CaseDetailData>('GET', `/verifications/${encodeURIComponent(caseId)}`), [caseId]);
+  const history = useAsync(() => api<{ data: CaseHistoryEntry[] }>('GET', `/verifications/${encodeURIComponent(caseId)}/history`), [caseId]);
+  // A change (cancel, correction) moves the case and adds to its trail: both are read again.
+  const reloadAll = () => {
+    detail.reload();
+    history.reload();
+  };
+
+  const verification = detail.data;
+  return (
+    <section class="case-detail" aria-labelledby="case-title">
+      <p class="back-link">
+        <Link href={CASES_HREF}>{t('backToCases')}</Link>
+      </p>
+      {detail.error ? <ErrorNotice error={detail.error} /> : null}
+      {!verification && detail.loading ? <Loading /> : null}
+      {verification ? (
+        <>
+          <PageHeader
+            title={
+              <span id="case-title" data-testid="case-title">
+                {verification.externalReference ?? t('caseWithoutReference')}
+              </span>
+            }
+            actions={canWrite && canCancel(verification.status) ? <CancelCase caseId={verification.id} onCancelled={reloadAll} /> : undefined}
+          />
+          <div class="case-grid">
+            <div class="case-main">
+              <CaseSummary verification={verification} />
+              <CaseEvidence verification={verification} />
+              <OcrFields verification={verification} canWrite={canWrite} onCorrected={reloadAll} />
+              <CheckScores faceMatch={verification.faceMatch} liveness={verification.liveness} />
+            </div>
+            <div class="case-side">
+              <section class="card" aria-labelledby="timeline-title">
+                <h2 id="timeline-title">{t('timeline')}</h2>
+                {history.error ? <ErrorNotice error={history.error} /> : null}
+                {history.data ? <CaseTimeline entries={history.data.data} /> : history.loading ? <Loading /> : null}
+              </section>
+              <FraudSignals signals={verification.fraudSignals} />
+              <ReviewDecisions decisions={verification.reviewDecisions} />
+            </div>
+          </div>
+        </>
+      ) : null}
+    </section>
+  );
+}
+
+function CaseSummary({ verification }: { verification: CaseDetailData }) {
+  const t = useMessages(caseMessages);
+  const { language } = useLanguage();
+  const when = (iso: string | null) => (iso ? formatDateTime(iso, language) : '—');
+  return (
+    <section class="card" aria-labelledby="summary-title">
+      <h2 id="summary-title">{t('summary')}</h2>
+      <dl class="facts">
+        <div>
+          <dt>{t('caseId')}</dt>
+          <dd class="with-copy">
+            <code data-testid="case-id">{verification.id}</code>
+            <CopyButton text={verification.id} label={t('copyCaseId')} />
+          </dd>
+        </div>
+        <div>
+          <dt>{t('status')}</dt>
+          <dd data-testid="case-status">
+            <StatusBadge status={verification.status} />
+          </dd>
+        </div>
+        <div>
+          <dt>{t('documentType')}</dt>
+          <dd>{t(`documentType.${verification.documentType}` as const)}</dd>
+        </div>
+        <div>
+          <dt>{t('riskScore')}</dt>
+          <dd>{verification.compositeRiskScore === null ? t('notScored') : t('riskOutOf100', { score: formatNumber(verification.compositeRiskScore, language) })}</dd>
+        </div>
+        <div class="wide">
+          <dt>{t('decisionReason')}</dt>
+          <dd data-testid="decision-reason">{verification.decisionReason ?? '—'}</dd>
+        </div>
+        <div>
+          <dt>{t('created')}</dt>
+          <dd>{when(verification.createdAt)}</dd>
+        </div>
+        <div>
+          <dt>{t('updated')}</dt>
+          <dd>{when(verification.updatedAt)}</dd>
+        </div>
+        <div>
+          <dt>{t('completed')}</dt>
+          <dd>{when(verification.completedAt)}</dd>
+        </div>
+        {verification.session ? (
+          <div>
+            <dt>{t('session')}</dt>
+            <dd>{verification.session.isUsed ? t('sessionUsed', { at: when(verification.session.usedAt) }) : t('sessionExpires', { at: when(verification.session.expiresAt) })}</dd>
+          </div>
+        ) : null}
+      </dl>
+    </section>
+  );
+}
