@@ -3,6 +3,7 @@
  * zoomed and panned (a replay attack) must never pass; several different photos of one man
  * spliced (the control clip) must not be taken for a replay; broken uploads go to review.
  */
+import { createCanvas } from '@napi-rs/canvas';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualReviewRequiredError } from '../src/contract.js';
 import { LIVENESS_CHALLENGE, LIVENESS_MODEL, RECOMMENDED_LIVENESS_THRESHOLD, createFaceEngine } from '../src/face/index.js';
@@ -61,6 +62,17 @@ describe('liveness on synthetic clips', () => {
   it('sends a clip shorter than the challenge to review', async () => {
     const short = await videoFromStill(await sampleFaceJpeg(personA[0]!), { container: 'webm', seconds: 1 });
     await expectManualReview(engine.liveness({ video: { contentType: 'video/webm', bytes: short }, document: null }), `Liveness: the video is shorter than ${LIVENESS_CHALLENGE.minDurationSeconds} seconds`);
+  }, 30_000);
+
+  it('sends a video without a face to review', async () => {
+    const canvas = createCanvas(640, 360);
+    const context = canvas.getContext('2d');
+    context.fillStyle = '#6a7f8c';
+    context.fillRect(0, 0, 640, 360);
+    context.fillStyle = '#d9c9a3';
+    context.fillRect(200, 80, 240, 200);
+    const video = await videoFromStill(canvas.toBuffer('image/jpeg'), { container: 'webm', seconds: 2.5 });
+    await expectManualReview(engine.liveness({ video: { contentType: 'video/webm', bytes: video }, document: null }), 'Liveness: no face found in the video');
   }, 30_000);
 
   it('sends a document without a face to review, naming the liveness check', async () => {

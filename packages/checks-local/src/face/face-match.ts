@@ -6,7 +6,7 @@ import { ManualReviewRequiredError } from '../contract.js';
 import type { EvidenceBytes } from '../contract.js';
 import { decodeImage } from './decode-image.js';
 import type { HumanClient } from './human-client.js';
-import { assertUsableEmbedding, faceSimilarity } from './similarity.js';
+import { assertUsableEmbedding } from './similarity.js';
 import type { WorkerFace } from './worker-protocol.js';
 
 /**
@@ -44,10 +44,4 @@ export async function selfieEmbedding(client: HumanClient, selfie: EvidenceBytes
   const face = selfieFace(await client.detectFaces(await decodeImage(selfie.bytes, 'the selfie'), { describe: true }));
   assertUsableEmbedding(face.embedding, 'the selfie');
   return face.embedding;
-}
-
-export async function matchDocumentToSelfie(client: HumanClient, input: { document: EvidenceBytes; selfie: EvidenceBytes }): Promise<number> {
-  const document = await documentEmbedding(client, input.document);
-  const selfie = await selfieEmbedding(client, input.selfie);
-  return faceSimilarity(document, selfie);
 }

@@ -4,12 +4,15 @@
  * Scores are uncalibrated; every doubt becomes ManualReviewRequiredError, never a pass.
  */
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { ManualReviewRequiredError } from '../contract.js';
 import type { EvidenceBytes, FaceMatchAnswer, LivenessAnswer } from '../contract.js';
 import { LIVENESS_CHALLENGE, checkLiveness } from '../liveness/check-liveness.js';
-import { documentEmbedding, matchDocumentToSelfie } from './face-match.js';
+import { documentEmbedding, selfieEmbedding } from './face-match.js';
 import { startHumanClient } from './human-client.js';
+import type { HumanClient } from './human-client.js';
 import { missingHumanFiles } from './human-files.js';
+import { faceSimilarity } from './similarity.js';
 
 export { LIVENESS_CHALLENGE };
 export { EMBEDDING_LENGTH, assertUsableEmbedding, faceSimilarity } from './similarity.js';
@@ -53,6 +56,23 @@ export async function faceModelProblems(options: { ffmpegPath?: string } = {}): 
   return problems;
 }
 
+/**
+ * A case's face match and liveness check both need the document portrait's descriptor: the
+ * last few are kept by the document's SHA-256 so the second check does not pay for it again.
+ */
+function createDocumentEmbeddings(client: HumanClient, capacity = 8) {
+  const cache = new Map<string, Float32Array>();
+  return async (document: EvidenceBytes): Promise<Float32Array> => {
+    const key = createHash('sha256').update(document.bytes).digest('hex');
+    const cached = cache.get(key);
+    if (cached) return cached;
+    const embedding = await documentEmbedding(client, document);
+    cache.set(key, embedding);
+    if (cache.size > capacity) cache.delete(cache.keys().next().value!);
+    return embedding;
+  };
+}
+
 /** The document portrait is read the same way for liveness; its reason should say which check asked. */
 function asLivenessReason(error: unknown): never {
   if (error instanceof ManualReviewRequiredError) {
@@ -64,13 +84,14 @@ function asLivenessReason(error: unknown): never {
 export async function createFaceEngine(options: FaceEngineOptions): Promise<FaceEngine> {
   const client = await startHumanClient(options);
   const ffmpegPath = options.ffmpegPath ?? 'ffmpeg';
+  const portraitOf = createDocumentEmbeddings(client);
   return {
     async match(input) {
-      const similarityScore = await matchDocumentToSelfie(client, input);
+      const similarityScore = faceSimilarity(await portraitOf(input.document), await selfieEmbedding(client, input.selfie));
       return { modelName: FACE_MODEL.name, modelVersion: FACE_MODEL.version, similarityScore };
     },
     async liveness(input) {
-      const document = input.document ? await documentEmbedding(client, input.document).catch(asLivenessReason) : null;
+      const document = input.document ? await portraitOf(input.document).catch(asLivenessReason) : null;
       const verdict = await checkLiveness({ client, ffmpegPath, decodeTimeoutMs: options.inferenceTimeoutMs }, input.video.bytes, document);
       return {
         modelName: LIVENESS_MODEL.name,

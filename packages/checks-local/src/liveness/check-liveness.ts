@@ -5,7 +5,7 @@ import { ManualReviewRequiredError } from '../contract.js';
 import { confidentFaces } from '../face/face-match.js';
 import type { HumanClient } from '../face/human-client.js';
 import type { WorkerFace } from '../face/worker-protocol.js';
-import { extractFrames } from './extract-frames.js';
+import { decodeFrames } from './extract-frames.js';
 import type { FrameSampling } from './extract-frames.js';
 import { judgeLiveness, measureLiveness } from './signals.js';
 import type { LivenessThresholds, LivenessVerdict } from './signals.js';
@@ -35,9 +35,10 @@ export const FRAME_SAMPLING: FrameSampling = {
 
 /**
  * Frames that also get a face descriptor (for identity stability and the document match): each
- * costs about 120 ms more than detection and mesh, so a handful spread over the clip.
+ * costs about 150 ms more than detection and mesh, so three, near the start, middle and end of
+ * a 3-second clip. Chosen before the clip's length is known, as frames are detected while decoding.
  */
-export const DESCRIBED_FRAMES = 5;
+export const DESCRIBED_FRAME_INDEXES: readonly number[] = [2, 15, 28];
 
 export const LIVENESS_THRESHOLDS: LivenessThresholds = {
   minShareWithOneFace: 0.9,
@@ -61,17 +62,22 @@ export async function checkLiveness(
   video: Buffer,
   documentEmbedding: Float32Array | null,
 ): Promise<LivenessVerdict> {
-  const frames = await extractFrames(video, { ...FRAME_SAMPLING, ffmpegPath: dependencies.ffmpegPath, timeoutMs: dependencies.decodeTimeoutMs });
+  const detections: Promise<WorkerFace[]>[] = [];
+  const frameCount = await decodeFrames(video, { ...FRAME_SAMPLING, ffmpegPath: dependencies.ffmpegPath, timeoutMs: dependencies.decodeTimeoutMs }, (frame) => {
+    const describe = DESCRIBED_FRAME_INDEXES.includes(detections.length);
+    const detection = dependencies.client.detectFaces(frame, { describe });
+    detection.catch(() => undefined); // awaited below; a decode error must not leave it unhandled
+    detections.push(detection);
+  }).catch(async (error: unknown) => {
+    await Promise.allSettled(detections);
+    throw error;
+  });
   // Frames at 10 a second: fewer than 90 % of the minimum length means a clip too short to show the challenge.
-  if (frames.length < 0.9 * LIVENESS_CHALLENGE.minDurationSeconds * FRAME_SAMPLING.framesPerSecond) {
+  if (frameCount < 0.9 * LIVENESS_CHALLENGE.minDurationSeconds * FRAME_SAMPLING.framesPerSecond) {
+    await Promise.allSettled(detections);
     throw new ManualReviewRequiredError(`Liveness: the video is shorter than ${LIVENESS_CHALLENGE.minDurationSeconds} seconds`);
   }
-  const describeEvery = Math.max(1, Math.floor(frames.length / DESCRIBED_FRAMES));
-  const facesPerFrame: WorkerFace[][] = [];
-  for (const [index, frame] of frames.entries()) {
-    const describe = index % describeEvery === Math.floor(describeEvery / 2);
-    facesPerFrame.push(confidentFaces(await dependencies.client.detectFaces(frame, { describe })));
-  }
+  const facesPerFrame = (await Promise.all(detections)).map(confidentFaces);
   const measurements = measureLiveness(facesPerFrame, documentEmbedding);
   if (measurements.framesWithOneFace === 0) throw new ManualReviewRequiredError('Liveness: no face found in the video');
   return judgeLiveness(measurements, LIVENESS_THRESHOLDS);

@@ -81,9 +81,9 @@ function ffmpegArguments(input: string, options: FrameSampling) {
   ];
 }
 
-function runFfmpeg(video: Buffer, input: string, options: ExtractFramesOptions): Promise<RgbImage[]> {
+function runFfmpeg(video: Buffer, input: string, options: ExtractFramesOptions, onFrame: (frame: RgbImage) => void): Promise<number> {
   return new Promise((resolve, reject) => {
-    const frames: RgbImage[] = [];
+    let frames = 0;
     let stderr = '';
     let settled = false;
     const finish = (error: Error | null) => {
@@ -103,12 +103,15 @@ function runFfmpeg(video: Buffer, input: string, options: ExtractFramesOptions):
         ? new ManualReviewRequiredError('Liveness: ffmpeg is not installed on the checks worker', { cause: error })
         : new ManualReviewRequiredError('Liveness: the video could not be decoded', { cause: error }));
     });
-    child.stdout.on('data', createPpmReader((frame) => frames.push(frame)));
+    child.stdout.on('data', createPpmReader((frame) => {
+      frames++;
+      onFrame(frame);
+    }));
     child.stderr.on('data', (chunk: Buffer) => {
       if (stderr.length < STDERR_LIMIT) stderr += chunk.toString('utf8');
     });
     child.on('close', (code) => {
-      if (code === 0 && frames.length > 0) finish(null);
+      if (code === 0 && frames > 0) finish(null);
       else finish(new ManualReviewRequiredError('Liveness: the video could not be decoded', { cause: new Error(stderr.slice(0, STDERR_LIMIT)) }));
     });
     // ffmpeg stops reading once it has its frames or refuses the input: not our error.
@@ -117,14 +120,24 @@ function runFfmpeg(video: Buffer, input: string, options: ExtractFramesOptions):
   });
 }
 
-export async function extractFrames(video: Buffer, options: ExtractFramesOptions): Promise<RgbImage[]> {
-  if (!mp4IndexAfterMedia(video)) return runFfmpeg(video, 'pipe:0', options);
+/**
+ * Hands each frame to `onFrame` as soon as ffmpeg has decoded it (so face detection on one core
+ * overlaps decoding on the other) and resolves with the number of frames.
+ */
+export async function decodeFrames(video: Buffer, options: ExtractFramesOptions, onFrame: (frame: RgbImage) => void): Promise<number> {
+  if (!mp4IndexAfterMedia(video)) return runFfmpeg(video, 'pipe:0', options, onFrame);
   const directory = await mkdtemp(path.join(tmpdir(), 'checks-video-'));
   try {
     const file = path.join(directory, 'upload.mp4');
     await writeFile(file, video, { mode: 0o600 });
-    return await runFfmpeg(video, file, options);
+    return await runFfmpeg(video, file, options, onFrame);
   } finally {
     await rm(directory, { recursive: true, force: true });
   }
+}
+
+export async function extractFrames(video: Buffer, options: ExtractFramesOptions): Promise<RgbImage[]> {
+  const frames: RgbImage[] = [];
+  await decodeFrames(video, options, (frame) => frames.push(frame));
+  return frames;
 }
