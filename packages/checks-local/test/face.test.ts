@@ -11,6 +11,7 @@ import { ManualReviewRequiredError } from '../src/contract.js';
 import type { EvidenceBytes } from '../src/contract.js';
 import { EMBEDDING_LENGTH, FACE_MODEL, assertUsableEmbedding, createFaceEngine, faceModelProblems, faceSimilarity } from '../src/face/index.js';
 import type { FaceEngine } from '../src/face/index.js';
+import { imageDimensions } from '../src/face/image-dimensions.js';
 import { SAMPLE_FACES, humanAssetsDirectory, sampleFaceJpeg } from '../src/synthetic/video-sample-faces.js';
 
 let engine: FaceEngine;
@@ -97,6 +98,24 @@ describe('face match', () => {
 
   it('sends bytes that are not an image to review', async () => {
     await expectManualReview(engine.match({ document: await sample('person-a-1'), selfie: jpeg(Buffer.from('not an image at all')) }), 'Face match: the selfie could not be read as an image');
+  });
+});
+
+describe('image headers', () => {
+  it('reads JPEG, PNG and WebP sizes before decoding', async () => {
+    const canvas = createCanvas(321, 123);
+    expect(imageDimensions(canvas.toBuffer('image/png'))).toEqual({ width: 321, height: 123 });
+    expect(imageDimensions(canvas.toBuffer('image/jpeg'))).toEqual({ width: 321, height: 123 });
+    expect(imageDimensions(await canvas.encode('webp', 80))).toEqual({ width: 321, height: 123 });
+    expect(imageDimensions(await canvas.encode('webp', 100))).toEqual({ width: 321, height: 123 });
+    expect(imageDimensions(Buffer.from('GIF89a'))).toBeNull();
+  });
+
+  it('refuses an image whose header declares more pixels than any photo has', async () => {
+    const bomb = createCanvas(10, 10).toBuffer('image/png');
+    bomb.writeUInt32BE(60_000, 16);
+    bomb.writeUInt32BE(60_000, 20);
+    await expectManualReview(engine.match({ document: await sample('person-a-1'), selfie: { contentType: 'image/png', bytes: bomb } }), 'Face match: the selfie is too large an image to check');
   });
 });
 

@@ -5,9 +5,12 @@
  */
 import { createCanvas, loadImage } from '@napi-rs/canvas';
 import { ManualReviewRequiredError } from '../contract.js';
+import { imageDimensions } from './image-dimensions.js';
 import type { RgbImage } from './worker-protocol.js';
 
 export const MAX_IMAGE_SIDE = 1600;
+/** 50 megapixels: more than any phone photo; beyond it the header is not believed worth decoding. */
+export const MAX_IMAGE_PIXELS = 50_000_000;
 
 /** RGBA (canvas) to RGB (what the face worker takes). */
 export function rgbaToRgb(rgba: Uint8ClampedArray | Uint8Array, width: number, height: number): Uint8Array {
@@ -22,6 +25,10 @@ export function rgbaToRgb(rgba: Uint8ClampedArray | Uint8Array, width: number, h
 
 /** `what` names the evidence in the reason ("the selfie", "the document"). */
 export async function decodeImage(bytes: Buffer, what: string): Promise<RgbImage> {
+  const declared = imageDimensions(bytes);
+  if (declared && declared.width * declared.height > MAX_IMAGE_PIXELS) {
+    throw new ManualReviewRequiredError(`Face match: ${what} is too large an image to check`);
+  }
   let image: Awaited<ReturnType<typeof loadImage>>;
   try {
     image = await loadImage(bytes);
