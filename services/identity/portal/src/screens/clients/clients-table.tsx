@@ -1,0 +1,80 @@
+import { CopyButton, StatusBadge } from '../../components/index.js';
+import { formatDate, formatDateTime } from '../../format.js';
+import { useLanguage, useMessages } from '../../i18n.js';
+import { type OAuthClient, shortThumbprint } from './client-logic.js';
+import { clientMessages } from './messages.js';
+import { ValidityMark } from './validity-mark.js';
+
+export interface ClientsTableProps {
+  clients: OAuthClient[];
+  canWrite: boolean;
+  onRevoke: (client: OAuthClient) => void;
+  onShowCurl: (client: OAuthClient) => void;
+}
+
+/** Active clients first (newest first within each group), so the ones that matter lead. */
+function ordered(clients: OAuthClient[]): OAuthClient[] {
+  return [...clients].sort((a, b) => Number(b.isActive) - Number(a.isActive) || b.createdAt.localeCompare(a.createdAt));
+}
+
+export function ClientsTable(props: ClientsTableProps) {
+  const t = useMessages(clientMessages);
+  const { language } = useLanguage();
+  return (
+    <div class="table-wrap">
+      <table class="data clients-table" data-testid="clients-table">
+        <thead>
+          <tr>
+            <th scope="col">{t('name')}</th>
+            <th scope="col">{t('thumbprint')}</th>
+            <th scope="col">{t('subject')}</th>
+            <th scope="col">{t('validity')}</th>
+            <th scope="col">{t('lastUsed')}</th>
+            <th scope="col">{t('status')}</th>
+            <th scope="col">
+              <span class="visually-hidden">{t('actions')}</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {ordered(props.clients).map((client) => (
+            <tr key={client.id} data-client-id={client.clientId} class={client.isActive ? undefined : 'row-revoked'}>
+              <td>
+                <div class="client-name">{client.clientName}</div>
+                <div class="mono ltr muted small">{client.clientId}</div>
+              </td>
+              <td>
+                <span class="mono ltr" title={client.certificateThumbprint}>
+                  {shortThumbprint(client.certificateThumbprint)}
+                </span>{' '}
+                <CopyButton text={client.certificateThumbprint} label={t('copy')} ariaLabel={t('copyThumbprint', { name: client.clientName })} />
+              </td>
+              <td class="mono ltr small subject">{client.certificateSubjectDN}</td>
+              <td class="nowrap">
+                <div>{t('validityRange', { from: formatDate(client.certificateNotBefore, language), to: formatDate(client.certificateNotAfter, language) })}</div>
+                {client.isActive && <ValidityMark notBefore={client.certificateNotBefore} notAfter={client.certificateNotAfter} />}
+              </td>
+              <td class="nowrap">{client.lastUsedAt ? formatDateTime(client.lastUsedAt, language) : <span class="muted">{t('never')}</span>}</td>
+              <td class="nowrap">
+                <StatusBadge status={client.isActive ? 'active' : 'revoked'} />
+                {client.revokedAt && <div class="muted small">{t('revokedOn', { date: formatDateTime(client.revokedAt, language) })}</div>}
+              </td>
+              <td class="row-actions">
+                {client.isActive && (
+                  <button type="button" class="button button-small" aria-label={`${t('showCurl')}: ${client.clientName}`} onClick={() => props.onShowCurl(client)}>
+                    {t('showCurl')}
+                  </button>
+                )}
+                {client.isActive && props.canWrite && (
+                  <button type="button" class="button button-small button-danger-outline" aria-label={`${t('revoke')}: ${client.clientName}`} onClick={() => props.onRevoke(client)}>
+                    {t('revoke')}
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

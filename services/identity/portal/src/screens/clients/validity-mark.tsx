@@ -1,0 +1,13 @@
+import { StatusBadge } from '../../components/index.js';
+import { useMessages } from '../../i18n.js';
+import { certificateValidity } from './client-logic.js';
+import { clientMessages } from './messages.js';
+
+/** "Expired" / "Expires soon" / "Not yet valid" beside a certificate's dates; nothing while it is plainly valid. */
+export function ValidityMark(props: { notBefore: string; notAfter: string }) {
+  const t = useMessages(clientMessages);
+  const validity = certificateValidity(props.notBefore, props.notAfter);
+  if (validity === 'valid') return null;
+  if (validity === 'notYetValid') return <StatusBadge status="inactive" label={t('notYetValid')} />;
+  return <StatusBadge status={validity} />;
+}
