@@ -144,7 +144,7 @@ export async function startHumanClient(options: HumanClientOptions): Promise<Hum
     const id = nextId++;
     const answer = new Promise<WorkerFace[]>((resolve, reject) => running.pending.set(id, { resolve, reject }));
     // The pixels are copied so the caller's buffer stays usable; the copy moves without a second copy.
-    const rgb = Uint8Array.from(image.rgb);
+    const rgb = image.rgb.slice();
     running.worker.postMessage({ id, describe, width: image.width, height: image.height, rgb }, [rgb.buffer]);
     try {
       return await withTimeout(answer, options.inferenceTimeoutMs, () => stop(running));
