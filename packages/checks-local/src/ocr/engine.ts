@@ -1,0 +1,101 @@
+/**
+ * The OCR engine: one legacy and one LSTM tesseract worker, created once and reused (each is
+ * about 150 MB of wasm heap, so never one per request). A read crops the MRZ band, lets both
+ * engines read it at once, merges their readings by check digit, and cross-checks the names
+ * against the printed part of the page, which the LSTM engine reads (it is the better one for
+ * ordinary text).
+ */
+import { PSM } from 'tesseract.js';
+import { ManualReviewRequiredError, type DocumentType, type EvidenceBytes, type OcrAnswer } from '../contract.js';
+import { buildAnswer } from './answer.js';
+import { decodeDocumentImage, preparePage } from './document-image.js';
+import { LAYOUTS, MRZ_ALPHABET, mrzLinesIn, type MrzFormat } from './mrz-layout.js';
+import { fieldsFrom } from './mrz-fields.js';
+import { mergeReadings, withNames } from './mrz-merge.js';
+import { ocrModelProblems, type LocatePackage } from './model-files.js';
+import { createRecognizer, type Recognizer } from './recognizer.js';
+import { crossCheckVisualZone } from './visual-zone.js';
+
+export interface OcrEngineOptions {
+  loadTimeoutMs: number;
+  inferenceTimeoutMs: number;
+  /** Where installed packages are (default: node's resolution); tests hide one to see the refusal. */
+  locatePackage?: LocatePackage;
+}
+
+export interface OcrReadInput {
+  documentType: DocumentType;
+  front: EvidenceBytes;
+  back: EvidenceBytes | null;
+}
+
+export interface OcrEngine {
+  /** Never resolves with a pass on garbage: throws ManualReviewRequiredError when no usable MRZ. */
+  read(input: OcrReadInput): Promise<OcrAnswer>;
+  close(): Promise<void>;
+}
+
+export const OCR_MODEL = { name: 'tesseract.js-mrz', version: 'tesseract.js 7.0.0 + eng 4.0.0 legacy/LSTM' } as const;
+
+const NO_MRZ = 'OCR: no machine-readable zone could be read from the document image';
+
+/** Passports carry a TD3 MRZ on the data page; Syrian ID cards a TD1 MRZ on the back. */
+function mrzSide(input: OcrReadInput): { format: MrzFormat; image: EvidenceBytes } {
+  if (input.documentType === 'SyrianPassport') return { format: 'TD3', image: input.front };
+  return { format: 'TD1', image: input.back ?? input.front };
+}
+
+export async function readDocument(recognizers: { legacy: Recognizer; lstm: Recognizer }, input: OcrReadInput, today: Date): Promise<OcrAnswer> {
+  const { format, image } = mrzSide(input);
+  const layout = LAYOUTS[format];
+  const page = await preparePage(await decodeDocumentImage(image.bytes), format);
+  const mrzRequest = { image: page.mrzBand, whitelist: MRZ_ALPHABET, pageSegmentation: PSM.SINGLE_BLOCK };
+  const [legacyText, lstmText, visualText] = await Promise.all([
+    recognizers.legacy.recognize(mrzRequest),
+    recognizers.lstm.recognize(mrzRequest),
+    recognizers.lstm.recognize({ image: page.visualZone, pageSegmentation: PSM.AUTO }),
+  ]);
+  const merged = mergeReadings(
+    [
+      { engine: 'legacy', lines: mrzLinesIn(legacyText, layout) },
+      { engine: 'lstm', lines: mrzLinesIn(lstmText, layout) },
+    ],
+    layout,
+  );
+  if (merged === null || !Object.values(merged.checkDigits).some(Boolean)) throw new ManualReviewRequiredError(NO_MRZ);
+  // Names have no check digit: prefer the engines' reading the printed page confirms word for word.
+  let chosen = merged;
+  let visual = crossCheckVisualZone(visualText, fieldsFrom(merged.lines, layout, today));
+  for (const names of merged.nameCandidates) {
+    if (visual.namesConfirmed) break;
+    const candidate = withNames(merged, layout, names);
+    const check = crossCheckVisualZone(visualText, fieldsFrom(candidate.lines, layout, today));
+    if (check.namesConfirmed) {
+      chosen = candidate;
+      visual = check;
+    }
+  }
+  return buildAnswer({ merged: chosen, layout, visual, model: OCR_MODEL, today });
+}
+
+/** Loads both workers (within options.loadTimeoutMs each); a missing model file fails first, with no worker started. */
+export async function createOcrEngine(options: OcrEngineOptions): Promise<OcrEngine> {
+  const problems = await ocrModelProblems(options.locatePackage);
+  if (problems.length > 0) throw new ManualReviewRequiredError(`OCR: ${problems.join('; ')}`);
+  const recognizers = {
+    legacy: createRecognizer({ kind: 'legacy', loadTimeoutMs: options.loadTimeoutMs, inferenceTimeoutMs: options.inferenceTimeoutMs }),
+    lstm: createRecognizer({ kind: 'lstm', loadTimeoutMs: options.loadTimeoutMs, inferenceTimeoutMs: options.inferenceTimeoutMs }),
+  };
+  try {
+    await Promise.all([recognizers.legacy.ready(), recognizers.lstm.ready()]);
+  } catch (error) {
+    await Promise.all([recognizers.legacy.close(), recognizers.lstm.close()]);
+    throw error;
+  }
+  return {
+    read: (input) => readDocument(recognizers, input, new Date()),
+    async close() {
+      await Promise.all([recognizers.legacy.close(), recognizers.lstm.close()]);
+    },
+  };
+}
