@@ -51,7 +51,7 @@ export function CancelCase({ caseId, onCancelled }: { caseId: string; onCancelle
       >
         <div class="field">
           <label for="cancel-reason">{t('cancelReason')}</label>
-          <textarea id="cancel-reason" value={reason} required maxLength={500} rows={3} onInput={(event) => setReason(event.currentTarget.value)} data-testid="cancel-reason" />
+          <textarea id="cancel-reason" value={reason} required dir="auto" maxLength={500} rows={3} onInput={(event) => setReason(event.currentTarget.value)} data-testid="cancel-reason" />
           <span class="field-hint">{t('reasonRequired')}</span>
         </div>
         {error ? <ErrorNotice error={error} /> : null}

@@ -47,9 +47,9 @@ export function CaseDetail({ caseId }: { caseId: string }) {
           <div class="case-grid">
             <div class="case-main">
               <CaseSummary verification={verification} />
+              <CheckScores faceMatch={verification.faceMatch} liveness={verification.liveness} />
               <CaseEvidence verification={verification} />
               <OcrFields verification={verification} canWrite={canWrite} onCorrected={reloadAll} />
-              <CheckScores faceMatch={verification.faceMatch} liveness={verification.liveness} />
             </div>
             <div class="case-side">
               <section class="card" aria-labelledby="timeline-title">
@@ -75,7 +75,7 @@ function CaseSummary({ verification }: { verification: CaseDetailData }) {
     <section class="card" aria-labelledby="summary-title">
       <h2 id="summary-title">{t('summary')}</h2>
       <dl class="facts">
-        <div>
+        <div class="case-id-fact">
           <dt>{t('caseId')}</dt>
           <dd class="with-copy">
             <code data-testid="case-id">{verification.id}</code>
@@ -98,7 +98,10 @@ function CaseSummary({ verification }: { verification: CaseDetailData }) {
         </div>
         <div class="wide">
           <dt>{t('decisionReason')}</dt>
-          <dd data-testid="decision-reason">{verification.decisionReason ?? '—'}</dd>
+          {/* Reasons come from the API in English: a block of their own direction reads right inside Arabic too. */}
+          <dd data-testid="decision-reason" dir="auto">
+            {verification.decisionReason ?? '—'}
+          </dd>
         </div>
         <div>
           <dt>{t('created')}</dt>

@@ -69,10 +69,13 @@ function EvidenceFacts({ evidence }: { evidence: EvidenceRecord }) {
       </dd>
       <dt class="visually-hidden">{t('sha256')}</dt>
       <dd class="muted">
-        SHA-256{' '}
-        <code title={evidence.sha256Hash} data-testid="evidence-hash">
-          {shortHash(evidence.sha256Hash)}
-        </code>
+        {/* One left-to-right unit, so the ellipsis stays after the hash in Arabic. */}
+        <bdi>
+          SHA-256{' '}
+          <code title={evidence.sha256Hash} data-testid="evidence-hash">
+            {shortHash(evidence.sha256Hash)}
+          </code>
+        </bdi>
       </dd>
       <dt class="visually-hidden">{t('uploaded')}</dt>
       <dd class="muted">{formatDateTime(evidence.uploadedAt, language)}</dd>

@@ -22,9 +22,7 @@ export function FraudSignals({ signals }: { signals: FraudSignal[] }) {
                 </strong>
                 <span class={`severity ${signal.severity}`}>{t(`severity.${signal.severity}` as const)}</span>
               </div>
-              <p>
-                <bdi>{signal.detail}</bdi>
-              </p>
+              <p dir="auto">{signal.detail}</p>
               <time class="muted" dateTime={signal.detectedAt}>
                 {formatDateTime(signal.detectedAt, language)}
               </time>
@@ -54,9 +52,7 @@ export function ReviewDecisions({ decisions }: { decisions: ReviewDecision[] }) 
                   {formatDateTime(decision.decidedAt, language)}
                 </time>
               </div>
-              <p>
-                <bdi>{decision.reason}</bdi>
-              </p>
+              <p dir="auto">{decision.reason}</p>
               <p class="muted">{t('reviewer', { id: decision.reviewerId.slice(0, 8) })}</p>
             </li>
           ))}

@@ -30,9 +30,9 @@ export function CaseList() {
     <section class="cases" aria-labelledby="cases-title">
       <PageHeader title={<span id="cases-title">{t('casesTitle')}</span>} />
       <form class="case-filters" role="search" onSubmit={submitSearch}>
-        <label class="field">
-          <span>{t('statusFilter')}</span>
-          <select value={status ?? ''} onChange={(event) => setQuery({ status: event.currentTarget.value || undefined, page: undefined })} data-testid="case-status-filter">
+        <div class="field">
+          <label for="case-status-filter">{t('statusFilter')}</label>
+          <select id="case-status-filter" value={status ?? ''} onChange={(event) => setQuery({ status: event.currentTarget.value || undefined, page: undefined })} data-testid="case-status-filter">
             <option value="">{t('allStatuses')}</option>
             {CASE_STATUSES.map((value) => (
               <option key={value} value={value}>
@@ -40,11 +40,11 @@ export function CaseList() {
               </option>
             ))}
           </select>
-        </label>
-        <label class="field grow">
-          <span>{t('search')}</span>
-          <input type="search" value={draft} maxLength={200} placeholder={t('searchPlaceholder')} onInput={(event) => setDraft(event.currentTarget.value)} data-testid="case-search" />
-        </label>
+        </div>
+        <div class="field grow">
+          <label for="case-search">{t('search')}</label>
+          <input id="case-search" type="search" value={draft} maxLength={200} placeholder={t('searchPlaceholder')} onInput={(event) => setDraft(event.currentTarget.value)} data-testid="case-search" />
+        </div>
         <div class="filter-actions">
           <button type="submit" class="button button-primary">
             {t('searchButton')}

@@ -81,12 +81,12 @@ export const isVideo = (contentType: string) => contentType.startsWith('video/')
 /** A score in 0–1 as a bar width in percent, clamped so a bad value never draws outside its track. */
 export const meterPercent = (score: number) => Math.round(Math.min(1, Math.max(0, score)) * 1000) / 10;
 
-/** The reason to show on a timeline entry: a cancel's reason, a decision's reason, or nothing. */
-export function entryReason(detail: Record<string, unknown> | null): string | null {
+/** What a timeline entry says in words: a cancel's or a decision's reason, or a correction's notes. */
+export function entryNote(detail: Record<string, unknown> | null): { kind: 'reason' | 'notes'; text: string } | null {
   if (!detail) return null;
-  for (const key of ['reason', 'decisionReason', 'notes']) {
+  for (const [key, kind] of [['reason', 'reason'], ['decisionReason', 'reason'], ['notes', 'notes']] as const) {
     const value = detail[key];
-    if (typeof value === 'string' && value.trim() !== '') return value;
+    if (typeof value === 'string' && value.trim() !== '') return { kind, text: value };
   }
   return null;
 }

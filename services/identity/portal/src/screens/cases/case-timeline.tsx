@@ -1,7 +1,7 @@
 import { StatusBadge, statusLabel } from '../../components/index.js';
 import { formatDateTime } from '../../format.js';
 import { useLanguage, useMessages } from '../../i18n.js';
-import { actorKind, entryFieldChanges, entryReason } from './case-logic.js';
+import { actorKind, entryFieldChanges, entryNote } from './case-logic.js';
 import type { CaseHistoryEntry } from './case-types.js';
 import { caseMessages, type CaseMessageKey } from './messages.js';
 
@@ -21,7 +21,7 @@ export function CaseTimeline({ entries }: { entries: CaseHistoryEntry[] }) {
   return (
     <ol class="timeline" data-testid="case-timeline">
       {entries.map((entry, index) => {
-        const reason = entryReason(entry.detail);
+        const note = entryNote(entry.detail);
         const changes = entry.action === 'verification.ocr_fields_corrected' ? entryFieldChanges(entry.detail) : [];
         const label = ACTION_LABELS[entry.action];
         return (
@@ -33,7 +33,12 @@ export function CaseTimeline({ entries }: { entries: CaseHistoryEntry[] }) {
               {entry.fromStatus ? <span class="muted">{t('fromStatus', { status: statusLabel(entry.fromStatus, language) })}</span> : null}
             </div>
             <div class="timeline-actor muted">{t('byActor', { actor: t(`actor.${actorKind(entry.actor)}` as const) })}</div>
-            {reason ? <p class="timeline-reason">{t('reasonIs', { reason })}</p> : null}
+            {note ? (
+              <div class="timeline-note">
+                <span class="muted">{t(note.kind)}</span>
+                <p dir="auto">{note.text}</p>
+              </div>
+            ) : null}
             {changes.length > 0 ? <CorrectedValues changes={changes} /> : null}
           </li>
         );
@@ -49,8 +54,13 @@ function CorrectedValues({ changes }: { changes: ReturnType<typeof entryFieldCha
     <ul class="corrected-values">
       {changes.map((change) => (
         <li key={change.field} data-field={change.field}>
-          <code>{change.field}</code>{' '}
-          {change.before === null ? t('correctedTo', { value: change.after || '—' }) : t('correctedFromTo', { before: change.before || '—', after: change.after || '—' })}
+          <code>{change.field}</code>:{' '}
+          {change.before === null ? null : (
+            <>
+              <bdi class="before">{change.before || '—'}</bdi> {t('changedTo')}{' '}
+            </>
+          )}
+          <bdi class="after">{change.after || '—'}</bdi>
         </li>
       ))}
     </ul>

@@ -134,7 +134,10 @@ export function OcrFields({ verification, canWrite, onCorrected }: Props) {
                       <label class="visually-hidden" for={`ocr-${field}`}>
                         {t('valueOf', { field })}
                       </label>
-                      <input id={`ocr-${field}`} value={editing[field] ?? ''} maxLength={1000} dir="auto" onInput={(event) => setEditing({ ...editing, [field]: event.currentTarget.value })} />
+                      <input id={`ocr-${field}`} value={editing[field] ?? ''} maxLength={1000} dir="auto" onInput={(event) => {
+                          setEditing({ ...editing, [field]: event.currentTarget.value });
+                          setNothingChanged(false);
+                        }} />
                     </>
                   ) : (
                     <bdi>{value || '—'}</bdi>
@@ -146,10 +149,10 @@ export function OcrFields({ verification, canWrite, onCorrected }: Props) {
         </table>
         {editing ? (
           <div class="ocr-edit-footer">
-            <label class="field">
-              <span>{t('correctionNotes')}</span>
-              <textarea value={notes} maxLength={2000} rows={2} onInput={(event) => setNotes(event.currentTarget.value)} />
-            </label>
+            <div class="field">
+              <label for="ocr-notes">{t('correctionNotes')}</label>
+              <textarea id="ocr-notes" value={notes} maxLength={2000} rows={2} dir="auto" onInput={(event) => setNotes(event.currentTarget.value)} />
+            </div>
             {nothingChanged ? (
               <p class="notice notice-warning" role="status">
                 {t('nothingChanged')}
