@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEmbeddedOnly } from '@svc/db/testing';
+import { lowContrastText, unlabelledControls } from '@svc/service-kit/browser-testing';
 import {
   buildPortal,
   createTenant,
@@ -56,6 +57,12 @@ describeEmbeddedOnly('portal cases screens in Chromium', () => {
     await page.getByTestId('case-id').waitFor();
   }
 
+  /** Every control named (label, aria-label or text) and all text readable (WCAG AA contrast). */
+  async function expectAccessible(page: Page) {
+    expect(await page.evaluate(unlabelledControls)).toEqual([]);
+    expect(await page.evaluate(lowContrastText)).toEqual([]);
+  }
+
   const timelineStates = (page: Page) => page.locator('[data-testid=case-timeline] li[data-to-status]').evaluateAll((items) => items.map((item) => item.getAttribute('data-to-status')));
 
   beforeAll(async () => {
@@ -88,6 +95,7 @@ describeEmbeddedOnly('portal cases screens in Chromium', () => {
     await page.goto(`${service.baseUrl}/portal/cases`);
     const rows = page.locator('[data-testid=case-table] tbody tr');
     await expect.poll(() => rows.count()).toBe(4);
+    await expectAccessible(page);
     await page.screenshot({ path: screenshotPath('portal-cases-en') });
 
     await page.getByLabel('Status').selectOption('Approved');
@@ -121,6 +129,7 @@ describeEmbeddedOnly('portal cases screens in Chromium', () => {
     await expect.poll(() => page.locator('html').getAttribute('dir')).toBe('rtl');
     await expect.poll(() => page.locator('h1').textContent()).toBe('الحالات');
     expect(await page.getByLabel('الحالة').locator('option[value=Approved]').textContent()).toBe('مقبولة');
+    await expectAccessible(page);
     await page.screenshot({ path: screenshotPath('portal-cases-ar') });
     expect(await watched.problems()).toEqual([]);
   });
@@ -168,10 +177,12 @@ describeEmbeddedOnly('portal cases screens in Chromium', () => {
     // Focus went back to the thumbnail; the screenshots show the page at rest.
     await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
 
+    await expectAccessible(page);
     await page.screenshot({ path: screenshotPath('portal-case-detail-en'), fullPage: true });
     await page.getByRole('button', { name: 'العربية' }).click();
     await expect.poll(() => page.locator('html').getAttribute('dir')).toBe('rtl');
     await expect.poll(() => page.locator('#timeline-title').textContent()).toBe('السجل الزمني');
+    await expectAccessible(page);
     await page.screenshot({ path: screenshotPath('portal-case-detail-ar'), fullPage: true });
     expect(await watched.problems()).toEqual([]);
   });
@@ -186,6 +197,7 @@ describeEmbeddedOnly('portal cases screens in Chromium', () => {
     await page.getByRole('button', { name: 'Save corrections' }).click();
     await expect.poll(() => page.getByText('Nothing changed: edit a value before saving.').isVisible()).toBe(true);
 
+    await expectAccessible(page);
     await page.getByLabel('Value of surname').fill('CORRECTED');
     await page.getByLabel('Notes (kept in the audit trail)').fill('Typo read from the passport');
     await page.getByRole('button', { name: 'Save corrections' }).click();
@@ -221,6 +233,7 @@ describeEmbeddedOnly('portal cases screens in Chromium', () => {
 
     await page.getByTestId('cancel-case').click();
     await dialog.getByLabel('Reason (required)').fill('Customer withdrew the application');
+    await expectAccessible(page);
     await confirm.click();
     await dialog.waitFor({ state: 'hidden' });
     await expect.poll(() => page.locator('[data-testid=case-status] .badge').getAttribute('data-status')).toBe('Cancelled');
@@ -246,6 +259,43 @@ describeEmbeddedOnly('portal cases screens in Chromium', () => {
     const faceMatch = page.getByTestId('face-match');
     expect(await faceMatch.getAttribute('class')).toContain('failed');
     expect(await faceMatch.textContent()).toContain('No match');
+    expect(await watched.problems()).toEqual([]);
+  });
+
+  it('pages through a long list, and comes back to the same page from a case', async () => {
+    // 21 more cases under a prefix of their own: one more than a page holds (PAGE_SIZE 20).
+    for (let index = 1; index <= 21; index += 1) {
+      await partner.call('POST', '/verifications', { documentType: 'SyrianPassport', externalReference: `PAGED-${run}-${String(index).padStart(2, '0')}` });
+    }
+    const watched = await signedIn(admin);
+    const { page } = watched;
+    await page.goto(`${service.baseUrl}/portal/cases?search=PAGED-${run}`);
+    const rows = page.locator('[data-testid=case-table] tbody tr');
+    await expect.poll(() => rows.count()).toBe(20);
+    const pagination = page.getByRole('navigation', { name: 'Pages' });
+    expect(await pagination.textContent()).toContain('21');
+    await pagination.getByRole('button', { name: 'Next' }).click();
+    await expect.poll(() => new URL(page.url()).searchParams.get('page')).toBe('2');
+    await expect.poll(() => rows.count()).toBe(1);
+    // Newest first: the first case created is the last one on the last page.
+    const oldest = `PAGED-${run}-01`;
+    await page.getByRole('link', { name: oldest }).click();
+    await expect.poll(() => page.getByTestId('case-title').textContent()).toBe(oldest);
+    await page.goBack();
+    await expect.poll(() => rows.count()).toBe(1);
+    expect(await rows.first().locator('a').textContent()).toBe(oldest);
+    expect(new URL(page.url()).searchParams.get('page')).toBe('2');
+    // An old link past the end shows the empty page with the way back to the last one.
+    await page.goto(`${service.baseUrl}/portal/cases?search=PAGED-${run}&page=9`);
+    await page.locator('.empty-state').waitFor();
+    await pagination.getByRole('button', { name: 'Previous' }).click();
+    await expect.poll(() => rows.count()).toBe(1);
+    expect(new URL(page.url()).searchParams.get('page')).toBe('2');
+    // A new search starts again from the first page.
+    await page.getByRole('searchbox', { name: 'Search' }).fill(`PAGED-${run}-0`);
+    await page.getByRole('searchbox', { name: 'Search' }).press('Enter');
+    await expect.poll(() => rows.count()).toBe(9);
+    expect(new URL(page.url()).searchParams.get('page')).toBeNull();
     expect(await watched.problems()).toEqual([]);
   });
 

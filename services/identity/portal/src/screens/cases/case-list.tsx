@@ -5,7 +5,7 @@ import { formatDateTime, formatNumber } from '../../format.js';
 import { useLanguage, useMessages } from '../../i18n.js';
 import { Link, setQuery, useLocation } from '../../router.js';
 import { listQueryFromUrl, PAGE_SIZE } from './case-logic.js';
-import { CASE_STATUSES, type CasePage } from './case-types.js';
+import { CASE_STATUSES, type CaseListItem, type CasePage } from './case-types.js';
 import { caseHref, caseMessages } from './messages.js';
 import './cases.css';
 
@@ -59,47 +59,55 @@ export function CaseList() {
 
       {cases.error ? <ErrorNotice error={cases.error} /> : null}
       {cases.loading && !cases.data ? <Loading /> : null}
-      {cases.data && cases.data.items.length === 0 ? <EmptyState title={filtered ? t('noMatches') : t('noCases')} /> : null}
-      {cases.data && cases.data.items.length > 0 ? (
+      {cases.data ? (
         <>
-          <div class="table-wrap">
-            <table class="data case-table" data-testid="case-table">
-              <caption class="visually-hidden">{t('casesTitle')}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">{t('externalReference')}</th>
-                  <th scope="col">{t('status')}</th>
-                  <th scope="col">{t('documentType')}</th>
-                  <th scope="col" class="number">
-                    {t('riskScore')}
-                  </th>
-                  <th scope="col">{t('created')}</th>
-                  <th scope="col">{t('completed')}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {cases.data.items.map((item) => (
-                  <tr key={item.id} data-case-id={item.id}>
-                    <th scope="row">
-                      <Link href={caseHref(item.id)} class="case-link">
-                        {item.externalReference ?? <span class="muted">{t('noReference', { id: item.id.slice(0, 8) })}</span>}
-                      </Link>
-                    </th>
-                    <td>
-                      <StatusBadge status={item.status} />
-                    </td>
-                    <td>{t(`documentType.${item.documentType}` as const)}</td>
-                    <td class="number">{item.compositeRiskScore === null ? '—' : formatNumber(item.compositeRiskScore, language)}</td>
-                    <td>{formatDateTime(item.createdAt, language)}</td>
-                    <td>{item.completedAt ? formatDateTime(item.completedAt, language) : '—'}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          {cases.data.items.length === 0 ? <EmptyState title={filtered ? t('noMatches') : t('noCases')} /> : <CaseTable items={cases.data.items} />}
+          {/* Also under an empty page past the end (an old link), so the way back is there. */}
           <Pagination page={cases.data.page} pageSize={cases.data.pageSize} total={cases.data.totalCount} onPage={(next: number) => setQuery({ page: next === 1 ? undefined : String(next) })} />
         </>
       ) : null}
     </section>
+  );
+}
+
+function CaseTable({ items }: { items: CaseListItem[] }) {
+  const t = useMessages(caseMessages);
+  const { language } = useLanguage();
+  return (
+    <div class="table-wrap">
+      <table class="data case-table" data-testid="case-table">
+        <caption class="visually-hidden">{t('casesTitle')}</caption>
+        <thead>
+          <tr>
+            <th scope="col">{t('externalReference')}</th>
+            <th scope="col">{t('status')}</th>
+            <th scope="col">{t('documentType')}</th>
+            <th scope="col" class="number">
+              {t('riskScore')}
+            </th>
+            <th scope="col">{t('created')}</th>
+            <th scope="col">{t('completed')}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {items.map((item) => (
+            <tr key={item.id} data-case-id={item.id}>
+              <th scope="row">
+                <Link href={caseHref(item.id)} class="case-link">
+                  {item.externalReference ?? <span class="muted">{t('noReference', { id: item.id.slice(0, 8) })}</span>}
+                </Link>
+              </th>
+              <td>
+                <StatusBadge status={item.status} />
+              </td>
+              <td>{t(`documentType.${item.documentType}` as const)}</td>
+              <td class="number">{item.compositeRiskScore === null ? '—' : formatNumber(item.compositeRiskScore, language)}</td>
+              <td>{formatDateTime(item.createdAt, language)}</td>
+              <td>{item.completedAt ? formatDateTime(item.completedAt, language) : '—'}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
