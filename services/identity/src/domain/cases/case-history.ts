@@ -11,7 +11,7 @@ export interface CaseHistoryEntry {
   actor: string;
   fromStatus: CaseStatus | null;
   toStatus: CaseStatus | null;
-  /** The rest of what the audit row recorded: a decision reason, a cancel reason, corrected fields. */
+  /** The rest of what the audit row recorded: a decision reason, a cancel reason, corrected fields (with `before`, what they replaced). */
   detail: Record<string, unknown> | null;
 }
 
@@ -38,6 +38,9 @@ export async function caseHistory(db: IdentityExecutor, tenantId: string, caseId
     data: rows.map((row) => {
       const before = asRecord(row.before);
       const { status: toStatus, ...rest } = asRecord(row.after) ?? {};
+      // What a correction replaced: the before values beside the after ones.
+      const { status: _fromStatus, ...beforeRest } = before ?? {};
+      if (Object.keys(beforeRest).length > 0) rest.before = beforeRest;
       return {
         at: row.at.toISOString(),
         action: row.action,
