@@ -3,7 +3,7 @@ import { formatDate, formatDateTime } from '../../format.js';
 import { useLanguage, useMessages } from '../../i18n.js';
 import { type OAuthClient, shortThumbprint } from './client-logic.js';
 import { clientMessages } from './messages.js';
-import { ValidityMark } from './validity-mark.js';
+import { SubjectName, ValidityMark } from './certificate-parts.js';
 
 export interface ClientsTableProps {
   clients: OAuthClient[];
@@ -49,7 +49,9 @@ export function ClientsTable(props: ClientsTableProps) {
                 </span>{' '}
                 <CopyButton text={client.certificateThumbprint} label={t('copy')} ariaLabel={t('copyThumbprint', { name: client.clientName })} />
               </td>
-              <td class="mono ltr small subject">{client.certificateSubjectDN}</td>
+              <td class="mono ltr small subject">
+                <SubjectName dn={client.certificateSubjectDN} />
+              </td>
               <td class="nowrap">
                 <div>{t('validityRange', { from: formatDate(client.certificateNotBefore, language), to: formatDate(client.certificateNotAfter, language) })}</div>
                 {client.isActive && <ValidityMark notBefore={client.certificateNotBefore} notAfter={client.certificateNotAfter} />}

@@ -5,7 +5,7 @@ import { formatDateTime } from '../../format.js';
 import { useLanguage, useMessages } from '../../i18n.js';
 import { type CertificateDetails, type OAuthClient, pemProblem } from './client-logic.js';
 import { clientMessages } from './messages.js';
-import { ValidityMark } from './validity-mark.js';
+import { SubjectName, ValidityMark } from './certificate-parts.js';
 
 function readFileAsText(file: File): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -129,7 +129,7 @@ export function RegisterClient(props: { onRegistered: (client: OAuthClient) => v
             </dd>
             <dt>{t('subject')}</dt>
             <dd class="mono ltr" data-testid="inspected-subject">
-              {details.certificateSubjectDN}
+              <SubjectName dn={details.certificateSubjectDN} />
             </dd>
             <dt>{t('validFrom')}</dt>
             <dd>{formatDateTime(details.certificateNotBefore, language)}</dd>
