@@ -36,7 +36,7 @@ export const LIVENESS_MODEL = { name: 'basic-liveness-signals', version: '1.0.0'
 
 /**
  * Defaults for CHECKS_FACE_THRESHOLD / CHECKS_LIVENESS_THRESHOLD with this provider, measured in
- * test/face-thresholds.test.ts and test/liveness.test.ts (figures there and in the README).
+ * test/face-thresholds.test.ts and test/liveness.test.ts (figures in their headers).
  * Face: on the hard sample set no impostor pair reached it. Liveness: only a clip that shows
  * every signal scores above it (see liveness/signals.ts).
  */
