@@ -179,6 +179,9 @@ describeEmbeddedOnly('partner portal: OAuth clients in Chromium', () => {
     expect(await row(page, partner.clientId).locator('[data-status=active]').count()).toBe(1);
 
     await row(page, partner.clientId).getByRole('button', { name: 'Revoke: Nightly batch' }).click();
+    // The browser moves focus into the modal, to its safe button.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel');
+    await page.screenshot({ path: screenshotPath('portal-clients-revoke-en') });
     await dialog.getByRole('button', { name: 'Revoke for good' }).click();
     await expect.poll(() => row(page, partner.clientId).locator('[data-status=revoked]').count()).toBe(1);
     expect(await page.getByRole('status').filter({ hasText: 'Nightly batch was revoked.' }).count()).toBe(1);

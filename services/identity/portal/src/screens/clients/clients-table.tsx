@@ -44,7 +44,7 @@ export function ClientsTable(props: ClientsTableProps) {
                 <div class="mono ltr muted small">{client.clientId}</div>
               </td>
               <td>
-                <span class="mono ltr" title={client.certificateThumbprint}>
+                <span class="mono ltr thumbprint" title={client.certificateThumbprint}>
                   {shortThumbprint(client.certificateThumbprint)}
                 </span>{' '}
                 <CopyButton text={client.certificateThumbprint} label={t('copy')} ariaLabel={t('copyThumbprint', { name: client.clientName })} />
@@ -52,26 +52,28 @@ export function ClientsTable(props: ClientsTableProps) {
               <td class="mono ltr small subject">
                 <SubjectName dn={client.certificateSubjectDN} />
               </td>
-              <td class="nowrap">
+              <td class="validity">
                 <div>{t('validityRange', { from: formatDate(client.certificateNotBefore, language), to: formatDate(client.certificateNotAfter, language) })}</div>
                 {client.isActive && <ValidityMark notBefore={client.certificateNotBefore} notAfter={client.certificateNotAfter} />}
               </td>
-              <td class="nowrap">{client.lastUsedAt ? formatDateTime(client.lastUsedAt, language) : <span class="muted">{t('never')}</span>}</td>
-              <td class="nowrap">
+              <td>{client.lastUsedAt ? formatDateTime(client.lastUsedAt, language) : <span class="muted">{t('never')}</span>}</td>
+              <td>
                 <StatusBadge status={client.isActive ? 'active' : 'revoked'} />
                 {client.revokedAt && <div class="muted small">{t('revokedOn', { date: formatDateTime(client.revokedAt, language) })}</div>}
               </td>
-              <td class="row-actions">
-                {client.isActive && (
-                  <button type="button" class="button button-small" aria-label={`${t('showCurl')}: ${client.clientName}`} onClick={() => props.onShowCurl(client)}>
-                    {t('showCurl')}
-                  </button>
-                )}
-                {client.isActive && props.canWrite && (
-                  <button type="button" class="button button-small button-danger-outline" aria-label={`${t('revoke')}: ${client.clientName}`} onClick={() => props.onRevoke(client)}>
-                    {t('revoke')}
-                  </button>
-                )}
+              <td>
+                <div class="row-actions">
+                  {client.isActive && (
+                    <button type="button" class="button button-small" aria-label={`${t('showCurl')}: ${client.clientName}`} onClick={() => props.onShowCurl(client)}>
+                      {t('showCurl')}
+                    </button>
+                  )}
+                  {client.isActive && props.canWrite && (
+                    <button type="button" class="button button-small button-danger-outline" aria-label={`${t('revoke')}: ${client.clientName}`} onClick={() => props.onRevoke(client)}>
+                      {t('revoke')}
+                    </button>
+                  )}
+                </div>
               </td>
             </tr>
           ))}
