@@ -53,7 +53,10 @@ export function ClientsTable(props: ClientsTableProps) {
                 <SubjectName dn={client.certificateSubjectDN} />
               </td>
               <td class="validity">
-                <div>{t('validityRange', { from: formatDate(client.certificateNotBefore, language), to: formatDate(client.certificateNotAfter, language) })}</div>
+                {/* Each date stays on one line; the range breaks at the dash. */}
+                <div>
+                  <span class="nowrap">{formatDate(client.certificateNotBefore, language)}</span> – <span class="nowrap">{formatDate(client.certificateNotAfter, language)}</span>
+                </div>
                 {client.isActive && <ValidityMark notBefore={client.certificateNotBefore} notAfter={client.certificateNotAfter} />}
               </td>
               <td>{client.lastUsedAt ? formatDateTime(client.lastUsedAt, language) : <span class="muted">{t('never')}</span>}</td>

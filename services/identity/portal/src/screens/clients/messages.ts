@@ -52,7 +52,6 @@ type Key =
   | 'empty'
   | 'emptyBody'
   | 'notYetValid'
-  | 'validityRange'
   | 'scopes'
   | 'copy';
 
@@ -109,7 +108,6 @@ export const clientMessages: Messages<Key> = {
     empty: 'No OAuth clients yet',
     emptyBody: 'Register one to let your backend call the API.',
     notYetValid: 'Not yet valid',
-    validityRange: '{from} – {to}',
     scopes: 'Scopes',
     copy: 'Copy',
   },
@@ -165,7 +163,6 @@ export const clientMessages: Messages<Key> = {
     empty: 'لا يوجد عملاء OAuth بعد',
     emptyBody: 'سجّل عميلًا ليتمكن نظامك الخلفي من استدعاء الواجهة البرمجية.',
     notYetValid: 'لم تبدأ صلاحيتها',
-    validityRange: '{from} – {to}',
     scopes: 'النطاقات',
     copy: 'نسخ',
   },
