@@ -1,0 +1,72 @@
+import { useState } from 'preact/hooks';
+import { ErrorNotice } from '../../components/index.js';
+import { formatNumber } from '../../format.js';
+import { useLanguage, useMessages } from '../../i18n.js';
+import { webhookMessages } from './messages.js';
+import { fromLocalInputValue, recoverDeliveries, toLocalInputValue } from './webhook-api.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** From/to in the browser's local time (default: the last 24 hours) → POST /webhooks/{id}/recover. */
+export function RecoverForm({ endpointId, onRecovered }: { endpointId: string; onRecovered: () => void }) {
+  const t = useMessages(webhookMessages);
+  const { language } = useLanguage();
+  const [since, setSince] = useState(() => toLocalInputValue(new Date(Date.now() - DAY_MS)));
+  // This minute, which the window includes to its end (see fromLocalInputValue).
+  const [until, setUntil] = useState(() => toLocalInputValue(new Date()));
+  const [result, setResult] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const [invalid, setInvalid] = useState(false);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const window = { since: fromLocalInputValue(since), until: fromLocalInputValue(until, 'end') };
+    if (!window.since || !window.until || window.since > window.until) {
+      setInvalid(true);
+      return;
+    }
+    setInvalid(false);
+    setBusy(true);
+    setError(null);
+    setResult('');
+    try {
+      const recovered = await recoverDeliveries(endpointId, { since: window.since, until: window.until });
+      setResult(t('recovered', { count: formatNumber(recovered.requeued, language) }));
+      onRecovered();
+    } catch (failure) {
+      setError(failure);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section class="recover" aria-labelledby="recover-title" data-testid="recover">
+      <h2 id="recover-title">{t('recoverTitle')}</h2>
+      <p class="muted">{t('recoverHint')}</p>
+      <form class="webhook-filters" onSubmit={(event) => void submit(event)}>
+        <div class="field">
+          <label for="recover-from">{t('recoverFrom')}</label>
+          <input id="recover-from" type="datetime-local" required value={since} onInput={(event) => setSince(event.currentTarget.value)} />
+        </div>
+        <div class="field">
+          <label for="recover-to">{t('recoverTo')}</label>
+          <input id="recover-to" type="datetime-local" required value={until} onInput={(event) => setUntil(event.currentTarget.value)} />
+        </div>
+        <button type="submit" class="button button-primary" disabled={busy}>
+          {t('recoverSubmit')}
+        </button>
+      </form>
+      {invalid && (
+        <p class="field-error" role="alert">
+          {t('recoverInvalid')}
+        </p>
+      )}
+      {error !== null && <ErrorNotice error={error} />}
+      <p role="status" data-testid="recover-result">
+        {result}
+      </p>
+    </section>
+  );
+}

@@ -1,0 +1,106 @@
+import { api } from '../../api.js';
+
+/** The spec's event types, in its order (services/identity/src/domain/webhooks/webhook-events.ts). */
+export const WEBHOOK_EVENT_TYPES = [
+  'verification.session_issued',
+  'verification.capture_started',
+  'verification.evidence_uploaded',
+  'verification.automated_checks_running',
+  'verification.pending_manual_review',
+  'verification.approved',
+  'verification.rejected',
+  'verification.expired',
+  'verification.cancelled',
+  'verification.failed',
+] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** The event type of POST /webhooks/{id}/test: never subscribable, but it appears in the log. */
+export const TEST_EVENT_TYPE = 'webhook.test';
+
+export interface WebhookEndpoint {
+  id: string;
+  url: string;
+  eventTypes: string[];
+  isActive: boolean;
+  createdAt: string;
+}
+
+export type DeliveryStatus = 'pending' | 'in_flight' | 'succeeded' | 'failed';
+
+export interface WebhookDelivery {
+  id: string;
+  eventType: string;
+  caseId: string | null;
+  /** 0 when no answer arrived; null before the first attempt. */
+  httpStatus: number | null;
+  attemptCount: number;
+  lastAttemptAt: string | null;
+  succeeded: boolean;
+  status: DeliveryStatus;
+  nextAttemptAt: string | null;
+  lastError: string | null;
+  createdAt: string;
+}
+
+export interface DeliveryPage {
+  deliveries: WebhookDelivery[];
+  page: number;
+  pageSize: number;
+  totalCount: number;
+  totalPages: number;
+}
+
+export interface DeliveryFilter {
+  page: number;
+  succeeded?: 'true' | 'false' | undefined;
+  eventType?: string | undefined;
+}
+
+export const DELIVERY_PAGE_SIZE = 20;
+
+const endpointPath = (id: string) => `/webhooks/${encodeURIComponent(id)}`;
+
+export const listEndpoints = () => api<WebhookEndpoint[]>('GET', '/webhooks');
+export const getEndpoint = (id: string) => api<WebhookEndpoint>('GET', endpointPath(id));
+export const createEndpoint = (body: { url: string; eventTypes: string[] }) => api<{ endpoint: WebhookEndpoint; signingSecret: string }>('POST', '/webhooks', { body });
+export const updateEndpoint = (id: string, body: { url: string; eventTypes: string[] }) => api<WebhookEndpoint>('PUT', endpointPath(id), { body });
+export const deleteEndpoint = (id: string) => api<undefined>('DELETE', endpointPath(id));
+export const setEndpointActive = (id: string, active: boolean) => api<undefined>('POST', `${endpointPath(id)}/${active ? 'activate' : 'deactivate'}`);
+export const rotateSecret = (id: string) => api<{ newSigningSecret: string }>('POST', `${endpointPath(id)}/rotate-secret`);
+export const sendTestPing = (id: string) => api<WebhookDelivery>('POST', `${endpointPath(id)}/test`);
+export const retryDelivery = (id: string, deliveryId: string) => api<WebhookDelivery>('POST', `${endpointPath(id)}/deliveries/${encodeURIComponent(deliveryId)}/retry`);
+export const recoverDeliveries = (id: string, window: { since: string; until: string }) =>
+  api<{ requeued: number; since: string; until: string }>('POST', `${endpointPath(id)}/recover`, { body: window });
+
+export const listDeliveries = (id: string, filter: DeliveryFilter) =>
+  api<DeliveryPage>('GET', `${endpointPath(id)}/deliveries`, {
+    query: { page: filter.page, pageSize: DELIVERY_PAGE_SIZE, succeeded: filter.succeeded, eventType: filter.eventType },
+  });
+
+/** A delivery the worker has not finished: the log polls while one is on screen. */
+export function isUnfinished(delivery: WebhookDelivery): boolean {
+  return delivery.status === 'pending' || delivery.status === 'in_flight';
+}
+
+/** Only finished deliveries can be sent once more (the API answers 409 for the others). */
+export function canRetry(delivery: WebhookDelivery): boolean {
+  return !isUnfinished(delivery);
+}
+
+/**
+ * A `datetime-local` value (the browser's local time, to the minute) for an instant, and back.
+ * The recover window is typed in local time and sent as UTC ISO 8601; its end is the last
+ * millisecond of the minute typed, so "to 14:05" includes what failed at 14:05:40.
+ */
+export function toLocalInputValue(instant: Date): string {
+  const local = new Date(instant.getTime() - instant.getTimezoneOffset() * 60_000);
+  return local.toISOString().slice(0, 16);
+}
+
+export function fromLocalInputValue(value: string, edge: 'start' | 'end' = 'start'): string | null {
+  if (!value) return null;
+  const instant = new Date(value);
+  if (Number.isNaN(instant.getTime())) return null;
+  return new Date(instant.getTime() + (edge === 'end' ? 59_999 : 0)).toISOString();
+}
