@@ -1,4 +1,7 @@
-// Placeholder so the portal shell compiles; the reports screen replaces it.
-export function ReportsArea(props: { subpath: string }) {
-  return <section data-subpath={props.subpath}>Reports</section>;
+import './reports.css';
+import { ReportsScreen } from './reports-screen.js';
+
+/** `/portal/reports?from=YYYY-MM-DD&to=YYYY-MM-DD` (default the last 30 days). */
+export function ReportsArea(_props: { subpath: string }) {
+  return <ReportsScreen />;
 }
