@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { assessRead } from '../src/ocr/answer.js';
 import { checkDigit, isIcaoCountryCode } from '../src/ocr/icao.js';
 import { fieldsFrom, isoDateFrom } from '../src/ocr/mrz-fields.js';
-import { TD1, TD3, mrzLinesIn } from '../src/ocr/mrz-layout.js';
+import { TD1, TD3, alignToLayout, mrzLinesIn } from '../src/ocr/mrz-layout.js';
 import { mergeReadings, resolveCountry } from '../src/ocr/mrz-merge.js';
-import { crossCheckVisualZone } from '../src/ocr/visual-zone.js';
+import { crossCheckVisualZone, namesConfirmedByPage } from '../src/ocr/visual-zone.js';
 
 const TODAY = new Date('2025-06-01T00:00:00Z');
 // A valid TD3 (digits checked with the `mrz` package in the first test).
@@ -107,7 +107,22 @@ describe('reading MRZ lines out of OCR text', () => {
     const text = `DAMASCUS\n16 FEB 2023\nP<SYRJ ABER<<NOUR<<<<<<<<<<<<<<<<<<<<<<<<<\n${PASSPORT[1]}KK\n`;
     expect(mrzLinesIn(text, TD3)).toEqual(PASSPORT);
     expect(mrzLinesIn('SYRIAN ARAB REPUBLIC\nPASSPORT\n', TD3)).toBeNull();
-    expect(mrzLinesIn(PASSPORT.join('\n'), TD1)).toBeNull();
+    expect(mrzLinesIn(PASSPORT.join('\n'), TD1)?.[0]).toBeNull();
+  });
+
+  it('keeps the lines an engine did find when it missed one, placed by their content', () => {
+    expect(mrzLinesIn(`SYRALCHALRBI<<MOMANNAD\n${PASSPORT[1]}`, TD3)).toEqual([null, PASSPORT[1]]);
+    expect(mrzLinesIn(`${CARD[1]}\nJABER<<NOUR<<<<<<<<<<<<<<<<<<`, TD1)).toEqual([null, CARD[1], CARD[2]]);
+    // Two lines that both look like the data line: no guessing.
+    expect(mrzLinesIn(`${PASSPORT[1]}\n${PASSPORT[1]}`, TD3)).toBeNull();
+  });
+
+  it('merges an engine that read only the data line with one that read both', () => {
+    const legacy = [PASSPORT[0]!, withText(PASSPORT[1]!, 20, 'H')];
+    const merged = mergeReadings([{ engine: 'legacy', lines: legacy }, { engine: 'lstm', lines: [null, PASSPORT[1]!] }], TD3)!;
+    expect(merged.lines).toEqual(PASSPORT);
+    expect(merged.status.sex).toBe('resolved');
+    expect(mergeReadings([{ engine: 'legacy', lines: [null, PASSPORT[1]!] }, { engine: 'lstm', lines: [null, PASSPORT[1]!] }], TD3)).toBeNull();
   });
 });
 
@@ -153,5 +168,36 @@ describe('visual-zone cross-check', () => {
     const card = 'Card No. Date of birth Date of expiry\n538893332 07 APR 1996 16 FEB 2033';
     expect(crossCheckVisualZone(card, { documentNumber: '538893332', dateOfBirth: '1996-04-07' }).contradictions).toEqual([]);
     expect(crossCheckVisualZone(card, { documentNumber: '538893332', dateOfBirth: '2033-02-16' }).contradictions).toHaveLength(1);
+  });
+});
+
+describe('names rebuilt from the printed page', () => {
+  const page = 'Surname\nJABER\nGiven names\nAHMAD\n';
+
+  it('replaces a misread word only by a printed word the other engine also read', () => {
+    const legacy = 'JABER<<AHHAD<<<<<<<<<<<<<<<<<';
+    const rebuilt = namesConfirmedByPage(legacy, ['JABER<KAHMAD<<<KKLLLLLLLLLLLLL'], page);
+    expect(rebuilt).toBe('JABER<<AHMAD<<<<<<<<<<<<<<<<<');
+    expect(rebuilt).toHaveLength(legacy.length);
+  });
+
+  it('refuses when the other engine does not back the printed word, or the word is short', () => {
+    expect(namesConfirmedByPage('JABER<<AHHAD<<<<<<<<<<<<<<<<<', ['JABER<KAHHADK<<KKLLLLLLLLLLLLL'], page)).toBeNull();
+    expect(namesConfirmedByPage('AI<ATTAR<<OMAR<<<<<<<<<<<<<<<<', ['AL<ATTAR<<OMAR<<<<<<<<<<<<<<<<'], 'AL ATTAR\nOMAR')).toBeNull();
+  });
+});
+
+describe('fitting a line read too long or too short', () => {
+  it('removes the character that shifted the data line, found by its check digits', () => {
+    const withSpeck = `${PASSPORT[1]!.slice(0, 16)}7${PASSPORT[1]!.slice(16)}`;
+    expect(alignToLayout(withSpeck, 1, TD3)).toBe(PASSPORT[1]);
+    // A D before the N: dropping either passes the same digits (N and D weigh the same mod 10), so it is not guessed.
+    const ambiguous = `${PASSPORT[1]!.slice(0, 1)}D${PASSPORT[1]!.slice(1)}`;
+    expect(alignToLayout(ambiguous, 1, TD3)).toBe(ambiguous.slice(0, 44));
+    expect(alignToLayout(`${PASSPORT[0]}KL`, 0, TD3)).toBe(PASSPORT[0]);
+  });
+
+  it('drops a stray one-character word before a line that is too long with it', () => {
+    expect(mrzLinesIn(`${CARD[0]}\n${CARD[1]}\n1 ${CARD[2]}<`, TD1)).toEqual(CARD);
   });
 });

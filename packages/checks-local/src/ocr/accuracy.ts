@@ -20,8 +20,10 @@ export interface AccuracyCounts {
   validExact: number;
   rejected: number;
   falseValid: number;
-  /** Median seconds per read. */
+  /** Median wall-clock seconds per read. */
   medianSeconds: number;
+  /** Median CPU seconds per read (this process, worker threads included): comparable on a busy machine. */
+  medianCpuSeconds: number;
 }
 
 export const ACCURACY_VARIANTS: AccuracyVariant[] = [
@@ -51,6 +53,11 @@ export function sameFields(actual: Record<string, string>, expected: Record<stri
   return [...keys].every((key) => actual[key] === expected[key]);
 }
 
+function median(values: number[]): number {
+  const sorted = [...values].sort((first, second) => first - second);
+  return Math.round((sorted[Math.floor(sorted.length / 2)] ?? 0) * 1000) / 1000;
+}
+
 export async function measureAccuracy(
   read: (document: { documentType: DocumentType; front: { contentType: string; bytes: Buffer }; back: { contentType: string; bytes: Buffer } | null }) => Promise<OcrAnswer>,
   options: { seeds: number[]; documentTypes?: DocumentType[]; variants?: AccuracyVariant[] },
@@ -58,12 +65,14 @@ export async function measureAccuracy(
   const table: Record<string, AccuracyCounts> = {};
   for (const documentType of options.documentTypes ?? (['SyrianPassport', 'SyrianNationalId'] as DocumentType[])) {
     for (const variant of options.variants ?? ACCURACY_VARIANTS) {
-      const counts: AccuracyCounts = { total: 0, validExact: 0, rejected: 0, falseValid: 0, medianSeconds: 0 };
+      const counts: AccuracyCounts = { total: 0, validExact: 0, rejected: 0, falseValid: 0, medianSeconds: 0, medianCpuSeconds: 0 };
       const seconds: number[] = [];
+      const cpuSeconds: number[] = [];
       for (const seed of options.seeds) {
         const document = await generateSyntheticDocument({ documentType, seed, degradation: variant.degradation, tamper: variant.tamper });
         counts.total += 1;
         const started = performance.now();
+        const cpuStarted = process.cpuUsage();
         try {
           const answer = await read(document);
           const exact = sameFields(answer.fields, document.expectedFields) && variant.tamper === undefined;
@@ -75,10 +84,12 @@ export async function measureAccuracy(
           counts.rejected += 1;
         } finally {
           seconds.push((performance.now() - started) / 1000);
+          const cpu = process.cpuUsage(cpuStarted);
+          cpuSeconds.push((cpu.user + cpu.system) / 1e6);
         }
       }
-      seconds.sort((first, second) => first - second);
-      counts.medianSeconds = Math.round((seconds[Math.floor(seconds.length / 2)] ?? 0) * 1000) / 1000;
+      counts.medianSeconds = median(seconds);
+      counts.medianCpuSeconds = median(cpuSeconds);
       table[`${documentType} / ${variant.name}`] = counts;
     }
   }

@@ -14,7 +14,7 @@ import { fieldsFrom } from './mrz-fields.js';
 import { mergeReadings, withNames } from './mrz-merge.js';
 import { ocrModelProblems, type LocatePackage } from './model-files.js';
 import { createRecognizer, type Recognizer } from './recognizer.js';
-import { crossCheckVisualZone } from './visual-zone.js';
+import { crossCheckVisualZone, namesConfirmedByPage } from './visual-zone.js';
 
 export interface OcrEngineOptions {
   loadTimeoutMs: number;
@@ -48,12 +48,14 @@ function mrzSide(input: OcrReadInput): { format: MrzFormat; image: EvidenceBytes
 export async function readDocument(recognizers: { legacy: Recognizer; lstm: Recognizer }, input: OcrReadInput, today: Date): Promise<OcrAnswer> {
   const { format, image } = mrzSide(input);
   const layout = LAYOUTS[format];
-  const page = await preparePage(await decodeDocumentImage(image.bytes), format);
-  const mrzRequest = { image: page.mrzBand, whitelist: MRZ_ALPHABET, pageSegmentation: PSM.SINGLE_BLOCK };
+  const page = preparePage(await decodeDocumentImage(image.bytes), format);
+  // Block mode on both parts: automatic page layout drops printed lines on a patterned background,
+  // and straightening first is what keeps a photo taken a few degrees off readable.
+  const mrzRequest = { image: page.mrzBand, whitelist: MRZ_ALPHABET, pageSegmentation: PSM.SINGLE_BLOCK, straighten: true };
   const [legacyText, lstmText, visualText] = await Promise.all([
     recognizers.legacy.recognize(mrzRequest),
     recognizers.lstm.recognize(mrzRequest),
-    recognizers.lstm.recognize({ image: page.visualZone, pageSegmentation: PSM.AUTO }),
+    recognizers.lstm.recognize({ image: page.visualZone, pageSegmentation: PSM.SINGLE_BLOCK, straighten: true }),
   ]);
   const merged = mergeReadings(
     [
@@ -66,7 +68,8 @@ export async function readDocument(recognizers: { legacy: Recognizer; lstm: Reco
   // Names have no check digit: prefer the engines' reading the printed page confirms word for word.
   let chosen = merged;
   let visual = crossCheckVisualZone(visualText, fieldsFrom(merged.lines, layout, today));
-  for (const names of merged.nameCandidates) {
+  const rebuilt = merged.nameReadings.map((reading, index) => namesConfirmedByPage(reading, merged.nameReadings.filter((_other, otherIndex) => otherIndex !== index), visualText));
+  for (const names of [...merged.nameCandidates, ...rebuilt.filter((names): names is string => names !== null)]) {
     if (visual.namesConfirmed) break;
     const candidate = withNames(merged, layout, names);
     const check = crossCheckVisualZone(visualText, fieldsFrom(candidate.lines, layout, today));

@@ -11,8 +11,15 @@ import { fieldText, type MrzField, type MrzLayout } from './mrz-layout.js';
 
 export interface EngineReading {
   engine: 'legacy' | 'lstm';
-  /** The MRZ lines this engine read (normalised to the layout's width), or null. */
-  lines: string[] | null;
+  /** The MRZ lines this engine read (normalised to the layout's width; null for a line it missed), or null for none. */
+  lines: Array<string | null> | null;
+}
+
+type Reading = Array<string | null>;
+
+/** The readings that have all of these lines (the others cannot say anything about a field on them). */
+function withLines(readings: Reading[], lines: number[]): string[][] {
+  return readings.filter((reading) => lines.every((line) => typeof reading[line] === 'string')) as string[][];
 }
 
 /**
@@ -31,6 +38,8 @@ export interface MergedMrz {
   namesAgree: boolean;
   /** Readings of the name field that are letters and fillers only, legacy first: the printed page picks among them. */
   nameCandidates: string[];
+  /** Every engine's raw reading of the name field (digits read as letters), for word-by-word confirmation. */
+  nameReadings: string[];
   /** Share of the check-digit-guarded characters both engines read identically (0 with one engine). */
   engineAgreement: number;
 }
@@ -120,9 +129,11 @@ export function fuseReadings(legacy: string, lstm: string): string {
  * Fields only the composite digit guards (TD1's optional fields, where the Syrian national number
  * sits): the engines' fused reading of them is kept only if the composite digit then passes.
  */
-function resolveByComposite(merged: string[], readings: string[][], layout: MrzLayout, fields: MrzField[]): FieldStatus {
+function resolveByComposite(merged: string[], allReadings: Reading[], layout: MrzLayout, fields: MrzField[]): FieldStatus {
   const compositeAt = { line: layout.composite.line, start: layout.composite.at, end: layout.composite.at + 1 };
   const spans = [...fields, compositeAt];
+  const readings = withLines(allReadings, [...new Set(spans.map((span) => span.line))]);
+  if (readings.length === 0) return 'unresolved';
   const texts = readings.map((lines) => spans.map((span) => fieldText(lines, span)));
   const agreed = texts.every((text) => text.join('|') === texts[0]!.join('|'));
   const fused = texts[0]!.map((text, index) => {
@@ -136,16 +147,16 @@ function resolveByComposite(merged: string[], readings: string[][], layout: MrzL
   return agreed ? 'agreed' : 'resolved';
 }
 
-function agreementOf(readings: string[][], layout: MrzLayout): number {
-  if (readings.length < 2) return 0;
+/** Share of the guarded characters (values and digits) that the first two readings both read, and read alike. */
+function agreementOf(allReadings: Reading[], layout: MrzLayout): number {
   let same = 0;
   let total = 0;
   for (const field of layout.fields.filter((candidate) => candidate.checkDigitAt !== undefined)) {
-    const [first, second] = readings.map((lines) => fieldText(lines, { ...field, end: field.checkDigitAt! + 1 }));
-    for (let index = 0; index < first!.length; index++) {
-      total += 1;
-      if (first![index] === second![index]) same += 1;
-    }
+    const span = { ...field, end: field.checkDigitAt! + 1 };
+    const texts = withLines(allReadings, [field.line]).map((lines) => fieldText(lines, span));
+    total += span.end - span.start;
+    if (texts.length < 2) continue;
+    for (let index = 0; index < texts[0]!.length; index++) if (texts[0]![index] === texts[1]![index]) same += 1;
   }
   return total === 0 ? 0 : same / total;
 }
@@ -164,28 +175,30 @@ export function withNames(merged: MergedMrz, layout: MrzLayout, names: string): 
 /** The merged MRZ, or null when no engine found MRZ lines. The legacy reading is the base. */
 export function mergeReadings(engineReadings: EngineReading[], layout: MrzLayout): MergedMrz | null {
   const ordered = [...engineReadings].sort((first, second) => (first.engine === 'legacy' ? -1 : second.engine === 'legacy' ? 1 : 0));
-  const readings = ordered.map((reading) => reading.lines).filter((lines): lines is string[] => lines !== null);
-  if (readings.length === 0) return null;
-  const merged = [...readings[0]!];
+  const readings = ordered.map((reading) => reading.lines).filter((lines): lines is Reading => lines !== null);
+  const base = Array.from({ length: layout.lineCount }, (_unused, line) => readings.find((reading) => typeof reading[line] === 'string')?.[line] ?? null);
+  if (base.some((line) => line === null)) return null;
+  const merged = base as string[];
   const status: Record<string, FieldStatus> = {};
   const checkDigits: Record<string, boolean> = {};
 
   for (const field of layout.fields) {
+    const available = withLines(readings, [field.line]);
     if (field.checkDigitAt !== undefined) {
-      const resolved = resolveCheckedField(readings, field);
+      const resolved = resolveCheckedField(available, field);
       status[field.name] = resolved.status;
       if (resolved.text !== null) replaceAt(merged, field.line, field.start, resolved.text);
     } else if (field.kind === 'country') {
-      const resolved = resolveCountry(readings.map((lines) => fieldText(lines, field)));
+      const resolved = resolveCountry(available.map((lines) => fieldText(lines, field)));
       status[field.name] = resolved.status;
       if (resolved.value !== null) replaceAt(merged, field.line, field.start, resolved.value.padEnd(3, '<'));
     } else if (field.kind === 'sex') {
-      const values = readings.map((lines) => fieldText(lines, field));
+      const values = available.map((lines) => fieldText(lines, field));
       const valid = distinct(values.filter((value) => /^[MF<]$/.test(value)));
       status[field.name] = statusOf(valid, values);
       if (valid.length === 1) replaceAt(merged, field.line, field.start, valid[0]!);
     } else if (field.kind === 'code') {
-      const values = readings.map((lines) => fieldText(lines, field));
+      const values = available.map((lines) => fieldText(lines, field));
       const valid = distinct(values.filter((value) => (layout.format === 'TD3' ? /^P[A-Z<]$/ : /^[IAC][A-Z<]$/).test(value)));
       status[field.name] = statusOf(valid, values);
       if (valid.length === 1) replaceAt(merged, field.line, field.start, valid[0]!);
@@ -202,7 +215,7 @@ export function mergeReadings(engineReadings: EngineReading[], layout: MrzLayout
   checkDigits.composite = passesComposite(merged, layout);
 
   const namesField = layout.fields.find((field) => field.kind === 'name')!;
-  const names = readings.map((lines) => lettersOnly(fieldText(lines, namesField)));
+  const names = withLines(readings, [namesField.line]).map((lines) => lettersOnly(fieldText(lines, namesField)));
   const nameCandidates = distinct(names.filter((name) => /^[A-Z<]+$/.test(name)));
   if (nameCandidates.length > 0) replaceAt(merged, namesField.line, namesField.start, nameCandidates[0]!);
   return {
@@ -211,6 +224,7 @@ export function mergeReadings(engineReadings: EngineReading[], layout: MrzLayout
     status,
     namesAgree: names.length > 1 && names.every((name) => name === names[0]),
     nameCandidates,
+    nameReadings: names,
     engineAgreement: agreementOf(readings, layout),
   };
 }

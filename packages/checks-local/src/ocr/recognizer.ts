@@ -23,6 +23,8 @@ export interface RecognizeRequest {
   /** Only these characters (the MRZ alphabet), or every character when absent. */
   whitelist?: string;
   pageSegmentation: PSM;
+  /** Let tesseract measure the text's skew and straighten the image first (a photo taken at an angle). */
+  straighten?: boolean;
 }
 
 export interface Recognizer {
@@ -122,9 +124,15 @@ export function createRecognizer(options: RecognizerOptions): Recognizer {
       crashed = (error) => reject(new ManualReviewRequiredError(`OCR: the ${kind} tesseract engine stopped while reading`, { cause: error }));
     });
     const job = (async () => {
-      // The images are scaled to about 300 dpi; saying so also stops tesseract logging its estimate on every read.
-      await tesseract.setParameters({ tessedit_pageseg_mode: request.pageSegmentation, tessedit_char_whitelist: request.whitelist ?? '', user_defined_dpi: '300' });
-      const { data } = await tesseract.recognize(request.image);
+      await tesseract.setParameters({
+        tessedit_pageseg_mode: request.pageSegmentation,
+        tessedit_char_whitelist: request.whitelist ?? '',
+        // The images are scaled to about 300 dpi; saying so also spares tesseract estimating it.
+        user_defined_dpi: '300',
+        // tesseract's diagnostics ("Image too small to scale!!") would go to the service's stderr on every read.
+        debug_file: '/dev/null',
+      });
+      const { data } = await tesseract.recognize(request.image, { rotateAuto: request.straighten ?? false });
       return data.text;
     })();
     try {

@@ -71,6 +71,42 @@ function printedDocumentNumber(lines: string[]): string | null {
   return null;
 }
 
+function editDistance(first: string, second: string): number {
+  let previous = Array.from({ length: second.length + 1 }, (_unused, index) => index);
+  for (let row = 1; row <= first.length; row++) {
+    const current = [row];
+    for (let column = 1; column <= second.length; column++) {
+      current[column] = Math.min(previous[column]! + 1, current[column - 1]! + 1, previous[column - 1]! + (first[row - 1] === second[column - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[second.length]!;
+}
+
+/**
+ * The MRZ name field rebuilt from the printed page where one engine misread a letter (AHHAD for
+ * AHMAD): a word is replaced only by a printed word that is close to it (two edits at most) AND
+ * that the other engine's MRZ reading contains, so two independent readings agree on every
+ * letter. Words under three letters are never replaced. Null when any word has no such
+ * replacement, or more than one.
+ */
+export function namesConfirmedByPage(namesField: string, otherReadings: string[], visualText: string): string | null {
+  const printed = [...words(printedLines(visualText))].filter((word) => /^[A-Z]+$/.test(word));
+  const [surname = '', ...givenParts] = namesField.replace(/<+$/, '').split('<<');
+  const parts = [surname, givenParts.join('<')].map((part) => part.split('<').filter((word) => word.length > 0));
+  const snapped = parts.map((part) =>
+    part.map((word) => {
+      if (printed.includes(word)) return word;
+      // Short words are weak evidence (the LSTM engine's noise is full of L and A): they must be printed exactly.
+      const matches = printed.filter((candidate) => candidate.length >= 3 && Math.abs(candidate.length - word.length) <= 1 && editDistance(candidate, word) <= 2 && otherReadings.some((reading) => reading.includes(candidate)));
+      return matches.length === 1 ? matches[0]! : null;
+    }),
+  );
+  if (snapped.some((part) => part.some((word) => word === null))) return null;
+  const rebuilt = snapped.map((part) => part.join('<')).filter((part) => part.length > 0).join('<<');
+  return rebuilt.length > namesField.length ? null : rebuilt.padEnd(namesField.length, '<');
+}
+
 export function crossCheckVisualZone(text: string, fields: Record<string, string>): VisualZoneCheck {
   const lines = printedLines(text);
   const printed = words(lines);
