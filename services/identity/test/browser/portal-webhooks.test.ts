@@ -254,6 +254,8 @@ describeEmbeddedOnly('portal webhooks screens in Chromium', () => {
     await expect.poll(() => page.locator('html').getAttribute('dir')).toBe('rtl');
     await page.getByRole('heading', { name: 'سجل الإرسال' }).waitFor();
     expect(await page.getByRole('button', { name: 'إرسال تجربة' }).count()).toBe(1);
+    // What was announced before the switch is said again in Arabic, not left in English.
+    expect(await page.getByTestId('webhook-notice').textContent()).toContain('أُضيفت رسالة التجربة');
     expect(await page.evaluate(unlabelledControls)).toEqual([]);
     await page.screenshot({ path: screenshotPath('portal-webhooks-ar'), fullPage: true });
     expect(await watched.problems()).toEqual([]);

@@ -41,7 +41,7 @@ export function DeliveryLog({ endpointId, canRetry, poll, refreshKey }: Props) {
   const [page, setPage] = useState<DeliveryPage | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [retryError, setRetryError] = useState<unknown>(null);
-  const [notice, setNotice] = useState('');
+  const [retried, setRetried] = useState(false);
   const [reloads, setReloads] = useState(0);
   const filterKey = `${filter.page}|${filter.succeeded ?? ''}|${filter.eventType ?? ''}`;
 
@@ -71,10 +71,10 @@ export function DeliveryLog({ endpointId, canRetry, poll, refreshKey }: Props) {
 
   const retry = async (delivery: WebhookDelivery) => {
     setRetryError(null);
-    setNotice('');
+    setRetried(false);
     try {
       await retryDelivery(endpointId, delivery.id);
-      setNotice(t('retried'));
+      setRetried(true);
       setReloads((count) => count + 1);
     } catch (failure) {
       setRetryError(failure);
@@ -111,7 +111,7 @@ export function DeliveryLog({ endpointId, canRetry, poll, refreshKey }: Props) {
         </button>
       </div>
       <p role="status" class="status-line notice notice-success">
-        {notice}
+        {retried && t('retried')}
       </p>
       {error !== null && <ErrorNotice error={error} />}
       {retryError !== null && <ErrorNotice error={retryError} />}

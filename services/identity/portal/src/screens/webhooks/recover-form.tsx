@@ -14,7 +14,8 @@ export function RecoverForm({ endpointId, onRecovered }: { endpointId: string; o
   const [since, setSince] = useState(() => toLocalInputValue(new Date(Date.now() - DAY_MS)));
   // This minute, which the window includes to its end (see fromLocalInputValue).
   const [until, setUntil] = useState(() => toLocalInputValue(new Date()));
-  const [result, setResult] = useState('');
+  // The count, not a sentence: a language switch re-translates what is on screen.
+  const [requeued, setRequeued] = useState<number | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [invalid, setInvalid] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -29,10 +30,10 @@ export function RecoverForm({ endpointId, onRecovered }: { endpointId: string; o
     setInvalid(false);
     setBusy(true);
     setError(null);
-    setResult('');
+    setRequeued(null);
     try {
       const recovered = await recoverDeliveries(endpointId, { since: window.since, until: window.until });
-      setResult(t('recovered', { count: formatNumber(recovered.requeued, language) }));
+      setRequeued(recovered.requeued);
       onRecovered();
     } catch (failure) {
       setError(failure);
@@ -65,7 +66,7 @@ export function RecoverForm({ endpointId, onRecovered }: { endpointId: string; o
       )}
       {error !== null && <ErrorNotice error={error} />}
       <p role="status" data-testid="recover-result">
-        {result}
+        {requeued !== null && t('recovered', { count: formatNumber(requeued, language) })}
       </p>
     </section>
   );

@@ -5,7 +5,7 @@ import { useLanguage, useMessages } from '../../i18n.js';
 import { Link, navigate } from '../../router.js';
 import { useSession } from '../../session.js';
 import { DeliveryLog } from './delivery-log.js';
-import { eventDescriptions, webhookMessages } from './messages.js';
+import { eventDescriptions, webhookMessages, type WebhookMessageKey } from './messages.js';
 import { RecoverForm } from './recover-form.js';
 import { SecretPanel } from './secret-panel.js';
 import { deleteEndpoint, getEndpoint, rotateSecret, sendTestPing, setEndpointActive, updateEndpoint, WEBHOOK_EVENT_TYPES, type WebhookEndpoint } from './webhook-api.js';
@@ -56,7 +56,8 @@ export function WebhookDetail({ endpointId }: { endpointId: string }) {
   const [editing, setEditing] = useState(false);
   const [dialog, setDialog] = useState<Dialog>(null);
   const [secret, setSecret] = useState<string | null>(null);
-  const [notice, setNotice] = useState('');
+  // A message key, not its text: a language switch re-translates what is on screen.
+  const [notice, setNotice] = useState<WebhookMessageKey | null>(null);
   const [actionError, setActionError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const [deliveriesVersion, setDeliveriesVersion] = useState(0);
@@ -72,10 +73,10 @@ export function WebhookDetail({ endpointId }: { endpointId: string }) {
   if (!endpoint) return <Loading />;
 
   /** One action at a time; its outcome is announced in the status line or as an error. */
-  const run = async (action: () => Promise<string>) => {
+  const run = async (action: () => Promise<WebhookMessageKey>) => {
     setBusy(true);
     setActionError(null);
-    setNotice('');
+    setNotice(null);
     try {
       setNotice(await action());
     } catch (failure) {
@@ -91,14 +92,14 @@ export function WebhookDetail({ endpointId }: { endpointId: string }) {
       setChanged({ ...endpoint, isActive: !endpoint.isActive });
       // Activating sends what waited: the log should show it going out.
       setDeliveriesVersion((version) => version + 1);
-      return endpoint.isActive ? t('deactivated') : t('activated');
+      return endpoint.isActive ? 'deactivated' : 'activated';
     });
 
   const rotate = () => {
     setDialog(null);
     return run(async () => {
       setSecret((await rotateSecret(endpoint.id)).newSigningSecret);
-      return t('rotated');
+      return 'rotated';
     });
   };
 
@@ -119,7 +120,7 @@ export function WebhookDetail({ endpointId }: { endpointId: string }) {
     run(async () => {
       await sendTestPing(endpoint.id);
       setDeliveriesVersion((version) => version + 1);
-      return t('testQueued');
+      return 'testQueued';
     });
 
   const actions = canWrite && !editing && (
@@ -154,7 +155,7 @@ export function WebhookDetail({ endpointId }: { endpointId: string }) {
             onSubmit={async (values) => {
               setChanged(await updateEndpoint(endpoint.id, values));
               setEditing(false);
-              setNotice(t('saved'));
+              setNotice('saved');
             }}
             onCancel={() => setEditing(false)}
           />
@@ -164,7 +165,7 @@ export function WebhookDetail({ endpointId }: { endpointId: string }) {
       )}
       {actions}
       <p role="status" class="status-line notice notice-success" data-testid="webhook-notice">
-        {notice}
+        {notice && t(notice)}
       </p>
       {actionError !== null && <ErrorNotice error={actionError} />}
       {secret !== null && <SecretPanel secret={secret} onDone={() => setSecret(null)} />}
