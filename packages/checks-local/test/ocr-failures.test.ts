@@ -51,9 +51,12 @@ describe('model files', () => {
   });
 
   it('names a missing model in plain words, without a path, and refuses to start the engine', async () => {
-    expect(await ocrModelProblems(hideEnglishData)).toEqual(['tesseract English data (@tesseract.js-data/eng 4.0.0) is missing']);
+    expect(await ocrModelProblems(hideEnglishData)).toEqual([
+      'tesseract English data (@tesseract.js-data/eng 4.0.0) is missing',
+      'tesseract English data (@tesseract.js-data/eng 4.0.0_best_int) is missing',
+    ]);
     const error = await rejection(createOcrEngine({ loadTimeoutMs: 30_000, inferenceTimeoutMs: 20_000, locatePackage: hideEnglishData }));
-    expect(error.reason).toBe('OCR: tesseract English data (@tesseract.js-data/eng 4.0.0) is missing');
+    expect(error.reason).toBe('OCR: tesseract English data (@tesseract.js-data/eng 4.0.0) is missing; tesseract English data (@tesseract.js-data/eng 4.0.0_best_int) is missing');
     expect(error.reason).not.toMatch(/node_modules|\/usr\/|\/work\//);
   });
 });

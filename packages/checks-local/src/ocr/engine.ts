@@ -1,6 +1,6 @@
 /**
- * The OCR engine: one legacy and one LSTM tesseract worker, created once and reused (each is
- * about 150 MB of wasm heap, so never one per request). A read crops the MRZ band, lets both
+ * The OCR engine: one legacy and one LSTM tesseract worker, created once and reused (together
+ * about 300 MB, so never one per request). A read crops the MRZ band, lets both
  * engines read it at once, merges their readings by check digit, and cross-checks the names
  * against the printed part of the page, which the LSTM engine reads (it is the better one for
  * ordinary text).
@@ -35,7 +35,7 @@ export interface OcrEngine {
   close(): Promise<void>;
 }
 
-export const OCR_MODEL = { name: 'tesseract.js-mrz', version: 'tesseract.js 7.0.0 + eng 4.0.0 legacy/LSTM' } as const;
+export const OCR_MODEL = { name: 'tesseract.js-mrz', version: 'tesseract.js 7.0.0 + eng 4.0.0 legacy / 4.0.0_best_int LSTM' } as const;
 
 const NO_MRZ = 'OCR: no machine-readable zone could be read from the document image';
 

@@ -11,7 +11,16 @@ import path from 'node:path';
 
 const require = createRequire(import.meta.url);
 
-export const ENGLISH_DATA = { packageName: '@tesseract.js-data/eng', folder: '4.0.0', file: 'eng.traineddata.gz' } as const;
+/**
+ * The legacy engine needs the combined legacy + LSTM data (4.0.0, 10.9 MB); the LSTM engine runs
+ * on the LSTM-only "best_int" data (2.9 MB) with the LSTM-only wasm core, which keeps that worker
+ * about 60-85 MB smaller and read the synthetic set as well.
+ */
+export const ENGLISH_DATA = {
+  packageName: '@tesseract.js-data/eng',
+  file: 'eng.traineddata.gz',
+  folders: { legacy: '4.0.0', lstm: '4.0.0_best_int' },
+} as const;
 /** The cores getCore may pick, by CPU features (relaxed SIMD, SIMD, none) and engine (legacy-capable or LSTM-only). */
 const CORE_FILES = ['tesseract-core-relaxedsimd', 'tesseract-core-relaxedsimd-lstm', 'tesseract-core-simd', 'tesseract-core-simd-lstm', 'tesseract-core', 'tesseract-core-lstm'];
 
@@ -26,10 +35,10 @@ export const locateInstalledPackage: LocatePackage = (packageName) => {
   }
 };
 
-/** The folder holding eng.traineddata.gz (legacy + LSTM data), or null when the package is not installed. */
-export function englishDataFolder(packageFolder: LocatePackage = locateInstalledPackage): string | null {
+/** The folder holding the eng.traineddata.gz an engine loads, or null when the package is not installed. */
+export function englishDataFolder(kind: 'legacy' | 'lstm', packageFolder: LocatePackage = locateInstalledPackage): string | null {
   const folder = packageFolder(ENGLISH_DATA.packageName);
-  return folder === null ? null : path.join(folder, ENGLISH_DATA.folder);
+  return folder === null ? null : path.join(folder, ENGLISH_DATA.folders[kind]);
 }
 
 async function exists(file: string): Promise<boolean> {
@@ -44,9 +53,11 @@ async function exists(file: string): Promise<boolean> {
 /** [] when every file the OCR loads is present; else one sentence per problem, without paths. */
 export async function ocrModelProblems(packageFolder: LocatePackage = locateInstalledPackage): Promise<string[]> {
   const problems: string[] = [];
-  const english = englishDataFolder(packageFolder);
-  if (english === null || !(await exists(path.join(english, ENGLISH_DATA.file)))) {
-    problems.push(`tesseract English data (${ENGLISH_DATA.packageName} ${ENGLISH_DATA.folder}) is missing`);
+  for (const kind of ['legacy', 'lstm'] as const) {
+    const english = englishDataFolder(kind, packageFolder);
+    if (english === null || !(await exists(path.join(english, ENGLISH_DATA.file)))) {
+      problems.push(`tesseract English data (${ENGLISH_DATA.packageName} ${ENGLISH_DATA.folders[kind]}) is missing`);
+    }
   }
   if (packageFolder('tesseract.js') === null) problems.push('tesseract.js is missing');
   const core = packageFolder('tesseract.js-core');

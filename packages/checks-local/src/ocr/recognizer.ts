@@ -51,20 +51,24 @@ export function withDeadline<T>(work: Promise<T>, ms: number, reason: string, on
 }
 
 async function startWorker(kind: EngineKind, loadTimeoutMs: number, onCrash: (error: unknown) => void): Promise<TesseractWorker> {
-  const langPath = englishDataFolder();
+  const langPath = englishDataFolder(kind);
   if (langPath === null) throw new ManualReviewRequiredError('OCR: the tesseract English model is missing');
+  const legacy = kind === 'legacy';
   let failLoad: (error: unknown) => void = () => {};
   const loadFailed = new Promise<never>((_resolve, reject) => {
     failLoad = reject;
   });
+  // Observed by the race below; this only keeps a late failure from being an unhandled rejection.
+  loadFailed.catch(() => {});
   let loading = true;
   const pending = createWorker('eng', ENGINE_MODES[kind], {
     langPath,
     gzip: true,
     // Never read or write a traineddata cache in the working directory: the data is read-only here.
     cacheMethod: 'none',
-    legacyCore: true,
-    legacyLang: true,
+    // The legacy engine needs the legacy-capable core and data; the LSTM engine is smaller without them.
+    legacyCore: legacy,
+    legacyLang: legacy,
     // While loading, an error fails the load; afterwards, tesseract.js also rejects the job itself.
     errorHandler: (error: unknown) => {
       if (loading) failLoad(error);
@@ -106,6 +110,8 @@ export function createRecognizer(options: RecognizerOptions): Recognizer {
     if (closed) return Promise.reject(new ManualReviewRequiredError('OCR: the engine is shutting down'));
     if (worker === null) {
       const starting = startWorker(kind, loadTimeoutMs, (error) => {
+        // A worker we ended ourselves (after a time-out, or on close) exits too: that is not news.
+        if (worker !== starting) return;
         discard(starting);
         crashed(error);
       });
@@ -135,6 +141,9 @@ export function createRecognizer(options: RecognizerOptions): Recognizer {
       const { data } = await tesseract.recognize(request.image, { rotateAuto: request.straighten ?? false });
       return data.text;
     })();
+    // Both are raced below; these keep a settlement after the deadline from being an unhandled rejection.
+    job.catch(() => {});
+    crash.catch(() => {});
     try {
       return await withDeadline(Promise.race([job, crash]), inferenceTimeoutMs, `OCR: reading the document took longer than ${inferenceTimeoutMs} ms`, () => discard(current));
     } catch (error) {
