@@ -73,6 +73,8 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
   const { config, database, redis } = dependencies;
   const clock = dependencies.clock ?? (() => new Date());
   const isTrustedProxy = createAddressMatcher(config.TRUSTED_PROXIES);
+  // Before the app: the health endpoint reports on it. Models load on the first live case, not here.
+  const ownProvider = dependencies.checksProvider === undefined ? configuredChecksProvider(config) : null;
   const app = await createBaseApp({
     service: SERVICE_NAME,
     version: SERVICE_VERSION,
@@ -84,7 +86,12 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
       securitySchemes,
     },
     healthPath: '/health',
-    healthExtension: identityHealthExtension(database),
+    healthExtension: identityHealthExtension(database, async () => {
+      if (dependencies.checksProvider !== undefined) return { provider: dependencies.checksProvider ? 'injected' : 'none', ready: null, problems: [] };
+      if (!ownProvider) return { provider: 'none', ready: null, problems: [] };
+      const status = await ownProvider.status?.();
+      return { provider: config.CHECKS_PROVIDER, ready: status?.ready ?? null, problems: status?.problems ?? [] };
+    }),
     database,
     redis,
     trustProxy: (address: string) => isTrustedProxy(address),
@@ -111,7 +118,6 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
     keyPrefix: dependencies.rateLimitKeyPrefix,
   });
   const storage = dependencies.evidenceStorage ?? (await createEvidenceStorage(evidenceStorageConfig(config)));
-  const ownProvider = dependencies.checksProvider === undefined ? configuredChecksProvider(config) : null;
   const box = createSecretBox(dependencies.secretsKey);
   const policy = { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS };
   const worker = createIdentityWorker({

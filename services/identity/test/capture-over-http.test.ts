@@ -28,7 +28,7 @@ describe('a case from creation to EvidenceUploaded over real HTTP, and its evide
   async function upload(captureToken: string, evidenceType: string, bytes: Buffer, fileName: string) {
     const form = new FormData();
     form.append('evidenceType', evidenceType);
-    form.append('file', new Blob([bytes]), fileName);
+    form.append('file', new Blob([bytes as Buffer<ArrayBuffer>]), fileName);
     return fetch(`${origin}${CAPTURE}/evidence`, { method: 'POST', headers: { authorization: `Bearer ${captureToken}` }, body: form });
   }
 

@@ -2,7 +2,8 @@ import 'reflect-metadata';
 import { webcrypto } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 
-x509.cryptoProvider.set(webcrypto);
+// Node's webcrypto, typed apart from the DOM's Crypto that browser-test files bring into this program.
+x509.cryptoProvider.set(webcrypto as unknown as Crypto);
 
 export interface TestCertificate {
   certPem: string;

@@ -26,14 +26,22 @@ describe('identity configuration', () => {
   });
   it('needs the three inference URLs with CHECKS_PROVIDER=http, and thresholds in [0, 1]', () => {
     expect(() => loadIdentityConfig({ CHECKS_PROVIDER: 'http', CHECKS_OCR_URL: 'http://127.0.0.1:9000/ocr' })).toThrow(/CHECKS_FACE_MATCH_URL: is required with CHECKS_PROVIDER=http/);
-    expect(() => loadIdentityConfig({ CHECKS_PROVIDER: 'grpc' })).toThrow(/CHECKS_PROVIDER: must be http, or unset for none/);
+    expect(() => loadIdentityConfig({ CHECKS_PROVIDER: 'grpc' })).toThrow(/CHECKS_PROVIDER: must be none, http or local/);
     expect(() => loadIdentityConfig({ CHECKS_OCR_URL: 'ftp://x/ocr' })).toThrow(/CHECKS_OCR_URL: must be an http\(s\) URL/);
     expect(() => loadIdentityConfig({ CHECKS_FACE_THRESHOLD: '1.5' })).toThrow(/CHECKS_FACE_THRESHOLD: must be from 0 to 1/);
     expect(() => loadIdentityConfig({ CHECKS_RETRY_SCHEDULE_MS: '0,x' })).toThrow(/CHECKS_RETRY_SCHEDULE_MS/);
     expect(() => loadIdentityConfig({ JOB_LEASE_MS: '60000' })).toThrow(/JOB_LEASE_MS: must be longer than three inference calls \(3 × CHECKS_TIMEOUT_MS = 90000 ms\)/);
     expect(loadIdentityConfig({ JOB_LEASE_MS: '2000', CHECKS_TIMEOUT_MS: '500' }).JOB_LEASE_MS).toBe(2000);
-    expect(loadIdentityConfig({}).CHECKS_PROVIDER).toBeUndefined();
-    expect(loadIdentityConfig({})).toMatchObject({ CHECKS_RETRY_SCHEDULE_MS: [0, 1000, 5000], CHECKS_OCR_THRESHOLD: 0.85, CHECKS_FACE_THRESHOLD: 0.8, CHECKS_LIVENESS_THRESHOLD: 0.8 });
+    expect(loadIdentityConfig({ CHECKS_PROVIDER: 'none' })).toMatchObject({ CHECKS_RETRY_SCHEDULE_MS: [0, 1000, 5000], CHECKS_OCR_THRESHOLD: 0.85, CHECKS_FACE_THRESHOLD: 0.8, CHECKS_LIVENESS_THRESHOLD: 0.8 });
+  });
+
+  it('runs the local checks by default on the embedded database, none with DATABASE_URL, each with its own thresholds', () => {
+    expect(loadIdentityConfig({})).toMatchObject({ CHECKS_PROVIDER: 'local', CHECKS_OCR_THRESHOLD: 0.85, CHECKS_FACE_THRESHOLD: 0.6, CHECKS_LIVENESS_THRESHOLD: 0.9, CHECKS_FACE_REJECT_BELOW: 0.35, CHECKS_FFMPEG_PATH: 'ffmpeg' });
+    expect(loadIdentityConfig({ DATABASE_URL: 'postgres://localhost/x', SECRETS_KEY: 'ab'.repeat(32) }).CHECKS_PROVIDER).toBe('none');
+    expect(loadIdentityConfig({ CHECKS_PROVIDER: 'local', CHECKS_FACE_THRESHOLD: '0.7' })).toMatchObject({ CHECKS_FACE_THRESHOLD: 0.7, CHECKS_LIVENESS_THRESHOLD: 0.9 });
+    expect(loadIdentityConfig({ CHECKS_PROVIDER: 'local', CHECKS_FACE_THRESHOLD: '0.3' }).CHECKS_FACE_REJECT_BELOW).toBe(0.3);
+    expect(loadIdentityConfig({ CHECKS_PROVIDER: 'http', CHECKS_OCR_URL: 'http://a/o', CHECKS_FACE_MATCH_URL: 'http://a/f', CHECKS_LIVENESS_URL: 'http://a/l' }).CHECKS_FACE_REJECT_BELOW).toBe(0.5);
+    expect(loadIdentityConfig({ CHECKS_PROVIDER: '' }).CHECKS_PROVIDER).toBe('local');
   });
   it('delivers webhooks 5 times on the spec schedule, https only, unless configured', () => {
     expect(loadIdentityConfig({})).toMatchObject({

@@ -34,7 +34,8 @@ export function manualClock(start = new Date()) {
 export async function buildTestApp(env: Record<string, string> = {}, options: { clock?: () => Date; lastUsedFlushMs?: number; checksProvider?: ChecksProvider } = {}) {
   const dependencies = await createTestDependencies({ schemaName, migrationsFolder, schema: databaseSchema });
   const evidenceDir = await mkdtemp(join(tmpdir(), 'identity-evidence-'));
-  const config = loadIdentityConfig({ LOG_LEVEL: 'silent', EVIDENCE_DIR: evidenceDir, WORKER_IN_PROCESS: 'false', ...env });
+  // No models unless a test asks for them (CHECKS_PROVIDER=local): live cases wait for a person.
+  const config = loadIdentityConfig({ LOG_LEVEL: 'silent', EVIDENCE_DIR: evidenceDir, WORKER_IN_PROCESS: 'false', CHECKS_PROVIDER: 'none', ...env });
   let worker: IdentityWorker | undefined;
   let credentials: CredentialCache | undefined;
   const app = await buildApp({

@@ -94,7 +94,10 @@ describe('the HTTP checks provider, over the whole app, against a fake inference
       expect.objectContaining({ field: 'document', contentType: 'image/jpeg', sha256: front.sha256Hash }),
       expect.objectContaining({ field: 'selfie', fileName: 'selfie.png', contentType: 'image/png', sha256: detail.selfieEvidence[0]!.sha256Hash }),
     ]);
-    expect(fake.received('liveness')[0]!.parts).toEqual([expect.objectContaining({ field: 'video', fileName: 'video.mp4', contentType: 'video/mp4', sha256: detail.videoEvidence[0]!.sha256Hash })]);
+    expect(fake.received('liveness')[0]!.parts).toEqual([
+      expect.objectContaining({ field: 'video', fileName: 'video.mp4', contentType: 'video/mp4', sha256: detail.videoEvidence[0]!.sha256Hash }),
+      expect.objectContaining({ field: 'document', sha256: detail.documentEvidence[0]!.sha256Hash }),
+    ]);
   });
 
   it('sends the back of a SyrianNationalId with its front to OCR', async () => {
@@ -265,8 +268,12 @@ describe('the HTTP checks provider called directly', () => {
   it('reads a liveness answer without attackType as null and drops keys it does not know', async () => {
     fake.plan('liveness', { json: { modelName: 'l', modelVersion: '2', livenessScore: 0.5, presentationAttackDetected: false, debug: { frames: 12 } } });
     const video = evidence({ evidenceType: 'LivenessVideo', contentType: 'video/x-unknown' });
-    expect(await provider.liveness({ video, externalReference: null })).toEqual({ modelName: 'l', modelVersion: '2', livenessScore: 0.5, presentationAttackDetected: false, attackType: null });
-    // A content type without a known extension is sent under the bare field name.
-    expect(fake.received('liveness')[0]!.parts).toEqual([expect.objectContaining({ field: 'video', fileName: 'video', contentType: 'video/x-unknown', sha256: sha256(bytes) })]);
+    const document = evidence({ evidenceType: 'DocumentFront', contentType: 'image/jpeg' });
+    expect(await provider.liveness({ video, document, externalReference: null })).toEqual({ modelName: 'l', modelVersion: '2', livenessScore: 0.5, presentationAttackDetected: false, attackType: null });
+    // A content type without a known extension is sent under the bare field name; the document rides along for the portrait.
+    expect(fake.received('liveness')[0]!.parts).toEqual([
+      expect.objectContaining({ field: 'video', fileName: 'video', contentType: 'video/x-unknown', sha256: sha256(bytes) }),
+      expect.objectContaining({ field: 'document', fileName: 'document.jpg', contentType: 'image/jpeg' }),
+    ]);
   });
 });

@@ -184,6 +184,15 @@ export const captureRoutes: FastifyPluginAsync<CaptureRouteOptions> = async (app
               z.object({ evidenceId: z.uuid(), evidenceType: evidenceTypeSchema, contentType: z.string(), fileSizeBytes: z.number().int(), sha256Hash: z.string(), uploadedAt: z.string() }),
             ),
             missing: z.array(evidenceTypeSchema),
+            livenessChallenge: z
+              .object({
+                instructions: z.string(),
+                blink: z.boolean(),
+                headTurnMinYawDegrees: z.number(),
+                minDurationSeconds: z.number(),
+                maxDurationSeconds: z.number(),
+              })
+              .describe('What the app should ask the user to do while recording the LivenessVideo; the on-CPU liveness check looks for exactly these signals.'),
           }),
           ...problemResponses({ 401: CAPTURE_ERRORS[401], 429: CAPTURE_ERRORS[429] }),
         },

@@ -11,23 +11,34 @@ const identityHealthSchema = healthResponseSchema
     checks: healthResponseSchema.shape.checks.extend({
       jobs: depthSchema.describe('Background jobs waiting or running, by kind and status (failed ones: cli jobs:status)'),
       webhooks: depthSchema.describe('Webhook deliveries waiting or being sent, by event type and status (kind); a paused endpoint\'s wait here'),
+      automatedChecks: z
+        .object({
+          provider: z.enum(['none', 'http', 'local', 'injected']),
+          ready: z.boolean().nullable().describe('null: this provider cannot tell (a remote inference server)'),
+          problems: z.array(z.string()).describe('What is missing, e.g. "ffmpeg is not installed: apt-get install -y ffmpeg". Live cases go to manual review until it is fixed, never to a pass.'),
+        })
+        .describe("The live tenants' checks provider of this process: with `local`, its models and ffmpeg. Not ready → degraded."),
     }),
   })
   .meta({ id: 'IdentityHealth' });
 
 /** The shared health body plus the job and delivery queues' depth, so queued work is visible without a CLI. */
-export function identityHealthExtension(database: Database<IdentityDatabaseSchema>): HealthExtension {
+export type AutomatedChecksHealth = { provider: 'none' | 'http' | 'local' | 'injected'; ready: boolean | null; problems: string[] };
+
+export function identityHealthExtension(database: Database<IdentityDatabaseSchema>, automatedChecks: () => Promise<AutomatedChecksHealth>): HealthExtension {
   return {
     schema: identityHealthSchema,
-    description: 'Database and Redis status and the job queue. 200 when the database answers (Redis lost → degraded), 503 otherwise.',
+    description: 'Database and Redis status, the job and delivery queues, and the automated checks. 200 when the database answers (Redis lost, or the local checks missing a model or ffmpeg → degraded), 503 otherwise.',
     async inspect(dependencies) {
-      if (dependencies.status === 'down') return { degraded: false, checks: { jobs: [], webhooks: [] } };
+      const checks = await automatedChecks().catch((error: unknown) => ({ provider: 'local' as const, ready: false, problems: [`status unavailable: ${(error as Error).name}`] }));
+      const degraded = checks.ready === false;
+      if (dependencies.status === 'down') return { degraded, checks: { jobs: [], webhooks: [], automatedChecks: checks } };
       const [jobDepth, webhookDepth] = await Promise.all([
         queueDepth(database.db, jobs, { openOnly: true }).catch(() => []),
         queueDepth(database.db, webhookDeliveries, { openOnly: true }).catch(() => []),
       ]);
       const serialise = (depth: QueueDepth[]) => depth.map((row) => ({ ...row, oldestCreatedAt: row.oldestCreatedAt?.toISOString() ?? null }));
-      return { degraded: false, checks: { jobs: serialise(jobDepth), webhooks: serialise(webhookDepth) } };
+      return { degraded, checks: { jobs: serialise(jobDepth), webhooks: serialise(webhookDepth), automatedChecks: checks } };
     },
   };
 }

@@ -13,7 +13,7 @@ import { createWebhookDeliveryWorker, type WebhookDeliveryWorkerOptions } from '
 export interface IdentityWorkerOptions {
   db: IdentityExecutor;
   storage: EvidenceStorage;
-  config: Pick<IdentityConfig, 'CASE_TTL_SECONDS' | 'EXPIRY_SWEEP_INTERVAL_MS' | 'JOB_LEASE_MS' | 'CHECKS_RETRY_SCHEDULE_MS' | 'CHECKS_OCR_THRESHOLD' | 'CHECKS_FACE_THRESHOLD' | 'CHECKS_LIVENESS_THRESHOLD'> &
+  config: Pick<IdentityConfig, 'CASE_TTL_SECONDS' | 'EXPIRY_SWEEP_INTERVAL_MS' | 'JOB_LEASE_MS' | 'CHECKS_RETRY_SCHEDULE_MS' | 'CHECKS_OCR_THRESHOLD' | 'CHECKS_FACE_THRESHOLD' | 'CHECKS_LIVENESS_THRESHOLD' | 'CHECKS_FACE_REJECT_BELOW'> &
     WebhookDeliveryWorkerOptions['config'];
   /** Opens webhook signing secrets. */
   box: SecretBox;
@@ -61,7 +61,7 @@ export function createIdentityWorker(options: IdentityWorkerOptions): IdentityWo
         db: options.db,
         storage: options.storage,
         provider: options.checksProvider,
-        thresholds: { ocrConfidence: config.CHECKS_OCR_THRESHOLD, faceSimilarity: config.CHECKS_FACE_THRESHOLD, liveness: config.CHECKS_LIVENESS_THRESHOLD },
+        thresholds: { ocrConfidence: config.CHECKS_OCR_THRESHOLD, faceSimilarity: config.CHECKS_FACE_THRESHOLD, liveness: config.CHECKS_LIVENESS_THRESHOLD, faceRejectBelow: config.CHECKS_FACE_REJECT_BELOW },
         clock,
       }),
     },

@@ -5,6 +5,7 @@ import { REQUIRED_EVIDENCE, type CaseStatus, type EvidenceType } from '../cases/
 import { lockCase, transitionCase } from '../cases/case-transitions.js';
 import { currentEvidence } from '../cases/read-cases.js';
 import { JOBS_CHANNEL, RUN_CHECKS_JOB } from '../jobs/job-kinds.js';
+import { LIVENESS_CHALLENGE } from '@svc/checks-local';
 import { assertCapturing, endUserActor, type CaptureSession } from './capture-sessions.js';
 
 /**
@@ -54,5 +55,6 @@ export async function captureStatus(db: IdentityExecutor, session: CaptureSessio
       uploadedAt: item.uploadedAt.toISOString(),
     })),
     missing: required.filter((type) => !uploadedTypes.has(type)),
+    livenessChallenge: LIVENESS_CHALLENGE,
   };
 }

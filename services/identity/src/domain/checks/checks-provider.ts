@@ -43,10 +43,34 @@ export interface ChecksProvider {
   readonly name: string;
   ocr(input: { documentType: DocumentType; front: EvidenceFile; back: EvidenceFile | null; externalReference: string | null }): Promise<OcrAnswer>;
   faceMatch(input: { document: EvidenceFile; selfie: EvidenceFile; externalReference: string | null }): Promise<FaceMatchAnswer>;
-  liveness(input: { video: EvidenceFile; externalReference: string | null }): Promise<LivenessAnswer>;
+  /** `document`: the document image, whose portrait the faces in the video should match (a provider may ignore it). */
+  liveness(input: { video: EvidenceFile; document: EvidenceFile; externalReference: string | null }): Promise<LivenessAnswer>;
+  /** Whether the provider can answer now (models and tools present), for the health endpoint. */
+  status?(): Promise<ChecksProviderStatus>;
+}
+
+export interface ChecksProviderStatus {
+  ready: boolean;
+  /** What is missing, in words an operator acts on ("ffmpeg is not installed: apt-get install -y ffmpeg"). */
+  problems: string[];
 }
 
 /** A provider outage, timeout or 5xx: the job is tried again on the retry schedule. */
 export class TransientProviderError extends Error {
   override name = 'TransientProviderError';
+}
+
+/**
+ * The provider cannot give an answer worth acting on (no face found, no readable MRZ, a model or
+ * ffmpeg missing, an inference time-out): the case goes to a person with this reason, never to
+ * a pass and never to Failed. `reason` reaches partners: no paths, hosts or stack traces.
+ */
+export class ManualReviewRequiredError extends Error {
+  override name = 'ManualReviewRequiredError';
+  constructor(
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(reason, options);
+  }
 }

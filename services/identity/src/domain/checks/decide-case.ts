@@ -4,6 +4,8 @@ export interface CheckThresholds {
   ocrConfidence: number;
   faceSimilarity: number;
   liveness: number;
+  /** Face similarity below this rejects (default 0.5): lower for a provider whose genuine pairs can score under 0.5. */
+  faceRejectBelow?: number;
 }
 
 export interface FraudSignalFinding {
@@ -14,7 +16,7 @@ export interface FraudSignalFinding {
 
 export type CheckDecision = { trigger: 'approve' | 'reject' | 'flag-for-review'; compositeRiskScore: number; decisionReason: string };
 
-/** Scores below this are no borderline case: they reject outright. */
+/** Scores below this are no borderline case: they reject outright (face: CheckThresholds.faceRejectBelow). */
 const REJECT_BELOW = 0.5;
 const fixed = (value: number) => value.toFixed(2);
 
@@ -37,16 +39,16 @@ export function fraudSignalsOf(ocr: OcrAnswer, liveness: LivenessAnswer): FraudS
  */
 export function decideCase(answers: { ocr: OcrAnswer; faceMatch: FaceMatchAnswer; liveness: LivenessAnswer }, thresholds: CheckThresholds, signals: FraudSignalFinding[]): CheckDecision {
   const scores = [
-    { name: 'document OCR confidence', value: answers.ocr.confidenceScore, threshold: thresholds.ocrConfidence },
-    { name: 'face similarity', value: answers.faceMatch.similarityScore, threshold: thresholds.faceSimilarity },
-    { name: 'liveness', value: answers.liveness.livenessScore, threshold: thresholds.liveness },
+    { name: 'document OCR confidence', value: answers.ocr.confidenceScore, threshold: thresholds.ocrConfidence, rejectBelow: REJECT_BELOW },
+    { name: 'face similarity', value: answers.faceMatch.similarityScore, threshold: thresholds.faceSimilarity, rejectBelow: thresholds.faceRejectBelow ?? REJECT_BELOW },
+    { name: 'liveness', value: answers.liveness.livenessScore, threshold: thresholds.liveness, rejectBelow: REJECT_BELOW },
   ];
   const weighted = 0.2 * scores[0]!.value + 0.4 * scores[1]!.value + 0.4 * scores[2]!.value;
   const base = Math.round(100 * (1 - weighted));
   const compositeRiskScore = signals.some((signal) => signal.severity === 'high') ? Math.max(base, 90) : base;
   const rejecting = [
     ...signals.filter((signal) => signal.type === 'PresentationAttack' || signal.type === 'DocumentManipulation').map((signal) => signal.detail.replace(/\.$/, '')),
-    ...scores.filter((score) => score.value < REJECT_BELOW).map((score) => `${score.name} ${fixed(score.value)} is below ${fixed(REJECT_BELOW)}`),
+    ...scores.filter((score) => score.value < score.rejectBelow).map((score) => `${score.name} ${fixed(score.value)} is below ${fixed(score.rejectBelow)}`),
   ];
   if (rejecting.length > 0) return { trigger: 'reject', compositeRiskScore, decisionReason: `Rejected: ${rejecting.join('; ')}.` };
   const short = scores.filter((score) => score.value < score.threshold);

@@ -1,6 +1,7 @@
 import { Agent, FormData, request, type Dispatcher } from 'undici';
 import { z } from 'zod';
-import { TransientProviderError, type ChecksProvider, type EvidenceFile, type FaceMatchAnswer, type LivenessAnswer, type OcrAnswer } from './checks-provider.js';
+import { errorCode, readEvidenceBytes } from './evidence-bytes.js';
+import { ManualReviewRequiredError, TransientProviderError, type ChecksProvider, type EvidenceFile, type FaceMatchAnswer, type LivenessAnswer, type OcrAnswer } from './checks-provider.js';
 
 export interface HttpChecksProviderOptions {
   ocrUrl: string;
@@ -50,14 +51,6 @@ const isTransientStatus = (status: number) => status >= 500 || status === 429 ||
 
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
-/** A known error code or name only: decision reasons reach partners, and a raw message may name private hosts or paths. */
-function errorCode(error: unknown): string {
-  if (typeof error !== 'object' || error === null) return 'unknown error';
-  const { code, name } = error as { code?: unknown; name?: unknown };
-  if (typeof code === 'string') return code;
-  return typeof name === 'string' ? name : 'unknown error';
-}
-
 /**
  * What a transport failure was, in words for the case's reason; always worth another attempt.
  * The original error rides along as `cause` for the worker's log, which is the operator's to read.
@@ -80,23 +73,8 @@ const EXTENSIONS: Record<string, string> = {
   'video/quicktime': 'mov',
 };
 
-/**
- * The whole file in memory (evidence is at most 50 MB): a multipart part needs its bytes, and a
- * retry reopens the file rather than replaying a half-read stream. A storage failure may pass,
- * so it is retried like an outage; its message names the evidence, never its storage key.
- */
-async function readEvidence(check: string, file: EvidenceFile): Promise<Buffer> {
-  try {
-    const chunks: Buffer[] = [];
-    for await (const chunk of await file.open()) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks);
-  } catch (error) {
-    throw new TransientProviderError(`${check}: could not read the ${file.evidenceType} evidence (${errorCode(error)})`, { cause: error });
-  }
-}
-
 async function appendEvidence(form: FormData, check: string, field: string, file: EvidenceFile): Promise<void> {
-  const bytes = await readEvidence(check, file);
+  const bytes = await readEvidenceBytes(check, file);
   const extension = EXTENSIONS[file.contentType];
   form.append(field, new Blob([bytes], { type: file.contentType }), extension ? `${field}.${extension}` : field);
 }
@@ -111,6 +89,20 @@ async function readAnswerText(check: string, body: Dispatcher.ResponseData['body
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * A 422 problem with code MANUAL_REVIEW_REQUIRED (@svc/checks-local's server answers it when no
+ * answer is worth acting on): its detail, cut to one short line, else null.
+ */
+async function manualReviewReason(body: Dispatcher.ResponseData['body']): Promise<string | null> {
+  try {
+    const problem = JSON.parse(await readAnswerText('problem', body)) as { code?: unknown; detail?: unknown };
+    if (problem.code !== 'MANUAL_REVIEW_REQUIRED' || typeof problem.detail !== 'string') return null;
+    return problem.detail.replace(/\s+/g, ' ').slice(0, 300);
+  } catch {
+    return null;
+  }
 }
 
 /** Zod's issues as one line: `confidenceScore: expected number, received undefined; fields.name: …`. */
@@ -142,6 +134,11 @@ export function createHttpChecksProvider(options: HttpChecksProviderOptions): Ch
         dispatcher: agent,
         signal: AbortSignal.timeout(timeoutMs),
       });
+      if (response.statusCode === 422) {
+        const reason = await manualReviewReason(response.body);
+        if (reason) throw new ManualReviewRequiredError(`${check}: ${reason}`);
+        throw new UnusableAnswerError(`${check} request was refused: inference server answered 422`);
+      }
       if (response.statusCode < 200 || response.statusCode > 299) {
         // Drained (not read) so the socket can be reused; the body stays out of the message, it may carry internals.
         await response.body.dump({ limit: MAX_ANSWER_BYTES });
@@ -150,7 +147,7 @@ export function createHttpChecksProvider(options: HttpChecksProviderOptions): Ch
       }
       text = await readAnswerText(check, response.body);
     } catch (error) {
-      if (error instanceof TransientProviderError || error instanceof UnusableAnswerError) throw error;
+      if (error instanceof TransientProviderError || error instanceof UnusableAnswerError || error instanceof ManualReviewRequiredError) throw error;
       throw transportFailure(check, error, timeoutMs);
     }
     let json: unknown;
@@ -179,9 +176,10 @@ export function createHttpChecksProvider(options: HttpChecksProviderOptions): Ch
       await appendEvidence(form, 'face match', 'selfie', selfie);
       return post('face match', options.faceMatchUrl, form, faceMatchAnswerSchema);
     },
-    async liveness({ video }) {
+    async liveness({ video, document }) {
       const form = new FormData();
       await appendEvidence(form, 'liveness', 'video', video);
+      await appendEvidence(form, 'liveness', 'document', document);
       return post('liveness', options.livenessUrl, form, livenessAnswerSchema);
     },
     close: () => agent.close(),

@@ -5,7 +5,7 @@ import type { DocumentType, EvidenceType } from '../cases/case-states.js';
 import { lockCase, transitionCase, type CaseRow } from '../cases/case-transitions.js';
 import { currentEvidence, type EvidenceRow } from '../cases/read-cases.js';
 import type { EvidenceStorage } from '../evidence/evidence-storage.js';
-import { TransientProviderError, type ChecksProvider, type EvidenceFile } from './checks-provider.js';
+import { ManualReviewRequiredError, TransientProviderError, type ChecksProvider, type EvidenceFile } from './checks-provider.js';
 import { decideCase, fraudSignalsOf, type CheckThresholds, type FraudSignalFinding } from './decide-case.js';
 import { checkMrz, type MrzCheck } from './mrz.js';
 import { sandboxOutcome, sandboxSimulator } from './sandbox-simulator.js';
@@ -32,7 +32,7 @@ async function timed<T>(clock: () => Date, check: string, call: () => Promise<T>
     const answer = await call();
     return { answer, at: clock(), latencyMs: Math.round(performance.now() - started) };
   } catch (error) {
-    if (error instanceof TransientProviderError || error instanceof PermanentJobError) throw error;
+    if (error instanceof TransientProviderError || error instanceof PermanentJobError || error instanceof ManualReviewRequiredError) throw error;
     const message = (error as Error).message;
     throw new PermanentJobError(message.toLowerCase().startsWith(check.toLowerCase()) ? message : `${check}: ${message}`);
   }
@@ -106,9 +106,21 @@ export function createRunChecksHandler(options: RunChecksOptions): (job: Job) =>
     const video = evidence.get('LivenessVideo');
     if (!front || !selfie || !video) throw new Error(`case ${caseId} reached the checks without its required evidence`);
     const externalReference = running.externalReference;
-    const ocr = await timed(clock, 'OCR', () => provider.ocr({ documentType: running.documentType as DocumentType, front, back: evidence.get('DocumentBack') ?? null, externalReference }));
-    const faceMatch = await timed(clock, 'face match', () => provider.faceMatch({ document: front, selfie, externalReference }));
-    const liveness = await timed(clock, 'liveness', () => provider.liveness({ video, externalReference }));
+    let answers;
+    try {
+      const ocr = await timed(clock, 'OCR', () => provider.ocr({ documentType: running.documentType as DocumentType, front, back: evidence.get('DocumentBack') ?? null, externalReference }));
+      const faceMatch = await timed(clock, 'face match', () => provider.faceMatch({ document: front, selfie, externalReference }));
+      const liveness = await timed(clock, 'liveness', () => provider.liveness({ video, document: front, externalReference }));
+      answers = { ocr, faceMatch, liveness };
+    } catch (error) {
+      if (!(error instanceof ManualReviewRequiredError)) throw error;
+      // No answer worth acting on (no face, no readable MRZ, a model or ffmpeg missing): a person decides.
+      await settle(db, caseId, async (tx, locked) => {
+        await transitionCase(tx, locked, { trigger: 'flag-for-review', action: 'go to manual review', actor: ACTOR, now: clock(), decision: { decisionReason: `Manual review: ${error.reason.replace(/\.$/, '')}.` } });
+      });
+      return;
+    }
+    const { ocr, faceMatch, liveness } = answers;
     const mrz = checkMrz(ocr.answer.mrzRawText);
     const documentNumber = ocr.answer.fields.documentNumber?.trim() || null;
     await settle(db, caseId, async (tx, locked) => {

@@ -1,0 +1,5 @@
+// Test and sample material only (canvas, fonts, ffmpeg): kept off the package's main entry so a
+// service loading the checks never loads the generators.
+export { expectedFieldsOf, generateSyntheticDocument, syntheticHolder, type SyntheticDocument, type SyntheticDocumentOptions } from './documents.js';
+export { controlClip, stillPhotoClip, videoFromPhotos, videoFromStill, type SyntheticVideoOptions } from './video.js';
+export { SAMPLE_FACES, sampleFaceJpeg, type SampleFace } from './video-sample-faces.js';
