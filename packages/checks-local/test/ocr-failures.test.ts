@@ -80,3 +80,19 @@ describe('time limits', () => {
     }
   }, 60_000);
 });
+
+describe('the whole read', () => {
+  it('answers within its budget with a time-out reason, and the engine still reads afterwards', async () => {
+    const { generateSyntheticDocument } = await import('../src/synthetic/documents.js');
+    const engine = await createOcrEngine({ loadTimeoutMs: 30_000, inferenceTimeoutMs: 20 });
+    try {
+      const document = await generateSyntheticDocument({ documentType: 'SyrianPassport', seed: 7 });
+      const started = performance.now();
+      const error = await rejection(engine.read(document));
+      expect(error.reason).toBe('OCR: reading the document took longer than 20 ms');
+      expect(performance.now() - started).toBeLessThan(2_000);
+    } finally {
+      await engine.close();
+    }
+  }, 60_000);
+});

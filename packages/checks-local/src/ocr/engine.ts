@@ -13,7 +13,7 @@ import { LAYOUTS, MRZ_ALPHABET, mrzLinesIn, type MrzFormat } from './mrz-layout.
 import { fieldsFrom } from './mrz-fields.js';
 import { mergeReadings, withNames } from './mrz-merge.js';
 import { ocrModelProblems, type LocatePackage } from './model-files.js';
-import { createRecognizer, type Recognizer } from './recognizer.js';
+import { createRecognizer, withDeadline, type Recognizer } from './recognizer.js';
 import { crossCheckVisualZone, namesConfirmedByPage } from './visual-zone.js';
 
 export interface OcrEngineOptions {
@@ -96,7 +96,9 @@ export async function createOcrEngine(options: OcrEngineOptions): Promise<OcrEng
     throw error;
   }
   return {
-    read: (input) => readDocument(recognizers, input, new Date()),
+    // Each worker job has this budget too (and a stuck worker is ended by it); this one bounds the
+    // whole read, whose LSTM jobs run one after the other.
+    read: (input) => withDeadline(readDocument(recognizers, input, new Date()), options.inferenceTimeoutMs, `OCR: reading the document took longer than ${options.inferenceTimeoutMs} ms`, () => {}),
     async close() {
       await Promise.all([recognizers.legacy.close(), recognizers.lstm.close()]);
     },

@@ -129,7 +129,13 @@ export function createRecognizer(options: RecognizerOptions): Recognizer {
     const crash = new Promise<never>((_resolve, reject) => {
       crashed = (error) => reject(new ManualReviewRequiredError(`OCR: the ${kind} tesseract engine stopped while reading`, { cause: error }));
     });
+    // A tesseract.js worker that was terminated throws from an un-awaited promise on its next call
+    // (an unhandled rejection, fatal to a Node process): check it is still ours before each call.
+    const stillOurs = () => {
+      if (worker !== current) throw new ManualReviewRequiredError(`OCR: the ${kind} tesseract engine was stopped`);
+    };
     const job = (async () => {
+      stillOurs();
       await tesseract.setParameters({
         tessedit_pageseg_mode: request.pageSegmentation,
         tessedit_char_whitelist: request.whitelist ?? '',
@@ -138,6 +144,7 @@ export function createRecognizer(options: RecognizerOptions): Recognizer {
         // tesseract's diagnostics ("Image too small to scale!!") would go to the service's stderr on every read.
         debug_file: '/dev/null',
       });
+      stillOurs();
       const { data } = await tesseract.recognize(request.image, { rotateAuto: request.straighten ?? false });
       return data.text;
     })();
