@@ -32,7 +32,11 @@ export const ocrResultSchema = z
     inferenceTimestamp: timestamp,
     inferenceLatencyMs: z.number().int(),
   })
-  .meta({ id: 'OcrResult' });
+  .meta({
+    id: 'OcrResult',
+    description:
+      'With the on-CPU provider (modelName tesseract…): the MRZ read with ICAO 9303 check-digit validation; names count only when the printed page confirms them. hasManipulationIndicators means the printed zone contradicts a valid MRZ; it is not document-authenticity detection.',
+  });
 
 const faceMatchSchema = z
   .object({
@@ -44,7 +48,7 @@ const faceMatchSchema = z
     inferenceTimestamp: timestamp,
     inferenceLatencyMs: z.number().int(),
   })
-  .meta({ id: 'FaceMatch' });
+  .meta({ id: 'FaceMatch', description: 'A face-similarity score between the document portrait and the selfie. With the on-CPU provider it is uncalibrated: no error rates are claimed.' });
 
 const livenessSchema = z
   .object({
@@ -58,7 +62,11 @@ const livenessSchema = z
     inferenceTimestamp: timestamp,
     inferenceLatencyMs: z.number().int(),
   })
-  .meta({ id: 'Liveness' });
+  .meta({
+    id: 'Liveness',
+    description:
+      'With the on-CPU provider: basic liveness signals from the video (one face throughout, a blink, a head turn, a non-rigid face, the face matching the document); presentationAttackDetected with attackType suspected-photo-replay when the video looks like a still photo. Not certified presentation-attack detection (ISO 30107-3).',
+  });
 
 const fraudSignalSchema = z
   .object({
