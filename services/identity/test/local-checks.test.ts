@@ -2,7 +2,7 @@ import { describeEmbeddedOnly } from '@svc/db/testing';
 import { FACE_MODEL, LIVENESS_MODEL, OCR_MODEL } from '@svc/checks-local';
 import { SAMPLE_FACES, generateSyntheticDocument, sampleFaceJpeg, stillPhotoClip } from '@svc/checks-local/synthetic';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { CAPTURE, getCase, partnerWithToken, startedCase, uploadEvidence, type Partner } from './case-helpers.js';
+import { CAPTURE, getCase, partnerWithToken, startedCase, uploadEvidence, uploadPassportEvidence, type Partner } from './case-helpers.js';
 import { buildTestApp, type TestApp } from './helpers.js';
 
 type Detail = {
@@ -67,6 +67,16 @@ describeEmbeddedOnly('live cases decided by the local checks (CHECKS_PROVIDER=lo
     expect(detail.status).toBe('Rejected');
     expect(detail.decisionReason).toContain('presentation attack');
   }, 180_000);
+
+  it("judges sandbox cases by the simulator's own thresholds, not the local ones (a #review case still waits for a person)", async () => {
+    const sandbox = await partnerWithToken(test, 'Sandbox Partner', undefined, { sandbox: true });
+    const started = await startedCase(test, sandbox, 'SyrianPassport', 'order-7#review');
+    await uploadPassportEvidence(test, started.captureToken);
+    expect((await test.app.inject({ method: 'POST', url: `${CAPTURE}/submit`, headers: started.capture })).statusCode).toBe(200);
+    await test.worker.runJobs();
+    const detail = (await getCase(test, sandbox, started.caseId)).json<Detail>();
+    expect(detail).toMatchObject({ status: 'PendingManualReview', faceMatch: { modelName: 'sandbox-simulator', threshold: 0.8 } });
+  });
 
   it('health names nothing missing once the models are loaded', async () => {
     const health = (await test.app.inject({ method: 'GET', url: '/health' })).json<{ checks: { automatedChecks: unknown } }>();

@@ -8,7 +8,7 @@ import type { EvidenceStorage } from '../evidence/evidence-storage.js';
 import { ManualReviewRequiredError, TransientProviderError, type ChecksProvider, type EvidenceFile } from './checks-provider.js';
 import { decideCase, fraudSignalsOf, type CheckThresholds, type FraudSignalFinding } from './decide-case.js';
 import { checkMrz, type MrzCheck } from './mrz.js';
-import { sandboxOutcome, sandboxSimulator } from './sandbox-simulator.js';
+import { SANDBOX_THRESHOLDS, sandboxOutcome, sandboxSimulator } from './sandbox-simulator.js';
 
 export interface RunChecksOptions {
   db: IdentityExecutor;
@@ -82,6 +82,7 @@ export function createRunChecksHandler(options: RunChecksOptions): (job: Job) =>
     const running = await startChecks(db, caseId, clock());
     if (!running) return;
     const provider = running.sandbox ? sandboxSimulator : options.provider;
+    const thresholds = running.sandbox ? SANDBOX_THRESHOLDS : options.thresholds;
     if (!provider) {
       await settle(db, caseId, async (tx, locked) => {
         await transitionCase(tx, locked, {
@@ -126,7 +127,7 @@ export function createRunChecksHandler(options: RunChecksOptions): (job: Job) =>
     await settle(db, caseId, async (tx, locked) => {
       const now = clock();
       const signals = [...fraudSignalsOf(ocr.answer, liveness.answer), ...(await signalsFromHistory(tx, locked, { mrz, documentNumber }))];
-      const decision = decideCase({ ocr: ocr.answer, faceMatch: faceMatch.answer, liveness: liveness.answer }, options.thresholds, signals);
+      const decision = decideCase({ ocr: ocr.answer, faceMatch: faceMatch.answer, liveness: liveness.answer }, thresholds, signals);
       const { fields, ...ocrAnswer } = ocr.answer;
       await tx.insert(ocrResults).values({
         caseId,
@@ -141,16 +142,16 @@ export function createRunChecksHandler(options: RunChecksOptions): (job: Job) =>
       await tx.insert(faceMatchResults).values({
         caseId,
         ...faceMatch.answer,
-        threshold: options.thresholds.faceSimilarity,
-        isMatch: faceMatch.answer.similarityScore >= options.thresholds.faceSimilarity,
+        threshold: thresholds.faceSimilarity,
+        isMatch: faceMatch.answer.similarityScore >= thresholds.faceSimilarity,
         inferenceTimestamp: faceMatch.at,
         inferenceLatencyMs: faceMatch.latencyMs,
       });
       await tx.insert(livenessResults).values({
         caseId,
         ...liveness.answer,
-        threshold: options.thresholds.liveness,
-        isLive: liveness.answer.livenessScore >= options.thresholds.liveness && !liveness.answer.presentationAttackDetected,
+        threshold: thresholds.liveness,
+        isLive: liveness.answer.livenessScore >= thresholds.liveness && !liveness.answer.presentationAttackDetected,
         inferenceTimestamp: liveness.at,
         inferenceLatencyMs: liveness.latencyMs,
       });
