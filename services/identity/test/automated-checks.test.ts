@@ -193,12 +193,12 @@ describe('MRZ check digits and reused document numbers', () => {
   // ICAO 9303 part 5 specimen (TD1).
   const VALID_TD1 = 'I<UTOD231458907<<<<<<<<<<<<<<<\n7408122F1204159UTO<<<<<<<<<<<6\nERIKSSON<<ANNA<MARIA<<<<<<<<<<';
   let test: TestApp;
-  let next: { mrzRawText: string | null; documentNumber: string };
+  let next: { mrzRawText: string | null; documentNumber: string; expiryDate?: string };
   const scripted: ChecksProvider = {
     name: 'scripted',
     async ocr(input) {
       const answer = await sandboxSimulator.ocr({ ...input, externalReference: null });
-      return { ...answer, fields: { ...answer.fields, documentNumber: next.documentNumber }, mrzRawText: next.mrzRawText };
+      return { ...answer, fields: { ...answer.fields, documentNumber: next.documentNumber, ...(next.expiryDate ? { expiryDate: next.expiryDate } : {}) }, mrzRawText: next.mrzRawText };
     },
     faceMatch: (input) => sandboxSimulator.faceMatch({ ...input, externalReference: null }),
     liveness: (input) => sandboxSimulator.liveness({ ...input, externalReference: null }),
@@ -228,6 +228,19 @@ describe('MRZ check digits and reused document numbers', () => {
     expect(detail).toMatchObject({ status: 'PendingManualReview', ocrResult: { mrzIsValid: false }, fraudSignals: [expect.objectContaining({ type: 'MrzCheckDigitFailure', severity: 'medium' })] });
     expect(detail.fraudSignals[0]).toMatchObject({ detail: expect.stringContaining('documentNumberCheckDigit') });
     expect(await decide(live, { mrzRawText: 'not an mrz at all', documentNumber: 'B2' })).toMatchObject({ ocrResult: { mrzIsValid: false }, status: 'PendingManualReview' });
+  });
+
+  it('sends an expired document to review with a DocumentExpired signal; one expiring today still passes, an unknown format is not judged', async () => {
+    const live = await partnerWithToken(test, 'Live');
+    const expired = await decide(live, { mrzRawText: VALID_TD3, documentNumber: 'E1', expiryDate: '2025-01-12' });
+    expect(expired).toMatchObject({
+      status: 'PendingManualReview',
+      decisionReason: 'Manual review: The document expired on 2025-01-12.',
+      fraudSignals: [{ type: 'DocumentExpired', severity: 'medium', detail: 'The document expired on 2025-01-12.' }],
+    });
+    const today = new Date().toISOString().slice(0, 10);
+    expect(await decide(live, { mrzRawText: VALID_TD3, documentNumber: 'E2', expiryDate: today })).toMatchObject({ status: 'Approved', fraudSignals: [] });
+    expect(await decide(live, { mrzRawText: VALID_TD3, documentNumber: 'E3', expiryDate: '12/01/2025' })).toMatchObject({ status: 'Approved', fraudSignals: [] });
   });
 
   it('flags a document number already read on another case of the same tenant, never across tenants', async () => {

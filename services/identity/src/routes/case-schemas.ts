@@ -70,7 +70,11 @@ const livenessSchema = z
 
 const fraudSignalSchema = z
   .object({
-    type: z.string().meta({ examples: ['PresentationAttack', 'DocumentManipulation'] }),
+    type: z.string().meta({
+      description:
+        'What was found. high (rejects): PresentationAttack, DocumentManipulation. medium (a person reviews): MrzCheckDigitFailure, DocumentNumberReused (already read on another case of this tenant), DocumentExpired. More types may be added: treat an unknown one as needing review.',
+      examples: ['PresentationAttack', 'DocumentExpired'],
+    }),
     severity: z.enum(['low', 'medium', 'high']),
     detail: z.string(),
     detectedAt: timestamp,

@@ -31,6 +31,20 @@ export function fraudSignalsOf(ocr: OcrAnswer, liveness: LivenessAnswer): FraudS
 }
 
 /**
+ * A document whose expiry date (as read, `YYYY-MM-DD`) is before the day of the decision (UTC).
+ * Medium, so a person decides rather than the machine: the date may be misread, and a partner may
+ * accept an expired document where the law allows it. Any other date format is not judged.
+ */
+export function documentExpirySignal(fields: Record<string, string>, now: Date): FraudSignalFinding | null {
+  const expiry = fields.expiryDate?.trim() ?? '';
+  const parsed = /^\d{4}-\d{2}-\d{2}$/.test(expiry) ? new Date(`${expiry}T00:00:00Z`) : null;
+  // Date rolls 2025-02-30 over to March: only a real calendar day is judged.
+  if (!parsed || Number.isNaN(parsed.getTime()) || parsed.toISOString().slice(0, 10) !== expiry) return null;
+  const today = now.toISOString().slice(0, 10);
+  return expiry < today ? { type: 'DocumentExpired', severity: 'medium', detail: `The document expired on ${expiry}.` } : null;
+}
+
+/**
  * compositeRiskScore = round(100 × (1 − (0.2·ocr + 0.4·face + 0.4·liveness))), at least 90 with
  * any high-severity fraud signal: 0 is no risk, 100 the most. Face and liveness weigh more than
  * OCR confidence because they are what ties the document to a live person.
