@@ -7,22 +7,14 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { generateSyntheticDocument, SAMPLE_FACES, sampleFaceJpeg, stillPhotoClip } from './synthetic/index.js';
+import { sampleCase } from './synthetic/index.js';
 
 const outIndex = process.argv.indexOf('--out');
 const outDir = resolve(process.env.INIT_CWD ?? process.cwd(), outIndex > 0 ? (process.argv[outIndex + 1] ?? '') : 'sample-case');
-const [portraitFace, selfieFace] = SAMPLE_FACES.filter((face) => face.person === 'person-a');
-if (!portraitFace || !selfieFace) throw new Error('the sample faces of @vladmandic/human are missing');
-
+const { files, expectedFields } = await sampleCase();
 await mkdir(outDir, { recursive: true });
-const passport = await generateSyntheticDocument({ documentType: 'SyrianPassport', seed: 2026, portrait: await sampleFaceJpeg(portraitFace, { scale: 3, margin: 0.4 }) });
-const files = {
-  'passport.jpg': passport.front.bytes,
-  'selfie.jpg': await sampleFaceJpeg(selfieFace, { scale: 3, margin: 0.4 }),
-  'selfie-video.mp4': await stillPhotoClip({ container: 'mp4', seconds: 3 }),
-};
 for (const [name, bytes] of Object.entries(files)) await writeFile(resolve(outDir, name), bytes);
 process.stdout.write(
-  `${JSON.stringify({ outDir, files: Object.keys(files), passportNumber: passport.expectedFields.documentNumber, surname: passport.expectedFields.surname })}\n` +
+  `${JSON.stringify({ outDir, files: Object.keys(files), passportNumber: expectedFields.documentNumber, surname: expectedFields.surname, expiryDate: expectedFields.expiryDate })}\n` +
     'The video is made from one still photo: the liveness check is expected to flag it as a replay, so the case is rejected (a real selfie video with a blink and a head turn is what passes).\n',
 );

@@ -4,6 +4,7 @@ import { ManualReviewRequiredError, type OcrAnswer } from '../src/contract.js';
 import { createOcrEngine, type OcrEngine } from '../src/ocr/index.js';
 import { isAcceptedRead, sameFields } from '../src/ocr/accuracy.js';
 import { generateSyntheticDocument, type SyntheticDocument, type SyntheticDocumentOptions } from '../src/synthetic/documents.js';
+import { sampleCase } from '../src/synthetic/sample-case.js';
 
 /**
  * The real engine (both tesseract workers, the npm model files) on synthetic documents drawn at
@@ -130,5 +131,19 @@ describe('input formats', () => {
     const outcome = await read({ ...document, back: { contentType: 'image/webp', bytes: await canvas.encode('webp', 90) } });
     expect(outcome).not.toBeInstanceOf(ManualReviewRequiredError);
     expect((outcome as OcrAnswer).fields).toEqual(document.expectedFields);
+  });
+});
+
+describe('the sample case of `pnpm --filter @svc/checks-local samples`', () => {
+  it('is a JPEG passport valid on the day it is made, read valid and exact, with a JPEG selfie and an MP4 video', async () => {
+    const { files, expectedFields } = await sampleCase(new Date('2026-11-25T12:00:00Z'));
+    expect(Object.keys(files)).toEqual(['passport.jpg', 'selfie.jpg', 'selfie-video.mp4']);
+    for (const name of ['passport.jpg', 'selfie.jpg']) expect(files[name]!.subarray(0, 3), name).toEqual(Buffer.from([0xff, 0xd8, 0xff]));
+    expect(files['selfie-video.mp4']!.subarray(4, 8).toString('latin1')).toBe('ftyp');
+    expect(expectedFields.expiryDate).toBe('2031-11-25');
+    const outcome = await read({ documentType: 'SyrianPassport', front: { contentType: 'image/jpeg', bytes: files['passport.jpg']! }, back: null });
+    expect(outcome).not.toBeInstanceOf(ManualReviewRequiredError);
+    expect((outcome as OcrAnswer).fields).toEqual(expectedFields);
+    expect(isAcceptedRead(outcome as OcrAnswer)).toBe(true);
   });
 });

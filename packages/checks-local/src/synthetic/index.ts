@@ -3,3 +3,4 @@
 export { expectedFieldsOf, generateSyntheticDocument, syntheticHolder, type SyntheticDocument, type SyntheticDocumentOptions } from './documents.js';
 export { controlClip, stillPhotoClip, videoFromPhotos, videoFromStill, type SyntheticVideoOptions } from './video.js';
 export { SAMPLE_FACES, sampleFaceJpeg, type SampleFace } from './video-sample-faces.js';
+export { sampleCase, type SampleCase } from './sample-case.js';
