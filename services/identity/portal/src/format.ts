@@ -59,5 +59,6 @@ export function formatBytes(bytes: number | null | undefined, language: Language
     unit += 1;
   }
   const name = BYTE_UNITS[unit]!;
-  return cached(`b:${language}:${name}`, () => new Intl.NumberFormat(locale(language), { style: 'unit', unit: name, unitDisplay: 'short', maximumFractionDigits: unit === 0 ? 0 : 1 })).format(value);
+  // 'short' renders "71 byte" in English; 'long' gives "71 bytes", while kB/MB stay short.
+  return cached(`b:${language}:${name}`, () => new Intl.NumberFormat(locale(language), { style: 'unit', unit: name, unitDisplay: unit === 0 ? 'long' : 'short', maximumFractionDigits: unit === 0 ? 0 : 1 })).format(value);
 }

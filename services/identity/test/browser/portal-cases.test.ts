@@ -1,5 +1,6 @@
 /// <reference lib="dom" />
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEmbeddedOnly } from '@svc/db/testing';
@@ -308,6 +309,27 @@ describeEmbeddedOnly('portal cases screens in Chromium', () => {
     await expect.poll(() => page.locator('.empty-state').textContent()).toContain('This is not a case address.');
     await page.getByRole('link', { name: '← All cases' }).click();
     await page.locator('[data-testid=case-table]').waitFor();
+    expect(await watched.problems()).toEqual([]);
+  });
+  it('shows "no preview" with the download for a stored image the browser cannot decode, and sizes in whole bytes', async () => {
+    // The repository's placeholder samples: real JPEG/MP4 headers (enough for content sniffing) around bytes that do not decode.
+    const sample = (name: string) => readFileSync(new URL(`../../samples/${name}`, import.meta.url));
+    const placeholder = await runSandboxCase(partner, {
+      externalReference: `CASES-${run}-PLACEHOLDER`,
+      until: ['Approved'],
+      evidence: { documentFront: sample('document-front.jpg'), selfie: sample('selfie.png'), livenessVideo: sample('liveness.mp4') },
+    });
+    const watched = await signedIn(admin);
+    const { page } = watched;
+    await page.goto(`${service.baseUrl}/portal/cases/${placeholder.caseId}`);
+    const front = page.locator('.evidence-item[data-evidence-type=DocumentFront]');
+    await expect.poll(() => front.getByTestId('preview-unavailable').textContent()).toBe('No preview: the browser cannot show this file. Download it to inspect it.');
+    expect(await front.locator('img').count()).toBe(0);
+    expect(await front.getByRole('link', { name: 'Download' }).count()).toBe(1);
+    expect(await front.textContent()).toContain(`image/jpeg · ${sample('document-front.jpg').length} bytes`);
+    // The selfie placeholder is a real 16×16 PNG: it still shows as a thumbnail.
+    const selfie = page.locator('.evidence-item[data-evidence-type=Selfie]');
+    await expect.poll(() => selfie.locator('img').evaluate((image) => (image as HTMLImageElement).naturalWidth)).toBe(16);
     expect(await watched.problems()).toEqual([]);
   });
 });

@@ -230,11 +230,14 @@ async function captureCall(baseUrl: string, token: string, path: string, body?: 
  * pieces of evidence uploaded, submitted, and polled until the simulator decides it. The
  * externalReference suffix picks the outcome (#approve, the default; #review, #reject, #fail).
  */
-export async function runSandboxCase(partner: PartnerApi, options: { externalReference?: string; until?: string[]; timeoutMs?: number } = {}): Promise<{ caseId: string; status: string; externalReference: string }> {
+export async function runSandboxCase(
+  partner: PartnerApi,
+  options: { externalReference?: string; until?: string[]; timeoutMs?: number; evidence?: ReturnType<typeof sampleEvidence> } = {},
+): Promise<{ caseId: string; status: string; externalReference: string }> {
   const externalReference = options.externalReference ?? `REF-${randomUUID().slice(0, 8)}`;
   const created = await partner.call<{ caseId: string; sessionToken: string }>('POST', '/verifications', { documentType: 'SyrianPassport', externalReference });
   const { captureToken } = (await captureCall(partner.baseUrl, created.sessionToken, '/session')) as { captureToken: string };
-  const evidence = sampleEvidence();
+  const evidence = options.evidence ?? sampleEvidence();
   for (const [evidenceType, bytes, fileName, type] of [
     ['DocumentFront', evidence.documentFront, 'front.jpg', 'image/jpeg'],
     ['Selfie', evidence.selfie, 'selfie.png', 'image/png'],

@@ -33,10 +33,19 @@ export function CaseEvidence({ verification }: { verification: CaseDetail }) {
 function EvidencePreview({ evidence, onEnlarge }: { evidence: EvidenceRecord; onEnlarge: () => void }) {
   const t = useMessages(caseMessages);
   const name = t(`evidenceType.${evidence.evidenceType}` as const);
+  // Sniffing checks the header only, so stored bytes may still not decode (e.g. a truncated JPEG): say so instead of a broken-image icon.
+  const [undecodable, setUndecodable] = useState(false);
+  if (isImage(evidence.contentType) && undecodable) {
+    return (
+      <div class="evidence-thumb placeholder" data-testid="preview-unavailable">
+        {t('previewUnavailable')}
+      </div>
+    );
+  }
   if (isImage(evidence.contentType)) {
     return (
       <button type="button" class="evidence-thumb" onClick={onEnlarge} aria-label={t('enlarge', { name })}>
-        <img src={fileUrl(evidence)} alt={name} decoding="async" />
+        <img src={fileUrl(evidence)} alt={name} decoding="async" onError={() => setUndecodable(true)} />
       </button>
     );
   }
