@@ -32,7 +32,7 @@ export async function sampleCase(now: Date = new Date()): Promise<SampleCase> {
   });
   return {
     files: {
-      [passport.front.contentType === 'image/jpeg' ? 'passport.jpg' : 'passport.png']: passport.front.bytes,
+      'passport.jpg': passport.front.bytes, // jpegQuality makes it a JPEG
       'selfie.jpg': await sampleFaceJpeg(selfieFace, { scale: 3, margin: 0.4 }),
       'selfie-video.mp4': await stillPhotoClip({ container: 'mp4', seconds: 3 }),
     },

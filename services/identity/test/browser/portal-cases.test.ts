@@ -330,6 +330,12 @@ describeEmbeddedOnly('portal cases screens in Chromium', () => {
     // The selfie placeholder is a real 16×16 PNG: it still shows as a thumbnail.
     const selfie = page.locator('.evidence-item[data-evidence-type=Selfie]');
     await expect.poll(() => selfie.locator('img').evaluate((image) => (image as HTMLImageElement).naturalWidth)).toBe(16);
+    await front.screenshot({ path: screenshotPath('portal-evidence-no-preview-en') });
+    // In Arabic on a phone: the message wraps inside its tile.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByRole('button', { name: 'العربية' }).click();
+    await expect.poll(() => front.getByTestId('preview-unavailable').textContent()).toBe('لا معاينة: لا يستطيع المتصفح عرض هذا الملف. نزّله لفحصه.');
+    await page.locator('.evidence-list').screenshot({ path: screenshotPath('portal-evidence-no-preview-ar-phone') });
     expect(await watched.problems()).toEqual([]);
   });
 });

@@ -20,28 +20,28 @@ export type CheckDecision = { trigger: 'approve' | 'reject' | 'flag-for-review';
 const REJECT_BELOW = 0.5;
 const fixed = (value: number) => value.toFixed(2);
 
-/** What the answers themselves reveal; later checks (MRZ digits, reused documents) add theirs. */
-export function fraudSignalsOf(ocr: OcrAnswer, liveness: LivenessAnswer): FraudSignalFinding[] {
+/**
+ * What the answers themselves reveal on the day of the decision; later checks (MRZ digits, reused
+ * documents) add theirs.
+ */
+export function fraudSignalsOf(ocr: OcrAnswer, liveness: LivenessAnswer, now: Date): FraudSignalFinding[] {
   const found: FraudSignalFinding[] = [];
   if (liveness.presentationAttackDetected) {
     found.push({ type: 'PresentationAttack', severity: 'high', detail: `The liveness check detected a presentation attack${liveness.attackType ? ` (${liveness.attackType})` : ''}.` });
   }
   if (ocr.hasManipulationIndicators) found.push({ type: 'DocumentManipulation', severity: 'high', detail: 'The document image shows signs of manipulation.' });
+  const expiry = calendarDay(ocr.fields.expiryDate);
+  // Medium, so a person decides: the date may be misread, and a partner may accept an expired document where its rules allow.
+  if (expiry && expiry < now.toISOString().slice(0, 10)) found.push({ type: 'DocumentExpired', severity: 'medium', detail: `The document expired on ${expiry}.` });
   return found;
 }
 
-/**
- * A document whose expiry date (as read, `YYYY-MM-DD`) is before the day of the decision (UTC).
- * Medium, so a person decides rather than the machine: the date may be misread, and a partner may
- * accept an expired document where the law allows it. Any other date format is not judged.
- */
-export function documentExpirySignal(fields: Record<string, string>, now: Date): FraudSignalFinding | null {
-  const expiry = fields.expiryDate?.trim() ?? '';
-  const parsed = /^\d{4}-\d{2}-\d{2}$/.test(expiry) ? new Date(`${expiry}T00:00:00Z`) : null;
-  // Date rolls 2025-02-30 over to March: only a real calendar day is judged.
-  if (!parsed || Number.isNaN(parsed.getTime()) || parsed.toISOString().slice(0, 10) !== expiry) return null;
-  const today = now.toISOString().slice(0, 10);
-  return expiry < today ? { type: 'DocumentExpired', severity: 'medium', detail: `The document expired on ${expiry}.` } : null;
+/** `YYYY-MM-DD` when the text is exactly a real calendar day (Date would roll 2025-02-30 over to March), else null. */
+function calendarDay(text: string | undefined): string | null {
+  const day = text?.trim() ?? '';
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) return null;
+  const parsed = new Date(`${day}T00:00:00Z`);
+  return !Number.isNaN(parsed.getTime()) && parsed.toISOString().slice(0, 10) === day ? day : null;
 }
 
 /**

@@ -6,7 +6,7 @@ import { lockCase, transitionCase, type CaseRow } from '../cases/case-transition
 import { currentEvidence, type EvidenceRow } from '../cases/read-cases.js';
 import type { EvidenceStorage } from '../evidence/evidence-storage.js';
 import { ManualReviewRequiredError, TransientProviderError, type ChecksProvider, type EvidenceFile } from './checks-provider.js';
-import { decideCase, documentExpirySignal, fraudSignalsOf, type CheckThresholds, type FraudSignalFinding } from './decide-case.js';
+import { decideCase, fraudSignalsOf, type CheckThresholds, type FraudSignalFinding } from './decide-case.js';
 import { checkMrz, type MrzCheck } from './mrz.js';
 import { SANDBOX_THRESHOLDS, sandboxOutcome, sandboxSimulator } from './sandbox-simulator.js';
 
@@ -126,8 +126,7 @@ export function createRunChecksHandler(options: RunChecksOptions): (job: Job) =>
     const documentNumber = ocr.answer.fields.documentNumber?.trim() || null;
     await settle(db, caseId, async (tx, locked) => {
       const now = clock();
-      const expired = documentExpirySignal(ocr.answer.fields, now);
-      const signals = [...fraudSignalsOf(ocr.answer, liveness.answer), ...(expired ? [expired] : []), ...(await signalsFromHistory(tx, locked, { mrz, documentNumber }))];
+      const signals = [...fraudSignalsOf(ocr.answer, liveness.answer, now), ...(await signalsFromHistory(tx, locked, { mrz, documentNumber }))];
       const decision = decideCase({ ocr: ocr.answer, faceMatch: faceMatch.answer, liveness: liveness.answer }, thresholds, signals);
       const { fields, ...ocrAnswer } = ocr.answer;
       await tx.insert(ocrResults).values({

@@ -35,15 +35,12 @@ function EvidencePreview({ evidence, onEnlarge }: { evidence: EvidenceRecord; on
   const name = t(`evidenceType.${evidence.evidenceType}` as const);
   // Sniffing checks the header only, so stored bytes may still not decode (e.g. a truncated JPEG): say so instead of a broken-image icon.
   const [undecodable, setUndecodable] = useState(false);
-  if (isImage(evidence.contentType) && undecodable) {
-    return (
+  if (isImage(evidence.contentType)) {
+    return undecodable ? (
       <div class="evidence-thumb placeholder" data-testid="preview-unavailable">
         {t('previewUnavailable')}
       </div>
-    );
-  }
-  if (isImage(evidence.contentType)) {
-    return (
+    ) : (
       <button type="button" class="evidence-thumb" onClick={onEnlarge} aria-label={t('enlarge', { name })}>
         <img src={fileUrl(evidence)} alt={name} decoding="async" onError={() => setUndecodable(true)} />
       </button>
