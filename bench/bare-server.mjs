@@ -1,34 +1,117 @@
-// The bare side of an out-of-process comparison (see bench/out-of-process.mjs): a Fastify route
-// with nothing on it (no authentication, no rate limit, no database) answering GET <route> with
-// fixed bytes, in a process of its own so it shares no event loop with the load generator.
-// Usage: node bench/bare-server.mjs <route> <body file> [content-type]
+// The bare side of an out-of-process comparison (see bench/rounds.mjs): a Fastify route with
+// nothing on it (no authentication, no rate limit, no validation) answering <method> <route>
+// with fixed bytes, in a process of its own so it shares no event loop with the load generator.
+// With a round trip it becomes the reference at the physical limit of a path that must make one:
+//   --redis=<url>             before answering, one EVALSHA of the rate limiter's own Lua script
+//                             (RedisCounterStore of @svc/rate-limit) over the same keys a
+//                             per-IP limiter counts (`--redis-prefix`, default fx:rl:; windows
+//                             minute and hour, or `--redis-windows=name:ms,...`);
+//   --pg=<url> --pg-query=<file.json>
+//                             before answering, the query {text, params} the service's route runs,
+//                             as a prepared statement through postgres.js with the service's pool
+//                             size (`--pg-pool`, default 10, the services' default).
+//   --status=<code>           the status to answer (default 200; 201 for a create path).
+// Usage: node bench/bare-server.mjs <method> <route> <body file> [content-type] [options]
 //   <route> is a Fastify path pattern, e.g. /verifications/:id; content-type defaults to
-//   application/json. Fastify is resolved from the working directory: start it in a package that
-//   depends on fastify (a service directory), as the root has no fastify.
+//   application/json. Fastify (and ioredis, @svc/rate-limit) are resolved from the working
+//   directory: start it in a service directory, as the root has none of them; postgres.js from @svc/db.
+// A POST route reads and discards its body (multipart included: `--spool=<dir>` writes each
+// body's bytes to a file there and deletes it, the disk work an upload route cannot avoid).
 // Listens on a free loopback port and prints {"port":…} as its first stdout line. It stops on
 // SIGTERM/SIGINT, and when its stdin closes (the parent that started it has gone away).
-import { readFileSync } from 'node:fs';
+import { createWriteStream, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import { pathToFileURL } from 'node:url';
 
-const [route, bodyFile, contentType = 'application/json'] = process.argv.slice(2);
-if (!route?.startsWith('/') || !bodyFile) {
-  console.error('usage: node bench/bare-server.mjs <route, e.g. /verifications/:id> <body file> [content-type]');
+const positional = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
+const options = Object.fromEntries(
+  process.argv
+    .slice(2)
+    .filter((arg) => arg.startsWith('--'))
+    .map((arg) => {
+      const at = arg.indexOf('=');
+      return at < 0 ? [arg.slice(2), 'true'] : [arg.slice(2, at), arg.slice(at + 1)];
+    }),
+);
+const [method, route, bodyFile, contentType = 'application/json'] = positional;
+if (!['GET', 'POST'].includes(method) || !route?.startsWith('/') || !bodyFile) {
+  console.error('usage: node bench/bare-server.mjs <GET|POST> <route, e.g. /verifications/:id> <body file> [content-type] [--redis=url] [--pg=url --pg-query=file] [--status=code] [--spool=dir]');
   process.exit(2);
 }
-let fastifyPath;
-try {
-  fastifyPath = createRequire(join(process.cwd(), 'package.json')).resolve('fastify');
-} catch {
-  console.error(`bare-server: fastify cannot be resolved from ${process.cwd()}; start it in a package that depends on fastify`);
-  process.exit(2);
-}
-const { default: Fastify } = await import(pathToFileURL(fastifyPath).href);
+const requireHere = createRequire(join(process.cwd(), 'package.json'));
+// postgres.js is a dependency of @svc/db (patched there), not of the services themselves.
+const requireDb = createRequire(new URL('../packages/db/package.json', import.meta.url));
+const load = async (name) => {
+  try {
+    return await import(pathToFileURL((name === 'postgres' ? requireDb : requireHere).resolve(name)).href);
+  } catch (error) {
+    console.error(`bare-server: ${name} cannot be loaded from ${process.cwd()} (${error.message}); start it in a service directory`);
+    process.exit(2);
+  }
+};
+const { default: Fastify } = await load('fastify');
 const body = readFileSync(bodyFile);
+const status = Number(options.status ?? 200);
 
-const app = Fastify({ logger: false });
-app.get(route, async (_request, reply) => reply.header('content-type', contentType).send(body));
+/** The round trip the reference makes before answering, or null. */
+async function roundTrip() {
+  if (options.redis) {
+    const { default: Redis } = await load('ioredis');
+    const { RedisCounterStore } = await load('@svc/rate-limit');
+    const redis = new Redis(options.redis, { lazyConnect: false, maxRetriesPerRequest: 1 });
+    const store = new RedisCounterStore(redis, { prefix: options['redis-prefix'] ?? 'fx:rl:' });
+    const windows = (options['redis-windows'] ?? 'minute:60000,hour:3600000').split(',').map((spec) => {
+      const [name, ms] = spec.split(':');
+      return { name, ms: Number(ms) };
+    });
+    return {
+      run: (request) => {
+        const now = Date.now();
+        return store.increment(windows.map(({ name, ms }) => ({ key: `ip:${name}:${request.ip}:${Math.floor(now / ms)}`, ttlMs: ms - (now % ms) + 1000 })));
+      },
+      close: () => redis.quit(),
+    };
+  }
+  if (options.pg) {
+    const { default: postgres } = await load('postgres');
+    const { text, params } = JSON.parse(readFileSync(options['pg-query'], 'utf8'));
+    const sql = postgres(options.pg, { max: Number(options['pg-pool'] ?? 10), onnotice: () => undefined });
+    return {
+      run: async () => {
+        const rows = await sql.unsafe(text, params, { prepare: true });
+        if (rows.length === 0) throw new Error('the reference query found no row');
+      },
+      close: () => sql.end({ timeout: 5 }),
+    };
+  }
+  return null;
+}
+
+const trip = await roundTrip();
+const app = Fastify({ logger: false, bodyLimit: 64 * 1024 * 1024 });
+// Bodies are taken as raw streams: the reference does no parsing beyond what the bytes need.
+app.removeAllContentTypeParsers();
+app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+let spooled = 0;
+app.route({
+  method,
+  url: route,
+  handler: async (request, reply) => {
+    if (method === 'POST' && request.body) {
+      if (options.spool) {
+        const file = join(options.spool, `upload-${process.pid}-${(spooled += 1)}`);
+        await pipeline(request.body, createWriteStream(file));
+        rmSync(file, { force: true });
+      } else {
+        for await (const chunk of request.body) void chunk;
+      }
+    }
+    if (trip) await trip.run(request);
+    return reply.code(status).header('content-type', contentType).send(body);
+  },
+});
 await app.listen({ host: '127.0.0.1', port: 0 });
 console.log(JSON.stringify({ port: app.server.address().port }));
 
@@ -36,10 +119,13 @@ let stopping = false;
 const stop = () => {
   if (stopping) return;
   stopping = true;
-  app.close().then(
-    () => process.exit(0),
-    () => process.exit(1),
-  );
+  app
+    .close()
+    .then(() => trip?.close())
+    .then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
 };
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);

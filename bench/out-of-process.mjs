@@ -82,10 +82,11 @@ export function stopChild(child, graceMs = 10_000) {
   });
 }
 
-/** Runs a command to completion within `timeoutMs`; rejects on a non-zero exit with its stderr. */
-export function runCommand(label, command, args, { env = process.env, cwd = root, timeoutMs }) {
+/** Runs a command to completion within `timeoutMs`; rejects on a non-zero exit with its stderr. `onSpawn(child)` sees the process at once. */
+export function runCommand(label, command, args, { env = process.env, cwd = root, timeoutMs, onSpawn }) {
   return new Promise((resolve, reject) => {
     const child = spawnTracked(command, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    onSpawn?.(child);
     let stdout = '';
     let stderr = '';
     let timedOut = false;
@@ -204,13 +205,15 @@ export function figures(result) {
 // ---- the bare comparison server ----
 
 /**
- * Starts bench/bare-server.mjs in its own process, answering GET `route` (a Fastify path pattern
- * such as `/verifications/:id`) with the bytes of `bodyFile` as `contentType`; Fastify is resolved
- * from `packageDir`, its working directory. Returns `{child, origin}`. Stop it with
+ * Starts bench/bare-server.mjs in its own process, answering `method` `route` (a Fastify path
+ * pattern such as `/verifications/:id`) with the bytes of `bodyFile` as `contentType`, after the
+ * round trip its `options` name (`redis`, `pg` + `pg-query`: see bare-server.mjs); Fastify is
+ * resolved from `packageDir`, its working directory. Returns `{child, origin}`. Stop it with
  * `child.stdin.end()` and `stopChild(child)`.
  */
-export async function startBare({ route, bodyFile, contentType, packageDir }) {
-  const child = spawnTracked(process.execPath, [join(sharedDir, 'bare-server.mjs'), route, bodyFile, contentType], {
+export async function startBare({ method = 'GET', route, bodyFile, contentType, packageDir, options = {} }) {
+  const flags = Object.entries(options).map(([name, value]) => `--${name}=${value}`);
+  const child = spawnTracked(process.execPath, [join(sharedDir, 'bare-server.mjs'), method, route, bodyFile, contentType, ...flags], {
     cwd: packageDir,
     stdio: ['pipe', 'pipe', 'inherit'],
   });

@@ -8,14 +8,15 @@
 //     psql; the database named in the URL is only connected to, to create and drop the fresh one);
 //   - the built service as an operator runs it (startService: `node dist/server.js`, configured
 //     through its environment alone, on a free loopback port, ready once its health route answers);
-//   - one GET path of the service against the bare Fastify process serving the same bytes, with
-//     autocannon as a third process at 50 connections, both warmed up, then both measured
-//     (compareWithBare), and the JSON line that reports it (pathRow);
+//   - one path of the service against its references (the bare Fastify process serving the same
+//     bytes, and the same plus the path's unavoidable round trip) in alternating rounds with wrk at
+//     50 connections (measurePath, bench/rounds.mjs), and the JSON line that reports it (pathRow);
 //   - cleanup however a run ends: success, failure, a signal or its watchdog (runBench).
 import { Buffer } from 'node:buffer';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { collectLines, figures, freePort, loadGenerator, root, runCommand, spawnTracked, startBare, stopChild, waitForHttp } from './out-of-process.mjs';
+import { collectLines, freePort, root, runCommand, spawnTracked, stopChild, waitForHttp } from './out-of-process.mjs';
+import { alternatingRounds } from './rounds.mjs';
 
 /** Connections of every load-generator run of a path bench. */
 export const CONNECTIONS = 50;
@@ -110,74 +111,84 @@ export async function startService({ script, env, healthPath, cwd = root, onSpaw
   return { child, origin };
 }
 
-// ---- one path against the bare reference ----
+// ---- one path against its references, in alternating rounds ----
+
+/** A side of alternatingRounds that starts the service (`startProcess() -> {child, origin}`) for its turn. */
+export function serviceSide(startProcess, name = 'service') {
+  return {
+    name,
+    reference: false,
+    async start() {
+      const { child, origin } = await startProcess();
+      return { pid: child.pid, origin, stop: () => stopChild(child, 10_000) };
+    },
+  };
+}
 
 /**
- * GET `url` of the running service (`service`: its process) with `headers`, against
- * bench/bare-server.mjs serving the bytes and content type the service answered on `route` (a
- * Fastify pattern matching the URL's path). autocannon runs as its own process at CONNECTIONS
- * connections: `warmupSeconds` against the bare server, then against the service, then `seconds`
- * measured against each, bare first. `workDir` receives the body file; autocannon and Fastify
- * come from `packageDir` (the service's package). Returns {connections, seconds, warmupSeconds,
- * bodyBytes, service, bare (each `figures`), ratio (service/bare requests per second)}.
+ * The answer the service gives `url` (`method`, `headers`, `body`), which must have `status`:
+ * {body (Buffer), contentType}. A load test of 401s or 429s would measure nothing.
  */
-export async function compareWithBare({ service, url, headers = {}, route, workDir, packageDir, seconds, warmupSeconds }) {
-  const { pathname, search } = new URL(url);
-  const answer = await fetch(url, { headers, signal: AbortSignal.timeout(15_000) });
-  const body = Buffer.from(await answer.arrayBuffer());
-  // A load test of 401s or 429s would measure nothing.
-  if (answer.status !== 200) throw new Error(`GET ${pathname}: ${answer.status} (expected 200) ${body.toString('utf8', 0, 500)}`);
-  const contentType = answer.headers.get('content-type') ?? 'application/json';
-  const bodyFile = join(workDir, `bare-body-${Date.now()}`);
-  writeFileSync(bodyFile, body);
-  const bare = await startBare({ route, bodyFile, contentType, packageDir });
-  try {
-    const bareUrl = `${bare.origin}${pathname}${search}`;
-    const check = await fetch(bareUrl, { signal: AbortSignal.timeout(5000) });
-    const bareBody = Buffer.from(await check.arrayBuffer());
-    if (check.status !== 200 || !bareBody.equals(body) || check.headers.get('content-type') !== contentType) {
-      throw new Error(`the bare server does not serve the service's body (${check.status}, ${check.headers.get('content-type')})`);
-    }
-    const { autocannon, measured } = loadGenerator({ packageDir, connections: CONNECTIONS });
-    log(`warm-up: bare and service GET ${pathname}, ${warmupSeconds} s each at ${CONNECTIONS} connections`);
-    await autocannon(bareUrl, { duration: warmupSeconds });
-    await autocannon(url, { headers, duration: warmupSeconds });
-    log(`measuring: bare, then service, ${seconds} s each`);
-    const bareRun = await measured(bare.child.pid, bareUrl, { duration: seconds });
-    const serviceRun = await measured(service.pid, url, { headers, duration: seconds });
-    return {
-      connections: CONNECTIONS,
-      seconds,
-      warmupSeconds,
-      bodyBytes: body.length,
-      service: figures(serviceRun),
-      bare: figures(bareRun),
-      ratio: Number((serviceRun.requests.average / bareRun.requests.average).toFixed(3)),
-    };
-  } finally {
-    bare.child.stdin.end();
-    await stopChild(bare.child, 5000);
-  }
+export async function probe(url, { method = 'GET', headers = {}, body, status = 200 } = {}) {
+  const answer = await fetch(url, { method, headers, body, signal: AbortSignal.timeout(15_000) });
+  const bytes = Buffer.from(await answer.arrayBuffer());
+  if (answer.status !== status) throw new Error(`${method} ${new URL(url).pathname}: ${answer.status} (expected ${status}) ${bytes.toString('utf8', 0, 500)}`);
+  return { body: bytes, contentType: answer.headers.get('content-type') ?? 'application/json' };
+}
+
+/** Writes `bytes` to a fresh file in `workDir` (a bare side's body); returns its path. */
+export function bodyFileOf(workDir, bytes, label = 'bare-body') {
+  const file = join(workDir, `${label}-${Date.now()}-${Math.random().toString(16).slice(2)}`);
+  writeFileSync(file, bytes);
+  return file;
+}
+
+/**
+ * Runs alternatingRounds (bench/rounds.mjs) for one path: `service` (serviceSide) against `bare`
+ * and, when given, `roundTrip` (the bare reference that also makes the path's round trip).
+ * Resolves with the JSON line of the path (pathRow) plus every round's figures.
+ */
+export async function measurePath(path, { service, bare, roundTrip, request, check, seconds, warmupSeconds, rounds = 3 }) {
+  const sides = [bare, service, roundTrip].filter(Boolean);
+  const result = await alternatingRounds({ sides, request, check, rounds, seconds, warmupSeconds, connections: CONNECTIONS, log });
+  for (const reason of result.invalid) log(`invalid: ${reason}`);
+  return { ...pathRow(path, result, { service: service.name, bare: bare?.name, roundTrip: roundTrip?.name }), result };
 }
 
 /**
  * The JSON line of one path: `path` (service, method and path), the mode, the service's and the
- * bare server's requests per second, their ratio, the service's p99 (ms) and failed requests,
- * then `details`. `measurement` is compareWithBare's result, or `{service}` alone (no bare side).
+ * references' requests per second (medians of the rounds), the median ratio to each with its
+ * min-max, the service's p50/p99 (ms, medians), its failed requests, each server's CPU use, and
+ * `invalid` (why the run does not count; empty when it does). `names` are the sides' names.
  */
-export function pathRow(path, measurement, details = {}) {
-  const { service, bare, ratio } = measurement;
+export function pathRow(path, result, names) {
+  const side = (name) => (name ? result.sides[name] : undefined);
+  const service = side(names.service);
+  const ratio = (reference) => (reference ? result.ratios[`${names.service}/${reference}`] : undefined);
+  const toBare = ratio(names.bare);
+  const toRoundTrip = ratio(names.roundTrip);
+  const failed = (key) => service.runs.reduce((sum, run) => sum + (run[key] ?? 0), 0);
   return {
     path,
     mode: benchMode(),
     serviceRps: service.rps,
-    bareRps: bare?.rps ?? null,
-    ratio: ratio ?? null,
+    bareRps: side(names.bare)?.rps ?? null,
+    ratio: toBare?.median ?? null,
+    ratioRange: toBare ? [toBare.min, toBare.max] : null,
+    roundTripReference: names.roundTrip ?? null,
+    roundTripRps: side(names.roundTrip)?.rps ?? null,
+    roundTripRatio: toRoundTrip?.median ?? null,
+    roundTripRatioRange: toRoundTrip ? [toRoundTrip.min, toRoundTrip.max] : null,
+    p50Ms: service.p50,
     p99Ms: service.p99,
-    non2xx: service.non2xx,
-    errors: service.errors,
-    timeouts: service.timeouts,
-    ...details,
+    non2xx: failed('non2xx'),
+    errors: failed('errors'),
+    timeouts: failed('timeouts'),
+    cpuPercent: Object.fromEntries(Object.entries(result.sides).map(([name, figures]) => [name, figures.serverCpuPercent])),
+    loadGeneratorCpuPercent: Math.max(...Object.values(result.sides).map((figures) => figures.loadCpuPercent)),
+    rounds: result.rounds,
+    load1m: result.load1m,
+    invalid: result.invalid,
   };
 }
 

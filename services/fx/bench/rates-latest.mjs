@@ -1,7 +1,8 @@
 // GET /api/v1/rates/latest with the per-IP limiter active (its limits raised so nothing is
-// refused) against a bare Fastify process serving the same JSON. The service, the bare server and
-// the load generator (autocannon, 50 connections, a warm-up of both, then both measured) are three
-// separate processes (bench/service-bench.mjs: compareWithBare).
+// refused) against its references, in alternating rounds (bench/rounds.mjs): the bare Fastify
+// process serving the same JSON, and, with Redis, the same bare process running the limiter's
+// Lua script first (one EVALSHA over the same keys): the physical limit of a path that must
+// count every request in Redis. One server process is alive at a time; wrk drives each.
 // The service runs as an operator runs it: `node services/fx/dist/server.js`, configured through
 // its environment. Embedded (no DATABASE_URL): PGlite in a temporary DATA_DIR, seeded with the
 // demo history on its first start. With DATABASE_URL: a fresh database fx_bench_<timestamp> on
@@ -13,14 +14,16 @@
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test REDIS_URL=redis://127.0.0.1:6379 \
 //     node services/fx/bench/rates-latest.mjs [seconds]
 // Prints one JSON line (bench/service-bench.mjs pathRow: path, mode, serviceRps, bareRps, ratio,
-// p99Ms, then the figures of both sides). `pnpm bench` runs it in both modes.
+// roundTripRatio, p99Ms, cpu, invalid, then every round). `pnpm bench` runs it in both modes.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureWrk } from '../../../bench/load-generator.mjs';
 import { killTracked, runCommand, stopChild } from '../../../bench/out-of-process.mjs';
-import { benchMode, benchSeconds, compareWithBare, freshDatabase, log, pathRow, runBench, startService } from '../../../bench/service-bench.mjs';
+import { bareSide } from '../../../bench/rounds.mjs';
+import { benchMode, benchSeconds, bodyFileOf, freshDatabase, log, measurePath, probe, runBench, serviceSide, startService } from '../../../bench/service-bench.mjs';
 
 const serviceDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 const PATH = '/api/v1/rates/latest';
@@ -37,28 +40,41 @@ const env = {
   ...(database ? { DATABASE_URL: database.url, SECRETS_KEY: randomBytes(32).toString('hex') } : {}),
   ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
 };
-let service;
 
 async function main() {
-  log(`fx ${benchMode()}, ${seconds} s measured (${warmupSeconds} s warm-up)`);
+  ensureWrk();
+  log(`fx ${benchMode()}, 3 rounds of ${seconds} s measured (${warmupSeconds} s warm-up each)`);
   if (database) {
     await database.create();
     const { stdout } = await runCommand('fx cli seed', process.execPath, [join(serviceDir, 'dist', 'cli.js'), 'seed'], { env, cwd: serviceDir, timeoutMs: 120_000 });
     log(`seeded: ${stdout.trim().split('\n').pop()}`);
   }
-  const started = await startService({ script: join(serviceDir, 'dist', 'server.js'), env, cwd: serviceDir, healthPath: '/api/v1/health', onSpawn: (child) => (service = child) });
-  log(`service ready at ${started.origin} (pid ${service.pid})`);
-  const comparison = await compareWithBare({ service, url: `${started.origin}${PATH}`, route: PATH, workDir, packageDir: serviceDir, seconds, warmupSeconds });
-  console.log(JSON.stringify({ ...pathRow(`fx GET ${PATH}`, comparison), ...comparison, serviceWarnings: service.output.lines }));
+  const startFx = () => startService({ script: join(serviceDir, 'dist', 'server.js'), env, cwd: serviceDir, healthPath: '/api/v1/health' });
+  // The bytes the references serve are the service's own answer.
+  const first = await startFx();
+  const expected = await probe(`${first.origin}${PATH}`).finally(() => stopChild(first.child, 10_000));
+  const bodyFile = bodyFileOf(workDir, expected.body);
+  const bare = { route: PATH, bodyFile, contentType: expected.contentType, packageDir: serviceDir };
+  const row = await measurePath(`fx GET ${PATH}`, {
+    service: serviceSide(startFx),
+    bare: bareSide({ name: 'bare', ...bare }),
+    roundTrip: process.env.REDIS_URL ? bareSide({ name: 'bare+redis', ...bare, options: { redis: process.env.REDIS_URL, 'redis-prefix': 'fx:rl:' } }) : undefined,
+    request: (origin) => ({ url: `${origin}${PATH}` }),
+    async check(origin, side) {
+      const answer = await probe(`${origin}${PATH}`);
+      if (side.reference && (!answer.body.equals(expected.body) || answer.contentType !== expected.contentType)) throw new Error(`${side.name} does not serve the service's body`);
+    },
+    seconds,
+    warmupSeconds,
+  });
+  console.log(JSON.stringify(row));
 }
 
-// Setup, 2 warm-ups, 2 measured runs, cleanup: nothing may hang past this.
+// Setup, then 3 rounds of up to 3 sides (start, warm-up, measure, stop), cleanup: nothing may hang past this.
 await runBench(main, {
-  budgetSeconds: 300 + 2 * (warmupSeconds + 30) + 2 * (seconds + 30),
+  budgetSeconds: 300 + 9 * (warmupSeconds + seconds + 60),
   async cleanup() {
-    // autocannon and the bare server first, then the service, then its database.
-    killTracked('SIGKILL', [service]);
-    if (service) await stopChild(service, 10_000);
+    // wrk and whichever server is up, then the database.
     killTracked('SIGKILL');
     await database?.drop();
     rmSync(workDir, { recursive: true, force: true });

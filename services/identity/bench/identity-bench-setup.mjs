@@ -20,12 +20,14 @@
 // server) and bench/service-bench.mjs (database, service start, comparison, run).
 import { Buffer } from 'node:buffer';
 import { randomBytes, X509Certificate } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { collectLines, cpuSeconds, firstJsonLine, isWarning, killTracked, root, runCommand, spawnTracked, stopChild } from '../../../bench/out-of-process.mjs';
-import { freshDatabase, log, runBench, startService } from '../../../bench/service-bench.mjs';
+import { bareSide } from '../../../bench/rounds.mjs';
+import { bodyFileOf, freshDatabase, log, measurePath, probe, runBench, serviceSide, startService } from '../../../bench/service-bench.mjs';
 
 export { log };
 
@@ -195,6 +197,9 @@ export function identityBench({ workDirPrefix, databasePrefix, evidence = false 
     return origin;
   };
 
+  /** Stops the running API (SIGTERM, then SIGKILL after 10 s). */
+  bench.stopService = () => stopChild(bench.service, 10_000);
+
   /** A portal login, a client with an openssl-made certificate, a token: the partner API's headers. */
   bench.authenticate = async (origin) => {
     const login = await expectJson(origin, 'POST', `${PARTNER}/portal/login`, 200, { json: { email: EMAIL, password: PASSWORD } });
@@ -268,6 +273,69 @@ export function identityBench({ workDirPrefix, databasePrefix, evidence = false 
     for (const worker of bench.workers) {
       if (worker.exited !== null && !bench.stopping) throw new Error(`worker ${worker.index + 1} exited (${worker.exited}):\n${worker.output.tail.join('\n')}`);
     }
+  };
+
+  // ---- sides of the alternating rounds (bench/rounds.mjs) ----
+
+  /** The API as a side of the rounds: started with `env` for its turn, stopped after it. */
+  bench.serviceSide = (env = {}) =>
+    serviceSide(async () => {
+      const origin = await bench.startService({ env });
+      return { child: bench.service, origin };
+    });
+
+  /**
+   * The statement a route runs on PostgreSQL, as the reference's query file: `statement.builder`
+   * names the prepared query the route executes (exported by the built service, e.g.
+   * ['domain/cases/read-cases.js', 'caseDetailQuery']); its text comes from Drizzle itself, its
+   * placeholders bound from `statement.values`. Resolves with the file's path.
+   */
+  bench.routeQueryFile = async ({ builder: [modulePath, exportName], values }) => {
+    const requireService = createRequire(join(serviceDir, 'package.json'));
+    const requireDb = createRequire(join(root, 'packages', 'db', 'package.json'));
+    const { drizzle } = await import(pathToFileURL(requireService.resolve('drizzle-orm/postgres-js')).href);
+    const { default: postgres } = await import(pathToFileURL(requireDb.resolve('postgres')).href);
+    const schema = await import(pathToFileURL(join(serviceDir, 'dist', 'db', 'schema.js')).href);
+    const build = (await import(pathToFileURL(join(serviceDir, 'dist', modulePath)).href))[exportName];
+    // postgres.js connects on the first query only: building the statement's text never connects.
+    const client = postgres(bench.runDatabaseUrl, { max: 1 });
+    try {
+      const { sql: text, params } = build(drizzle(client, { schema })).getQuery();
+      const bound = params.map((param) => (param && typeof param === 'object' && 'name' in param ? values[param.name] : param));
+      if (bound.some((value) => value === undefined)) throw new Error(`${exportName}: a placeholder has no value in ${JSON.stringify(values)}`);
+      const file = join(workDir, `route-query-${exportName}.json`);
+      writeFileSync(file, JSON.stringify({ text, params: bound }));
+      log(`reference statement ${exportName} (${bound.length} parameters): ${text.slice(0, 120)}…`);
+      return file;
+    } finally {
+      await client.end({ timeout: 1 });
+    }
+  };
+
+  /**
+   * GET `path` (authenticated with `auth`) in alternating rounds against the bare process serving the
+   * bytes the running service answers, and on PostgreSQL against the bare process that first runs the
+   * route's own statement (`statement`: {builder, values}, see routeQueryFile). The running service
+   * gives the bytes and the statement, then is stopped: each side starts for its turn (with `env`).
+   */
+  bench.measureRead = async ({ label, origin, path, route, auth, statement, env = {}, seconds, warmupSeconds }) => {
+    const url = `${origin}${path}`;
+    const expected = await probe(url, { headers: auth });
+    const queryFile = databaseUrl && statement ? await bench.routeQueryFile(statement) : undefined;
+    await bench.stopService();
+    const bare = { route, bodyFile: bodyFileOf(workDir, expected.body), contentType: expected.contentType, packageDir: serviceDir };
+    return measurePath(label, {
+      service: bench.serviceSide(env),
+      bare: bareSide({ name: 'bare', ...bare }),
+      roundTrip: queryFile ? bareSide({ name: 'bare+query', ...bare, options: { pg: bench.runDatabaseUrl, 'pg-query': queryFile } }) : undefined,
+      request: (sideOrigin) => ({ url: `${sideOrigin}${path}`, headers: auth }),
+      async check(sideOrigin, side) {
+        const answer = await probe(`${sideOrigin}${path}`, { headers: auth });
+        if (side.reference && !answer.body.equals(expected.body)) throw new Error(`${side.name} does not serve the service's body`);
+      },
+      seconds,
+      warmupSeconds,
+    });
   };
 
   // ---- cases prepared for submit (with `evidence`) ----

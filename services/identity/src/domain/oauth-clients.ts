@@ -75,7 +75,8 @@ export async function registerClient(
 }
 
 /** Prepared once per database: the list is read on every portal and API dashboard load. */
-const tenantClients = preparedPerDatabase((db) =>
+/** Exported for the bench, whose reference runs this very statement (services/identity/bench). */
+export const tenantClients = preparedPerDatabase((db) =>
   db
     .select()
     .from(oauthClients)

@@ -108,7 +108,8 @@ const resultJson = (table: PgTable) => sql<JsonRow | null>`(select row_to_json(i
  * results, fraud signals and review decisions come back as one row, so a read costs one round
  * trip whatever the case holds.
  */
-const caseDetailQuery = preparedPerDatabase((db) =>
+/** Exported for the bench, whose reference runs this very statement (services/identity/bench). */
+export const caseDetailQuery = preparedPerDatabase((db) =>
   db
     .select({
       case: verificationCases,
