@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerOptions } from 'node:http';
 import type { Socket } from 'node:net';
-import { RequestTimeoutError, replyWithProblem, ShuttingDownError, type ProblemError } from '@svc/problem-json';
+import { rawProblemResponse, RequestTimeoutError, replyWithProblem, ShuttingDownError, type ProblemError } from '@svc/problem-json';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 
@@ -114,12 +114,14 @@ export interface ListenerGuards {
  */
 export function installListenerGuards(app: FastifyInstance, timeouts: ListenerTimeouts): ListenerGuards {
   const bySocket = new WeakMap<Socket, Exchange>();
+  const served = new WeakSet<Socket>();
   const open = new Set<Exchange>();
 
   app.addHook('onRequest', (request, reply, done) => {
     const exchange: Exchange = { request, reply, controller: new AbortController(), watched: false };
     const socket = request.raw.socket;
     bySocket.set(socket, exchange);
+    served.add(socket);
     exchangesByRequest.set(request.raw, exchange);
     open.add(exchange);
     reply.raw.once('close', () => {
@@ -145,9 +147,10 @@ export function installListenerGuards(app: FastifyInstance, timeouts: ListenerTi
 
   app.server.on('timeout', (socket: Socket) => {
     const exchange = bySocket.get(socket);
-    // Between requests (keep-alive) or before the headers were complete: nothing to answer.
     if (!exchange) {
-      socket.destroy();
+      // A first request whose headers stopped arriving is told why; an idle keep-alive connection just closes.
+      if (!served.has(socket) && socket.bytesRead > 0 && socket.writable) socket.end(rawProblemResponse(new RequestTimeoutError(`The request headers stopped arriving for ${timeouts.silenceTimeoutMs / 1000} s.`)));
+      socket.destroySoon();
       return;
     }
     if (!exchange.request.raw.complete) {
