@@ -21,7 +21,7 @@ import { reportRoutes } from './routes/reports.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { createEvidenceStorage, type EvidenceStorage } from './domain/evidence/evidence-storage.js';
 import { evidenceStorageConfig } from './domain/evidence/storage-config.js';
-import { startSpoolSweeper, type SpoolSweeper } from './domain/evidence/spool-sweeper.js';
+import { startSpoolSweeper } from './domain/evidence/spool-sweeper.js';
 import { createUploadSlots } from './domain/capture/upload-slots.js';
 import { createIdentityWorker, type IdentityWorker } from './workers/identity-worker.js';
 import type { ChecksProvider } from './domain/checks/checks-provider.js';
@@ -52,8 +52,6 @@ export interface IdentityAppDependencies {
   checksProvider?: ChecksProvider | null;
   /** Receives the app's credential cache (tests wait for its announcements). */
   onCredentialCache?: (cache: CredentialCache) => void;
-  /** Receives the app's spool sweeper (tests wait for its first sweep). */
-  onSpoolSweeper?: (sweeper: SpoolSweeper) => void;
   /** Receives the app's worker (tests drive it: sweepExpired, runJobs). */
   onWorker?: (worker: IdentityWorker) => void;
 }
@@ -124,7 +122,6 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
   });
   const storage = dependencies.evidenceStorage ?? (await createEvidenceStorage(evidenceStorageConfig(config)));
   const spoolSweeper = startSpoolSweeper({ spoolDir: storage.spoolDir, maxAgeMs: config.HTTP_REQUEST_TIMEOUT_MS, intervalMs: config.SPOOL_SWEEP_INTERVAL_MS, clock, log: app.log });
-  dependencies.onSpoolSweeper?.(spoolSweeper);
   const box = createSecretBox(dependencies.secretsKey);
   const policy = { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS };
   const worker = createIdentityWorker({
