@@ -106,6 +106,7 @@ function stalledUpload(port, capture, localAddress, opened) {
 
 async function main(environment) {
   const loadBefore = load1m();
+  if (bench.databaseUrl) await bench.createDatabase();
   await bench.createTenant();
   const origin = await bench.startService({
     env: { HTTP_SILENCE_TIMEOUT_MS: String(flags['silence-ms']), CAPTURE_UPLOADS_PER_IP: String(flags['per-ip']), CAPTURE_UPLOADS_MAX: String(flags['uploads-max']) },
