@@ -16,11 +16,15 @@ export {
   InternalError,
   NotFoundError,
   PayloadTooLargeError,
+  IncompleteBodyError,
   ProblemError,
+  RequestTimeoutError,
+  ShuttingDownError,
   RateLimitedError,
   UnauthenticatedError,
   UnsupportedMediaTypeError,
   ValidationError,
   type ProblemErrorInit,
 } from './problem-error.js';
-export { problemJsonPlugin, type ProblemJsonPluginOptions } from './problem-json-plugin.js';
+export { problemJsonPlugin, replyWithProblem, type ProblemJsonPluginOptions } from './problem-json-plugin.js';
+export { answerClientError, problemForClientError, rawProblemResponse } from './client-errors.js';

@@ -160,3 +160,24 @@ export class UnsupportedMediaTypeError extends ProblemError {
     super({ status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', title: 'Unsupported Media Type', detail });
   }
 }
+
+/** 408: the client stopped sending its request (headers or body) for longer than the server waits. */
+export class RequestTimeoutError extends ProblemError {
+  constructor(detail: string) {
+    super({ status: 408, code: 'REQUEST_TIMEOUT', title: 'Request Timeout', detail, headers: { Connection: 'close' } });
+  }
+}
+
+/** 400: the body ended (or the connection closed) before the request was whole, e.g. a multipart body without its closing boundary. */
+export class IncompleteBodyError extends ProblemError {
+  constructor(detail: string) {
+    super({ status: 400, code: 'INCOMPLETE_BODY', title: 'Incomplete Body', detail, headers: { Connection: 'close' } });
+  }
+}
+
+/** 503: the server is shutting down; the request may be retried at once against another instance. */
+export class ShuttingDownError extends ProblemError {
+  constructor(detail = 'The server is shutting down; retry the request.') {
+    super({ status: 503, code: 'SHUTTING_DOWN', title: 'Service Unavailable', detail, headers: { Connection: 'close', 'Retry-After': '1' } });
+  }
+}

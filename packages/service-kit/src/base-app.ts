@@ -1,11 +1,13 @@
 import type { Server as HttpsServer, ServerOptions as HttpsServerOptions } from 'node:https';
 import type { Database } from '@svc/db';
-import { problemJsonPlugin } from '@svc/problem-json';
-import Fastify, { type FastifyBaseLogger, type FastifyHttpsOptions, type FastifyServerOptions, type FastifyInstance, type RawReplyDefaultExpression, type RawRequestDefaultExpression, type RawServerDefault } from 'fastify';
+import { answerClientError, problemJsonPlugin, replyWithProblem } from '@svc/problem-json';
+import type { Socket } from 'node:net';
+import Fastify, { type FastifyBaseLogger, type FastifyReply, type FastifyRequest, type FastifyHttpsOptions, type FastifyServerOptions, type FastifyInstance, type RawReplyDefaultExpression, type RawRequestDefaultExpression, type RawServerDefault } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Redis } from 'ioredis';
 import { correlationIdPlugin } from './correlation-id.js';
 import { healthRoute, type HealthExtension } from './health.js';
+import { DEFAULT_LISTENER_TIMEOUTS, installListenerGuards, nodeServerOptions, type ListenerTimeouts } from './listener-guards.js';
 import { serverOptions } from './logging.js';
 import { createServiceMetrics, registerHttpMetrics } from './metrics.js';
 import { registerOpenApi, type OpenApiDocumentOptions } from './openapi.js';
@@ -29,6 +31,8 @@ export interface BaseAppOptions {
   healthExtension?: HealthExtension;
   /** Serve HTTPS (e.g. direct mutual TLS with requestCert); plain HTTP when absent. */
   https?: HttpsServerOptions;
+  /** How long the listener waits for slow or silent clients (listenerVariables); safe defaults when absent. */
+  listener?: ListenerTimeouts;
 }
 
 /**
@@ -39,8 +43,26 @@ export interface BaseAppOptions {
 export async function createBaseApp(options: BaseAppOptions): Promise<ServiceApp> {
   const fastifyOptions = serverOptions({ logLevel: options.logLevel, serviceName: options.service });
   if (options.trustProxy !== undefined) fastifyOptions.trustProxy = options.trustProxy;
+  const timeouts = options.listener ?? DEFAULT_LISTENER_TIMEOUTS;
+  const nodeOptions = nodeServerOptions(timeouts);
+  Object.assign(fastifyOptions, {
+    // Fastify's names for the socket silence limit and the whole-request deadline.
+    connectionTimeout: timeouts.silenceTimeoutMs,
+    requestTimeout: timeouts.requestTimeoutMs,
+    keepAliveTimeout: timeouts.keepAliveTimeoutMs,
+    http: nodeOptions,
+    // Errors raised before any route (a malformed URL, an over-long path parameter, a header block
+    // too large) answer problem+json like every other error.
+    frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) => replyWithProblem(error, request, reply),
+    clientErrorHandler: function (this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket) {
+      answerClientError(error, socket, this.log);
+    },
+  });
   // The HTTPS server is a drop-in for the HTTP one here: request.raw.socket is a TLSSocket.
-  const app = (options.https ? (Fastify({ ...(fastifyOptions as FastifyHttpsOptions<HttpsServer>), https: options.https }) as unknown as FastifyInstance) : Fastify(fastifyOptions)).withTypeProvider<ZodTypeProvider>();
+  const app = (
+    options.https ? (Fastify({ ...(fastifyOptions as FastifyHttpsOptions<HttpsServer>), https: { ...nodeOptions, ...options.https } }) as unknown as FastifyInstance) : Fastify(fastifyOptions)
+  ).withTypeProvider<ZodTypeProvider>();
+  installListenerGuards(app, timeouts);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   // Collected always (in memory, cheap); served only when runService is given METRICS_PORT.

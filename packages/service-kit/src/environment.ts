@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { listenerVariables } from './listener-guards.js';
 
 /**
  * Configuration is parsed once at start from the environment with one zod schema per
@@ -118,6 +119,7 @@ export function baseServiceEnvironment(defaultPort: number) {
     DATA_DIR: optionalString,
     SECRETS_KEY: secretsKeyVariable,
     LOG_LEVEL: logLevelVariable,
+    ...listenerVariables(),
   });
 }
 

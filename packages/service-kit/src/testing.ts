@@ -36,3 +36,4 @@ export { describeServiceProcess } from './service-process-suite.js';
 export { describeBaseApp } from './base-app-suite.js';
 export { expectCliFailure } from './cli-expectations.js';
 export { expectLintReadyOpenApi, type DocumentedOperation } from './openapi-expectations.js';
+export { describeListenerEdges } from './listener-suite.js';

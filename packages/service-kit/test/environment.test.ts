@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { baseServiceEnvironment, ConfigError, decodeSecretsKey, parseEnvironment, requireSecretsKeyWithDatabase } from '../src/index.js';
+import { baseServiceEnvironment, ConfigError, decodeSecretsKey, listenerTimeoutsOf, parseEnvironment, requireHeadersWithinRequestTimeout, requireSecretsKeyWithDatabase } from '../src/index.js';
 
-const schema = baseServiceEnvironment(3001).superRefine(requireSecretsKeyWithDatabase);
+const schema = baseServiceEnvironment(3001).superRefine(requireSecretsKeyWithDatabase).superRefine(requireHeadersWithinRequestTimeout);
+const LISTENER_DEFAULTS = {
+  HTTP_HEADERS_TIMEOUT_MS: 20_000,
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: 72_000,
+  HTTP_REQUEST_TIMEOUT_MS: 600_000,
+  HTTP_SILENCE_TIMEOUT_MS: 30_000,
+  SHUTDOWN_GRACE_MS: 2_000,
+};
 const HEX_KEY = 'a'.repeat(64);
 
 function problemsOf(env: Record<string, string | undefined>): string[] {
@@ -17,12 +24,12 @@ function problemsOf(env: Record<string, string | undefined>): string[] {
 describe('parseEnvironment', () => {
   it('applies defaults and freezes the result', () => {
     const config = parseEnvironment(schema, {});
-    expect(config).toEqual({ PORT: 3001, HOST: '127.0.0.1', METRICS_HOST: '127.0.0.1', LOG_LEVEL: 'info' });
+    expect(config).toEqual({ PORT: 3001, HOST: '127.0.0.1', METRICS_HOST: '127.0.0.1', LOG_LEVEL: 'info', ...LISTENER_DEFAULTS });
     expect(Object.isFrozen(config)).toBe(true);
   });
 
   it('treats empty strings as unset', () => {
-    expect(parseEnvironment(schema, { PORT: '', DATABASE_URL: '', REDIS_URL: ' ', METRICS_PORT: '' })).toEqual({ PORT: 3001, HOST: '127.0.0.1', METRICS_HOST: '127.0.0.1', LOG_LEVEL: 'info' });
+    expect(parseEnvironment(schema, { PORT: '', DATABASE_URL: '', REDIS_URL: ' ', METRICS_PORT: '' })).toEqual({ PORT: 3001, HOST: '127.0.0.1', METRICS_HOST: '127.0.0.1', LOG_LEVEL: 'info', ...LISTENER_DEFAULTS });
   });
 
   it('names every bad variable in one error, with the offending value', () => {
@@ -54,6 +61,30 @@ describe('parseEnvironment', () => {
     expect(problem).toMatch(/^SECRETS_KEY: must be 32 bytes/);
     expect(problem).not.toContain('not-a-key-but-a-secret');
     expect(parseEnvironment(schema, { DATABASE_URL: 'postgresql://u@h:5432/db', SECRETS_KEY: HEX_KEY }).SECRETS_KEY).toBe(HEX_KEY);
+  });
+});
+
+describe('listener timeouts', () => {
+  it('default to a 10-minute request, 30 s of silence, 20 s for headers, and take milliseconds', () => {
+    expect(listenerTimeoutsOf(parseEnvironment(schema, {}))).toEqual({
+      headersTimeoutMs: 20_000,
+      keepAliveTimeoutMs: 72_000,
+      requestTimeoutMs: 600_000,
+      silenceTimeoutMs: 30_000,
+      shutdownGraceMs: 2_000,
+    });
+    expect(parseEnvironment(schema, { HTTP_SILENCE_TIMEOUT_MS: '250', SHUTDOWN_GRACE_MS: '0' })).toMatchObject({ HTTP_SILENCE_TIMEOUT_MS: 250, SHUTDOWN_GRACE_MS: 0 });
+  });
+
+  it('refuse values out of range, fractions and words, naming the variable', () => {
+    expect(problemsOf({ HTTP_SILENCE_TIMEOUT_MS: '0' })).toEqual(['HTTP_SILENCE_TIMEOUT_MS: must be at least 100 (got "0")']);
+    expect(problemsOf({ HTTP_REQUEST_TIMEOUT_MS: '1.5' })[0]).toMatch(/^HTTP_REQUEST_TIMEOUT_MS: must be a whole number/);
+    expect(problemsOf({ HTTP_KEEP_ALIVE_TIMEOUT_MS: 'long' })[0]).toMatch(/^HTTP_KEEP_ALIVE_TIMEOUT_MS: must be a number/);
+    expect(problemsOf({ SHUTDOWN_GRACE_MS: '600000' })).toEqual(['SHUTDOWN_GRACE_MS: must be at most 60000 (got "600000")']);
+  });
+
+  it('refuse a headers timeout above the request timeout (Node would refuse it at start)', () => {
+    expect(problemsOf({ HTTP_HEADERS_TIMEOUT_MS: '60000', HTTP_REQUEST_TIMEOUT_MS: '30000' })).toEqual(['HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS (30000) (got "60000")']);
   });
 });
 

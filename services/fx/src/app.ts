@@ -1,6 +1,6 @@
 import cors from '@fastify/cors';
 import type { Database } from '@svc/db';
-import { createBaseApp, createSecretBox, LastUsedBatcher, type ServiceApp } from '@svc/service-kit';
+import { createBaseApp, createSecretBox, LastUsedBatcher, listenerTimeoutsOf, type ServiceApp } from '@svc/service-kit';
 import { sql } from 'drizzle-orm';
 import type { Redis } from 'ioredis';
 import type { FxConfig } from './config.js';
@@ -50,6 +50,7 @@ export async function buildApp(dependencies: FxAppDependencies): Promise<Service
     service: SERVICE_NAME,
     version: SERVICE_VERSION,
     logLevel: config.LOG_LEVEL,
+    listener: listenerTimeoutsOf(config),
     openapi: {
       title: 'Syrian Pound Exchange Rate API',
       description: 'Official (CBS) and parallel-market Syrian pound rates, USD cross rates, history, crypto and gold prices. Base path /api/v1.',

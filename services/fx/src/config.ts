@@ -1,4 +1,4 @@
-import { baseServiceEnvironment, deliveryQueueVariables, parseEnvironment, requireSecretsKeyWithDatabase, retryScheduleVariable } from '@svc/service-kit';
+import { baseServiceEnvironment, deliveryQueueVariables, parseEnvironment, requireHeadersWithinRequestTimeout, requireSecretsKeyWithDatabase, retryScheduleVariable } from '@svc/service-kit';
 import { z } from 'zod';
 
 const emptyAsUndefined = (value: unknown) => (value === '' ? undefined : value);
@@ -40,7 +40,8 @@ export const fxEnvironmentSchema = baseServiceEnvironment(3002)
     ...deliveryQueueVariables(),
     ALERT_WORKER_IN_PROCESS: z.preprocess(emptyAsUndefined, z.enum(['true', 'false']).default('true').transform((value) => value === 'true')),
   })
-  .superRefine(requireSecretsKeyWithDatabase);
+  .superRefine(requireSecretsKeyWithDatabase)
+  .superRefine(requireHeadersWithinRequestTimeout);
 
 export type FxConfig = Readonly<z.output<typeof fxEnvironmentSchema>>;
 

@@ -1,6 +1,6 @@
 import cookie from '@fastify/cookie';
 import type { Database } from '@svc/db';
-import { createAddressMatcher, createBaseApp, createSecretBox, type ServiceApp } from '@svc/service-kit';
+import { createAddressMatcher, createBaseApp, createSecretBox, listenerTimeoutsOf, type ServiceApp } from '@svc/service-kit';
 import type { Redis } from 'ioredis';
 import type { IdentityConfig } from './config.js';
 import type { IdentityDatabaseSchema } from './db/schema.js';
@@ -21,6 +21,8 @@ import { reportRoutes } from './routes/reports.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { createEvidenceStorage, type EvidenceStorage } from './domain/evidence/evidence-storage.js';
 import { evidenceStorageConfig } from './domain/evidence/storage-config.js';
+import { startSpoolSweeper } from './domain/evidence/spool-sweeper.js';
+import { createUploadSlots } from './domain/capture/upload-slots.js';
 import { createIdentityWorker, type IdentityWorker } from './workers/identity-worker.js';
 import type { ChecksProvider } from './domain/checks/checks-provider.js';
 import { configuredChecksProvider } from './domain/checks/configured-provider.js';
@@ -79,6 +81,7 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
     service: SERVICE_NAME,
     version: SERVICE_VERSION,
     logLevel: config.LOG_LEVEL,
+    listener: listenerTimeoutsOf(config),
     openapi: {
       title: 'Identity Verification Partner API',
       description:
@@ -118,6 +121,7 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
     keyPrefix: dependencies.rateLimitKeyPrefix,
   });
   const storage = dependencies.evidenceStorage ?? (await createEvidenceStorage(evidenceStorageConfig(config)));
+  const spoolSweeper = startSpoolSweeper({ spoolDir: storage.spoolDir, maxAgeMs: config.HTTP_REQUEST_TIMEOUT_MS, intervalMs: config.SPOOL_SWEEP_INTERVAL_MS, clock, log: app.log });
   const box = createSecretBox(dependencies.secretsKey);
   const policy = { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS };
   const worker = createIdentityWorker({
@@ -136,6 +140,7 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
   // Like fx's alert worker: started when the server listens, never in app.inject tests.
   if (config.WORKER_IN_PROCESS) app.addHook('onListen', () => worker.start());
   app.addHook('onClose', async () => {
+    spoolSweeper.stop();
     rateLimit.close();
     await credentials.stop();
     await worker.stop();
@@ -165,6 +170,7 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
     clock,
     storage,
     limits: { maxImageBytes: config.MAX_IMAGE_BYTES, maxVideoBytes: config.MAX_VIDEO_BYTES },
+    uploadSlots: createUploadSlots({ perAddress: config.CAPTURE_UPLOADS_PER_IP, total: config.CAPTURE_UPLOADS_MAX, retryAfterSeconds: 5 }),
     checksAttempts: config.CHECKS_RETRY_SCHEDULE_MS.length,
     afterSubmit: () => worker.wake(),
   });

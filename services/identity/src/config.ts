@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { baseServiceEnvironment, deliveryQueueVariables, LOOPBACK_PROXIES, parseEnvironment, requireSecretsKeyWithDatabase, retryScheduleVariable, trustedProxiesVariable } from '@svc/service-kit';
+import { baseServiceEnvironment, deliveryQueueVariables, LOOPBACK_PROXIES, parseEnvironment, requireHeadersWithinRequestTimeout, requireSecretsKeyWithDatabase, retryScheduleVariable, trustedProxiesVariable } from '@svc/service-kit';
 import { z } from 'zod';
 import { WEBHOOK_ATTEMPTS } from './domain/webhooks/webhook-events.js';
 
@@ -112,10 +112,17 @@ export const identityEnvironmentSchema = baseServiceEnvironment(3001)
     /** Deliveries in flight at once per worker process: a slow receiver holds one of these, not the queue. */
     WEBHOOK_CONCURRENCY: positiveInteger(200),
     ...deliveryQueueVariables(),
+    /** Uploads receiving at once from one client address (the capture page sends at most 4 together). */
+    CAPTURE_UPLOADS_PER_IP: positiveInteger(8),
+    /** Uploads receiving at once in this process, from every address. */
+    CAPTURE_UPLOADS_MAX: positiveInteger(256),
+    /** How often spool files left by a crashed upload (older than HTTP_REQUEST_TIMEOUT_MS) are removed; also at start. */
+    SPOOL_SWEEP_INTERVAL_MS: positiveInteger(3_600_000),
     MAX_IMAGE_BYTES: positiveInteger(10 * 1024 * 1024),
     MAX_VIDEO_BYTES: positiveInteger(50 * 1024 * 1024),
   })
   .superRefine(requireSecretsKeyWithDatabase)
+  .superRefine(requireHeadersWithinRequestTimeout)
   .superRefine((value, context) => {
     if (value.WEBHOOK_RETRY_SCHEDULE_MS.length !== WEBHOOK_ATTEMPTS) {
       context.addIssue({ code: 'custom', path: ['WEBHOOK_RETRY_SCHEDULE_MS'], message: `must list ${WEBHOOK_ATTEMPTS} delays, one per attempt (the spec's ${WEBHOOK_ATTEMPTS} attempts)` });

@@ -3,7 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStaffUser } from '../src/domain/staff.js';
 // The generic fuzzer is fx's: one copy for both services (fast-check is a service devDependency only).
 import { fuzzEveryRoute, type FuzzOperation, type RouteCredentials } from '../../fx/test/route-fuzzer.js';
-import { CAPTURE, jpegBytes, partnerWithToken, startedCase, uploadEvidence, type Partner } from './case-helpers.js';
+import type { AddressInfo } from 'node:net';
+import type { UploadFuzzSpec } from '../../fx/test/upload-fuzzer.js';
+import { CAPTURE, jpegBytes, mp4Bytes, partnerWithToken, pngBytes, startedCase, uploadEvidence, type Partner } from './case-helpers.js';
 import { BASE, buildTestApp, certificateHeader, PASSWORD, registerClient, requestToken, type TestApp } from './helpers.js';
 
 // FUZZ_SEED replays a reported failure; FUZZ_ROUTE narrows the run to one route; FUZZ_RUNS raises the effort.
@@ -11,6 +13,10 @@ const SEED = Number(process.env.FUZZ_SEED ?? 20_251_123);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 250);
 const INTERNAL = '/api/internal/v1';
 const PUBLIC_TARGET = 'https://93.184.215.14/hooks';
+// Small limits so oversized bodies are cheap to send; a short silence limit so stalled ones are quick.
+const MAX_IMAGE_BYTES = 65_536;
+const MAX_VIDEO_BYTES = 131_072;
+const SILENCE_MS = 300;
 
 let test: TestApp;
 let partner: Partner;
@@ -48,7 +54,9 @@ const hiddenOperations: FuzzOperation[] = [
 
 beforeAll(async () => {
   // A high per-minute limit: the fuzz is about validation, and a 429 would answer before it.
-  test = await buildTestApp({ RATE_LIMIT_PER_MINUTE: '1000000' });
+  test = await buildTestApp({ RATE_LIMIT_PER_MINUTE: '1000000', MAX_IMAGE_BYTES: String(MAX_IMAGE_BYTES), MAX_VIDEO_BYTES: String(MAX_VIDEO_BYTES), HTTP_SILENCE_TIMEOUT_MS: String(SILENCE_MS) });
+  // Listening as well: stalled bodies need a real socket and the listener's silence limit.
+  await test.app.listen({ port: 0, host: '127.0.0.1' });
   partner = await partnerWithToken(test);
   spareClientId = (await registerClient(test, partner)).id;
   const started = await startedCase(test, partner);
@@ -100,6 +108,21 @@ async function credentialsFor(operation: FuzzOperation): Promise<RouteCredential
   return { headers: {}, pathValues };
 }
 
+/** The capture upload, as the fuzzer sends it whole, cut, oversized (over the video limit, the larger) and stalled. */
+const uploads = (): UploadFuzzSpec[] => [
+  {
+    operation: `POST ${CAPTURE}/evidence`,
+    validUploads: [
+      { fields: [['evidenceType', 'DocumentFront']], fileField: 'file', fileName: 'front.jpg', contentType: 'image/jpeg', bytes: jpegBytes() },
+      { fields: [['evidenceType', 'Selfie']], fileField: 'file', fileName: 'selfie.png', contentType: 'image/png', bytes: pngBytes() },
+      { fields: [['evidenceType', 'LivenessVideo']], fileField: 'file', fileName: 'clip.mp4', contentType: 'video/mp4', bytes: mp4Bytes() },
+    ],
+    oversizedBytes: MAX_VIDEO_BYTES,
+    origin: `http://127.0.0.1:${(test.app.server.address() as AddressInfo).port}`,
+    silenceMs: SILENCE_MS,
+  },
+];
+
 describe('fuzzing every identity route', () => {
   it(`answers no 5xx to ${RUNS} generated requests per route (seed ${SEED})`, { timeout: 600_000 }, async () => {
     const started = Date.now();
@@ -117,6 +140,7 @@ describe('fuzzing every identity route', () => {
       },
       runsPerRoute: RUNS,
       seed: SEED,
+      uploads: uploads(),
       ...(process.env.FUZZ_ROUTE ? { only: process.env.FUZZ_ROUTE } : {}),
     });
     for (const [operation, counts] of Object.entries(statuses)) console.log(`${operation} ${milliseconds[operation]} ms`, JSON.stringify(counts));
@@ -124,5 +148,10 @@ describe('fuzzing every identity route', () => {
     expect(operations.length).toBeGreaterThan(process.env.FUZZ_ROUTE ? 0 : 30);
     expect(operations).toContain(`POST ${CAPTURE}/evidence`);
     expect(failures.map((failure) => `${failure.operation} (FUZZ_SEED=${SEED}, route seed ${failure.seed}, path ${failure.counterexamplePath})\n${failure.detail}`)).toEqual([]);
+    // The upload fuzz reached the success path and each way of breaking a body.
+    if (!process.env.FUZZ_ROUTE || `POST ${CAPTURE}/evidence`.includes(process.env.FUZZ_ROUTE)) {
+      const uploadAnswers = Object.keys(statuses[`POST ${CAPTURE}/evidence uploads`] ?? {});
+      for (const kind of ['whole 201', 'truncated 400', 'oversized 413', 'stalled 408']) expect(uploadAnswers).toContain(kind);
+    }
   });
 });

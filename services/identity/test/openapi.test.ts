@@ -31,7 +31,7 @@ describe('OpenAPI document', () => {
       ['/api/partner/v1/reports/summary', 'get', ['200', '400', '401', '403', '429']],
       ['/api/partner/v1/reports/export', 'get', ['200', '400', '401', '403', '429']],
       ['/api/capture/v1/session', 'post', ['200', '401', '410', '429']],
-      ['/api/capture/v1/evidence', 'post', ['201', '400', '401', '409', '410', '413', '415', '429']],
+      ['/api/capture/v1/evidence', 'post', ['201', '400', '401', '408', '409', '410', '413', '415', '429', '503']],
       ['/api/capture/v1/submit', 'post', ['200', '400', '401', '409', '410', '429']],
       ['/api/capture/v1/status', 'get', ['200', '401', '429']],
     ];

@@ -6,9 +6,12 @@ import { z } from 'zod';
 import type { IdentityExecutor } from '../db/schema.js';
 import { assertCapturing, authenticateCaptureToken, exchangeSessionToken } from '../domain/capture/capture-sessions.js';
 import { receiveEvidence, type UploadLimits } from '../domain/capture/evidence-upload.js';
+import type { UploadSlots } from '../domain/capture/upload-slots.js';
 import { captureStatus, submitEvidence } from '../domain/capture/submit-evidence.js';
 import { EVIDENCE_TYPES, type EvidenceType } from '../domain/cases/case-states.js';
 import { bearerCredential } from '../plugins/authentication.js';
+import { bodyAbortSignal } from '@svc/service-kit';
+import { multipartBoundary, watchMultipartBody, whenAborted } from '../domain/capture/multipart-body-guard.js';
 import type { EvidenceStorage } from '../domain/evidence/evidence-storage.js';
 import { caseStatusSchema, documentTypeSchema, evidenceRecordSchema, evidenceTypeSchema } from './case-schemas.js';
 
@@ -19,6 +22,8 @@ export interface CaptureRouteOptions {
   storage: EvidenceStorage;
   clock: () => Date;
   limits: UploadLimits;
+  /** Concurrent uploads per client address and per process. */
+  uploadSlots: UploadSlots;
   /** Attempts of the run-checks job a submit queues (CHECKS_RETRY_SCHEDULE_MS). */
   checksAttempts: number;
   /** Called after a submit commits (wakes the job worker). */
@@ -96,25 +101,43 @@ export const captureRoutes: FastifyPluginAsync<CaptureRouteOptions> = async (app
         response: {
           201: evidenceRecordSchema,
           ...problemResponses({
-            400: 'VALIDATION_ERROR: evidenceType missing, unknown, or after the file; no file',
+            400: 'VALIDATION_ERROR: evidenceType missing, unknown, or after the file; no file. INCOMPLETE_BODY: the body ended before its closing boundary',
             ...CAPTURE_ERRORS,
+            408: 'REQUEST_TIMEOUT: the body stopped arriving (HTTP_SILENCE_TIMEOUT_MS) or took longer than HTTP_REQUEST_TIMEOUT_MS',
+            429: 'RATE_LIMITED, or TOO_MANY_UPLOADS: more uploads at once than allowed from one address (CAPTURE_UPLOADS_PER_IP) or in all (CAPTURE_UPLOADS_MAX); Retry-After says when to try again',
+            503: 'SHUTTING_DOWN: the server stopped while the body was arriving; send it again',
             409: 'INVALID_CASE_STATE: evidence was already submitted',
             413: 'PAYLOAD_TOO_LARGE',
             415: 'UNSUPPORTED_MEDIA_TYPE: not multipart, or the bytes are not an accepted image/video',
           }),
         },
       },
+      // Before the body is read or the token checked: a refused upload costs nothing.
+      onRequest: (request, reply, done) => {
+        const release = options.uploadSlots.acquire(request.ip);
+        reply.raw.once('close', release);
+        done();
+      },
     },
     async (request, reply) => {
       const session = await authenticateCaptureToken(db, bearerCredential(request));
       if (!request.isMultipart()) throw new UnsupportedMediaTypeError('Send multipart/form-data with a field evidenceType and then a file in the field file.');
       // Without a boundary the multipart parser throws a plain Error when the parts are first asked for (a 500).
-      if (!/;\s*boundary=[^;\s]/i.test(request.headers['content-type'] ?? '')) {
+      const boundary = multipartBoundary(request.headers['content-type']);
+      if (!boundary) {
         throw new ValidationError('The multipart/form-data content type needs a boundary parameter.', [{ path: 'headers.content-type', message: 'must name a boundary' }]);
       }
       // Parts in the order sent: the type must be known before the file's bytes are read.
       let evidenceType: string | undefined;
-      for await (const part of request.parts()) {
+      const parts = request.parts()[Symbol.asyncIterator]();
+      const signal = watchMultipartBody(request.raw, boundary, bodyAbortSignal(request));
+      const aborted = whenAborted(signal);
+      aborted.catch(() => undefined);
+      for (;;) {
+        // A body that stops between parts never settles the parser's promise: race it against the signal.
+        const next = await Promise.race([parts.next(), aborted]);
+        if (next.done) break;
+        const part = next.value;
         if (part.type === 'field') {
           if (part.fieldname === 'evidenceType') evidenceType = String(part.value);
           continue;
@@ -127,16 +150,18 @@ export const captureRoutes: FastifyPluginAsync<CaptureRouteOptions> = async (app
             db,
             options.storage,
             session,
-            { evidenceType: type, fileName: part.filename, stream: part.file, wasTruncated: () => part.file.truncated },
+            { evidenceType: type, fileName: part.filename, stream: part.file, wasTruncated: () => part.file.truncated, signal },
             { limits: options.limits, correlationId: request.id, clock },
           );
           return await reply.code(201).send(record);
         } catch (error) {
           // Unread bytes would stall the parser: drain them before answering.
           part.file.resume();
-          throw error;
+          // The parser's own complaint about a cut body ("Part terminated early") is a 500; the signal's reason says what happened.
+          throw signal.aborted ? signal.reason : error;
         }
       }
+      if (signal.aborted) throw signal.reason;
       throw new ValidationError('No file: send the text field evidenceType, then the file in the multipart field "file".', [{ path: 'body.file', message: 'is required' }]);
     },
   );

@@ -57,7 +57,7 @@ interface SpooledFile {
  * Streams the upload to a spool file while hashing and counting it; past `maxBytes` it stops
  * with 413 and leaves nothing behind. Memory stays constant whatever the file size.
  */
-async function spool(stream: Readable, spoolDir: string, maxBytes: number, evidenceType: EvidenceType): Promise<SpooledFile> {
+async function spool(stream: Readable, spoolDir: string, maxBytes: number, evidenceType: EvidenceType, signal: AbortSignal): Promise<SpooledFile> {
   const path = join(spoolDir, `${randomUUID()}.upload`);
   const hash = createHash('sha256');
   let sizeBytes = 0;
@@ -73,10 +73,11 @@ async function spool(stream: Readable, spoolDir: string, maxBytes: number, evide
     },
   });
   try {
-    await pipeline(stream, meter, createWriteStream(path, { mode: 0o600 }));
+    // The signal ends a body that stalls or is cut: the streams are destroyed (the descriptor freed) at once.
+    await pipeline(stream, meter, createWriteStream(path, { mode: 0o600 }), { signal });
   } catch (error) {
     await unlink(path).catch(() => undefined);
-    throw error;
+    throw signal.aborted ? signal.reason : error;
   }
   return { path, sizeBytes, sha256Hex: hash.digest('hex') };
 }
@@ -95,6 +96,8 @@ export interface EvidenceUpload {
   stream: Readable;
   /** True when the multipart parser cut the file at its own (largest) limit. */
   wasTruncated: () => boolean;
+  /** Aborted when the body cannot arrive whole (cut, stalled, shutdown), with the problem to answer. */
+  signal: AbortSignal;
 }
 
 /**
@@ -111,7 +114,7 @@ export async function receiveEvidence(
   options: { limits: UploadLimits; correlationId: string; clock: () => Date },
 ) {
   const maxBytes = maxBytesFor(upload.evidenceType, options.limits);
-  const spooled = await spool(upload.stream, storage.spoolDir, maxBytes, upload.evidenceType);
+  const spooled = await spool(upload.stream, storage.spoolDir, maxBytes, upload.evidenceType, upload.signal);
   try {
     if (upload.wasTruncated()) throw new PayloadTooLargeError(`${upload.evidenceType} may be at most ${maxBytes} bytes.`);
     const sniffed = (await fileTypeFromFile(spooled.path))?.mime ?? null;
