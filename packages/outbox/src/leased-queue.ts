@@ -231,10 +231,6 @@ export function createLeasedQueueWorker<Row extends LeasedRow, Result extends At
     else heldPerGroup.delete(group);
   }
 
-  function saturatedGroups(): string[] {
-    if (!fairness) return [];
-    return [...heldPerGroup].filter(([, count]) => count >= fairness.perGroup).map(([group]) => group);
-  }
   const attempts = new Set<Promise<unknown>>();
   let finishedBuffer: Finished<Row, Result>[] = [];
   let pumping: Promise<void> | null = null;
@@ -302,7 +298,7 @@ export function createLeasedQueueWorker<Row extends LeasedRow, Result extends At
       const free = concurrency - held.size;
       if (free < claimThreshold) return; // settling attempts pump again
       const want = Math.min(batchSize, free);
-      const rows = await statements.claim(clock(), want, saturatedGroups());
+      const rows = await statements.claim(clock(), want, heldPerGroup);
       for (const row of rows) hold(row);
       if (rows.length > 0) startAttempts(rows);
       if (rows.length < want) {
@@ -351,6 +347,8 @@ export function createLeasedQueueWorker<Row extends LeasedRow, Result extends At
       }
     })().finally(() => {
       settling = null;
+      // An outcome that arrived after the loop's last look would otherwise wait for the next one.
+      if (finishedBuffer.length > 0) settleSoon();
       pump();
     });
   }

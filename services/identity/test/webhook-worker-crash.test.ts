@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { and, count, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { caseEvents, webhookDeliveries } from '../src/db/schema.js';
 import { createCase, partnerWithToken, type Partner } from './case-helpers.js';
@@ -14,11 +14,10 @@ import { describeNeeding } from '@svc/db/testing';
 const CASES = 300;
 /** Cases created at once through app.inject. */
 const CREATE_GROUP = 25;
-// The first HELD requests the receiver sees get their answer only after HOLD_MS: worker A is
-// killed while it waits for them. HELD stays well below the sends a worker keeps in flight per
-// endpoint (MAX_SENDS_PER_HOST in packages/outbound-http), so A's other sends keep flowing meanwhile.
-const HELD = 20;
-const HOLD_MS = 3000;
+// While worker A lives, the receiver answers the first ANSWERED requests at once and holds every
+// later one: A fills its share of sends for the endpoint with held requests and is killed with
+// them open, the answered ones already recorded. Only the held ones may arrive twice.
+const ANSWERED = 40;
 const DELIVERY_LEASE_MS = 2000;
 /** From the kill to the last receipt: B's start-up from source, the lease running out, a poll; far below the old fixed 60 s lease. */
 const TAKEOVER_LIMIT_MS = 15_000;
@@ -52,15 +51,16 @@ describeNeeding('DATABASE_URL')('webhook deliveries of a worker process killed m
   const arrivals = () => receiver.at(HOOK_PATH).map(arrivalOf);
   let partner: Partner;
   let dataDir: string;
+  let holding = true;
   const workers: WorkerProcess[] = [];
 
   beforeAll(async () => {
     // The in-process app only registers the endpoint and creates the cases; its own worker never runs.
     test = await buildTestApp({ RATE_LIMIT_PER_MINUTE: '100000', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
     receiver = await startSignedReceiver();
-    // The first HELD requests get their answer only after HOLD_MS.
-    let answered = 0;
-    receiver.answer(HOOK_PATH, () => ({ status: 204, ...(++answered <= HELD ? { delayMs: HOLD_MS } : {}) }));
+    let seen = 0;
+    // Held "forever" (past the test): A's death closes the sockets, and B's sends are answered at once.
+    receiver.answer(HOOK_PATH, () => ({ status: 204, ...(++seen > ANSWERED && holding ? { delayMs: 120_000 } : {}) }));
     partner = await partnerWithToken(test, 'Live');
     dataDir = await mkdtemp(join(tmpdir(), 'identity-webhook-worker-crash-'));
   }, 30_000);
@@ -100,7 +100,8 @@ describeNeeding('DATABASE_URL')('webhook deliveries of a worker process killed m
 
     const ofEndpoint = eq(webhookDeliveries.subscriptionId, endpoint.id);
     const deliveries = () => test.db.select().from(webhookDeliveries).where(ofEndpoint);
-    const inFlightCount = async () => (await test.db.select({ n: count() }).from(webhookDeliveries).where(and(ofEndpoint, eq(webhookDeliveries.status, 'in_flight'))))[0]?.n ?? 0;
+    const inFlightIds = async () => (await test.db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(and(ofEndpoint, eq(webhookDeliveries.status, 'in_flight')))).map((row) => row.id).sort();
+    const openAtReceiver = () => receiver.at(HOOK_PATH).filter((receipt) => receipt.answeredAt === undefined).map((receipt) => String(receipt.headers['x-service-delivery-id'])).sort();
     expect((await deliveries()).map((row) => row.status)).toEqual(Array(CASES).fill('pending'));
 
     const env = {
@@ -109,7 +110,7 @@ describeNeeding('DATABASE_URL')('webhook deliveries of a worker process killed m
       SECRETS_KEY: test.dependencies.secretsKey.toString('base64'),
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
       WEBHOOK_RETRY_SCHEDULE_MS: '0,200,200,200,200',
-      // Far above HOLD_MS: the held requests are abandoned by the kill, never timed out.
+      // Far above the time to the kill: the held requests are abandoned by it, never timed out.
       WEBHOOK_TIMEOUT_MS: '10000',
       DELIVERY_LEASE_MS: String(DELIVERY_LEASE_MS),
       EXPIRY_SWEEP_INTERVAL_MS: '3600000',
@@ -120,19 +121,22 @@ describeNeeding('DATABASE_URL')('webhook deliveries of a worker process killed m
 
     const workerA = spawnWorker(env);
     workers.push(workerA);
-    await waitFor('held requests at the receiver while deliveries are in flight', async () => receiver.at(HOOK_PATH).length > HELD && (await inFlightCount()) > 0, {
-      timeoutMs: WORKER_START_MS,
-      worker: workerA,
-    });
+    // Every answered send recorded as it was answered, every claimed row sent: the rows A holds are
+    // exactly the requests the receiver holds. Outcomes recorded only per claim or per window never get here.
+    await waitFor('the rows in flight to be exactly the requests held at the receiver', async () => {
+      if (receiver.at(HOOK_PATH).length <= ANSWERED) return false;
+      const open = openAtReceiver();
+      return open.length > 0 && JSON.stringify(await inFlightIds()) === JSON.stringify(open);
+    }, { timeoutMs: WORKER_START_MS, worker: workerA });
     const killedAt = Date.now();
     expect(await stopWorker(workerA, 'SIGKILL', 5000)).toEqual({ code: null, signal: 'SIGKILL' });
+    holding = false;
 
-    // What A sent before it died, and the rows it left in flight (claimed, never recorded).
+    // What A sent before it died, and the rows it left in flight (claimed, never recorded): the held requests, no more.
     const fromA = arrivals();
-    const held = fromA.slice(0, HELD);
+    const openAtKill = openAtReceiver();
     const abandoned = new Map((await deliveries()).filter((row) => row.status === 'in_flight').map((row) => [row.id, row]));
-    expect(Date.now() - held[0]!.receivedAt, 'A was killed before the first held answer was due').toBeLessThan(HOLD_MS);
-    for (const receipt of held) expect(abandoned.has(receipt.deliveryId), `held delivery ${receipt.deliveryId} left in flight`).toBe(true);
+    expect([...abandoned.keys()].sort()).toEqual(openAtKill);
     for (const row of abandoned.values()) {
       // The short lease (renewed every third of it while A lived), not a long fixed one.
       expect(row.leaseExpiresAt!.getTime()).toBeLessThanOrEqual(killedAt + DELIVERY_LEASE_MS);
@@ -172,8 +176,12 @@ describeNeeding('DATABASE_URL')('webhook deliveries of a worker process killed m
       }
     }
 
+    // Duplicates are exactly the sends in flight at the kill.
+    const duplicated = [...byDelivery].filter(([, receipts]) => receipts.length > 1).map(([id]) => id).sort();
+    console.info(`webhook crash: ${duplicated.length} duplicate deliveries, ${openAtKill.length} sends in flight at the kill, ${fromA.length} sent by the killed worker, ${CASES} in all`);
+    expect(duplicated).toEqual(openAtKill);
     // Each held request arrived again from B: same delivery id, a higher attempt, after A's lease ran out.
-    for (const first of held) {
+    for (const first of fromA.filter((receipt) => abandoned.has(receipt.deliveryId))) {
       const again = receipts.slice(fromA.length).filter((receipt) => receipt.deliveryId === first.deliveryId);
       expect(again, `redelivery of held delivery ${first.deliveryId}`).toHaveLength(1);
       expect(again[0]!.eventId).toBe(first.eventId);
