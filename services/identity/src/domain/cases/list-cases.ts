@@ -1,4 +1,4 @@
-import { and, count, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { and, count, eq, sql, type SQL } from 'drizzle-orm';
 import { verificationCases, type IdentityExecutor } from '../../db/schema.js';
 import type { CaseCountCache } from './case-count-cache.js';
 import { decodeCaseListCursor, encodeCaseListCursor, type CaseListFilters } from './case-list-cursor.js';
@@ -26,6 +26,10 @@ function searchCondition(search: string): SQL {
   if (!UUID.test(search)) return byReference;
   return sql`(${verificationCases.id} = ${search.toLowerCase()}::uuid or ${byReference})`;
 }
+
+// The indexes on (tenant_id, [status,] created_at, id) are DESC NULLS LAST; a bare DESC means NULLS FIRST,
+// which no index can serve: PostgreSQL then reads and sorts every case of the tenant for each page.
+const NEWEST_FIRST = [sql`${verificationCases.createdAt} desc nulls last`, sql`${verificationCases.id} desc nulls last`];
 
 // createdAt exactly as stored (microseconds), so a cursor resumes after the very row it names.
 const createdAtMicros = sql<string>`((extract(epoch from ${verificationCases.createdAt}) * 1000000)::bigint)::text`;
@@ -60,7 +64,7 @@ export async function listCases(db: IdentityExecutor, tenantId: string, query: L
       })
       .from(verificationCases)
       .where(after ? and(filtered, after) : filtered)
-      .orderBy(desc(verificationCases.createdAt), desc(verificationCases.id))
+      .orderBy(...NEWEST_FIRST)
       .limit(query.pageSize + 1)
       .offset(position ? 0 : (page - 1) * query.pageSize),
     counts.count(
