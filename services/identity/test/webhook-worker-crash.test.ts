@@ -19,6 +19,9 @@ const CREATE_GROUP = 25;
 // them open, the answered ones already recorded. Only the held ones may arrive twice.
 const ANSWERED = 40;
 const DELIVERY_LEASE_MS = 2000;
+const FLOWING_PATH = '/hooks/flowing';
+/** A receiver that takes a moment for each answer, so a worker always has sends open while it runs. */
+const FLOWING_ANSWER_MS = 50;
 /** From the kill to the last receipt: B's start-up from source, the lease running out, a poll; far below the old fixed 60 s lease. */
 const TAKEOVER_LIMIT_MS = 15_000;
 /** Start-up of a worker from source (tsx compiles on the fly) on a slow machine. */
@@ -72,20 +75,21 @@ describeNeeding('DATABASE_URL')('webhook deliveries of a worker process killed m
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
   }, 20_000);
 
-  it('loses nothing: a second worker re-sends what the killed one held, same delivery id, next attempt, once the short lease runs out', async () => {
+  /** An endpoint at `path` of the receiver and `count` new cases: one pending delivery each, none sent yet. */
+  async function endpointWithDeliveries(path: string, count: number) {
     const registered = await test.app.inject({
       method: 'POST',
       url: `${BASE}/webhooks`,
       headers: partner.headers,
-      payload: { url: receiver.url(HOOK_PATH), eventTypes: ['verification.session_issued'] },
+      payload: { url: receiver.url(path), eventTypes: ['verification.session_issued'] },
     });
     expect(registered.statusCode, registered.body).toBe(201);
     const { endpoint, signingSecret } = registered.json<{ endpoint: { id: string }; signingSecret: string }>();
-    receiver.trust(HOOK_PATH, signingSecret);
+    receiver.trust(path, signingSecret);
 
     const caseIds: string[] = [];
-    for (let start = 0; start < CASES; start += CREATE_GROUP) {
-      const created = await Promise.all(Array.from({ length: Math.min(CREATE_GROUP, CASES - start) }, () => createCase(test, partner)));
+    for (let start = 0; start < count; start += CREATE_GROUP) {
+      const created = await Promise.all(Array.from({ length: Math.min(CREATE_GROUP, count - start) }, () => createCase(test, partner)));
       for (const response of created) {
         expect(response.statusCode, response.body).toBe(201);
         caseIds.push(response.json<{ caseId: string }>().caseId);
@@ -96,15 +100,17 @@ describeNeeding('DATABASE_URL')('webhook deliveries of a worker process killed m
       .from(caseEvents)
       .where(and(inArray(caseEvents.caseId, caseIds), eq(caseEvents.eventType, 'verification.session_issued')));
     const expectedEventIds = issued.map((event) => `evt_${event.id}`).sort();
-    expect(new Set(expectedEventIds).size).toBe(CASES);
+    expect(new Set(expectedEventIds).size).toBe(count);
 
     const ofEndpoint = eq(webhookDeliveries.subscriptionId, endpoint.id);
     const deliveries = () => test.db.select().from(webhookDeliveries).where(ofEndpoint);
     const inFlightIds = async () => (await test.db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(and(ofEndpoint, eq(webhookDeliveries.status, 'in_flight')))).map((row) => row.id).sort();
-    const openAtReceiver = () => receiver.at(HOOK_PATH).filter((receipt) => receipt.answeredAt === undefined).map((receipt) => String(receipt.headers['x-service-delivery-id'])).sort();
-    expect((await deliveries()).map((row) => row.status)).toEqual(Array(CASES).fill('pending'));
+    expect((await deliveries()).map((row) => row.status)).toEqual(Array(count).fill('pending'));
+    return { expectedEventIds, deliveries, inFlightIds };
+  }
 
-    const env = {
+  function workerEnvironment() {
+    return {
       DATABASE_URL: test.dependencies.databaseUrl!,
       // The key the test app sealed the signing secret with: the workers must open it.
       SECRETS_KEY: test.dependencies.secretsKey.toString('base64'),
@@ -118,6 +124,12 @@ describeNeeding('DATABASE_URL')('webhook deliveries of a worker process killed m
       EVIDENCE_DIR: test.evidenceDir,
       DATA_DIR: dataDir,
     };
+  }
+
+  it('loses nothing: a second worker re-sends what the killed one held, same delivery id, next attempt, once the short lease runs out', async () => {
+    const { expectedEventIds, deliveries, inFlightIds } = await endpointWithDeliveries(HOOK_PATH, CASES);
+    const openAtReceiver = () => receiver.at(HOOK_PATH).filter((receipt) => receipt.answeredAt === undefined).map((receipt) => String(receipt.headers['x-service-delivery-id'])).sort();
+    const env = workerEnvironment();
 
     const workerA = spawnWorker(env);
     workers.push(workerA);
@@ -190,6 +202,44 @@ describeNeeding('DATABASE_URL')('webhook deliveries of a worker process killed m
     }
 
     // B handles SIGTERM: it finishes its (now empty) batch, closes the database and exits 0.
+    expect(await stopWorker(workerB, 'SIGTERM', 5000)).toEqual({ code: 0, signal: null });
+  }, 90_000);
+
+  it('killed while sends flow: re-sends exactly the deliveries left unrecorded, and counts them against the sends open at the kill', async () => {
+    const { deliveries } = await endpointWithDeliveries(FLOWING_PATH, CASES);
+    receiver.answer(FLOWING_PATH, () => ({ status: 204, delayMs: FLOWING_ANSWER_MS }));
+    const idOf = (receipt: Receipt) => String(receipt.headers['x-service-delivery-id'] ?? '');
+    const env = workerEnvironment();
+
+    const workerA = spawnWorker(env);
+    workers.push(workerA);
+    await waitFor('a third of the deliveries at the receiver', () => receiver.at(FLOWING_PATH).length >= CASES / 3, { timeoutMs: WORKER_START_MS, worker: workerA });
+    const killedAt = Date.now();
+    expect(await stopWorker(workerA, 'SIGKILL', 5000)).toEqual({ code: null, signal: 'SIGKILL' });
+
+    const sentByA = new Set(receiver.at(FLOWING_PATH).map(idOf));
+    // Truly in flight at the kill: at the receiver, not yet answered (an answer timed after the kill reached nobody).
+    const openAtKill = receiver
+      .at(FLOWING_PATH)
+      .filter((receipt) => receipt.answeredAt === undefined || receipt.answeredAt >= killedAt)
+      .map(idOf);
+    const unrecorded = (await deliveries()).filter((row) => row.status === 'in_flight' && sentByA.has(row.id)).map((row) => row.id);
+
+    const workerB = spawnWorker(env);
+    workers.push(workerB);
+    await waitFor('record of every delivery', async () => (await deliveries()).every((row) => row.status === 'succeeded'), { timeoutMs: TAKEOVER_LIMIT_MS + 5000, worker: workerB });
+    const counts = new Map<string, number>();
+    for (const receipt of receiver.at(FLOWING_PATH)) counts.set(idOf(receipt), (counts.get(idOf(receipt)) ?? 0) + 1);
+    expect(counts.size).toBe(CASES);
+    const duplicated = [...counts].filter(([, times]) => times > 1).map(([id]) => id);
+    console.info(
+      `webhook crash while flowing: ${duplicated.length} duplicate deliveries; ${openAtKill.length} sends open at the receiver at the kill; ${duplicated.length - openAtKill.length} answered but not yet recorded; ${sentByA.size} sent by the killed worker`,
+    );
+    // What A recorded is never sent again; what it sent and left in flight is sent once more, by B.
+    expect(duplicated.sort()).toEqual(unrecorded.sort());
+    expect([...counts.values()].every((times) => times <= 2)).toBe(true);
+    // Every send open at the kill is among them: its outcome cannot have been recorded.
+    for (const id of openAtKill) expect(duplicated).toContain(id);
     expect(await stopWorker(workerB, 'SIGTERM', 5000)).toEqual({ code: 0, signal: null });
   }, 90_000);
 });

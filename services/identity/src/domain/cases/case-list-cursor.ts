@@ -49,5 +49,5 @@ export function decodeCaseListCursor(cursor: string, filters: CaseListFilters): 
   const wellFormed = v === VERSION && typeof t === 'string' && MICROS.test(t) && typeof i === 'string' && UUID.test(i) && Number.isSafeInteger(p) && (p as number) >= 2;
   if (!wellFormed) throw invalid('is not a cursor this API issued (pass nextCursor from a previous page as it is)');
   if (f !== filtersFingerprint(filters)) throw invalid('was issued for other filters: pass the same status and search as the request that returned it, with the same credentials');
-  return { createdAtMicros: BigInt(t as string), id: i as string, page: p as number };
+  return { createdAtMicros: BigInt(t), id: i, page: p as number };
 }
