@@ -1,5 +1,6 @@
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { SQL } from 'drizzle-orm';
+import { renewLeasesEvery } from './lease-renewal.js';
 import { queueStatements, type AnyDatabase, type LeasedRow, type RecordedColumn, type RowSettlement, type Transaction } from './leased-queue-sql.js';
 
 export type { AnyDatabase, LeasedRow, RecordedColumn, Transaction } from './leased-queue-sql.js';
@@ -199,10 +200,15 @@ export function createLeasedQueueWorker<Row extends LeasedRow, Result extends At
     });
   }
 
+  const renewEvery = (rowsHeld: () => Row[]) =>
+    renewLeasesEvery({ statements, clock, leaseMs, warn: (error) => options.logger?.warn({ err: error, workerId: options.workerId }, `could not renew ${label} leases`) }, rowsHeld);
+
   async function runOnce(): Promise<number> {
     const rows = await statements.claim(clock(), batchSize);
     if (rows.length === 0) return 0;
-    const finished = await Promise.all(await attemptAll(rows));
+    // A batch run by hand (tests, CLIs) keeps its short leases as the continuous worker does.
+    const stopRenewing = renewEvery(() => rows);
+    const finished = await Promise.all(await attemptAll(rows)).finally(stopRenewing);
     try {
       await settle(finished);
     } catch (error) {
@@ -237,8 +243,7 @@ export function createLeasedQueueWorker<Row extends LeasedRow, Result extends At
   let pumpAgain = false;
   let settling: Promise<void> | null = null;
   let pollTimer: NodeJS.Timeout | undefined;
-  let renewTimer: NodeJS.Timeout | undefined;
-  let renewing = false;
+  let stopRenewing = () => undefined as void;
   let purgeTimer: NodeJS.Timeout | undefined;
   let purging: Promise<unknown> = Promise.resolve();
 
@@ -353,30 +358,12 @@ export function createLeasedQueueWorker<Row extends LeasedRow, Result extends At
     });
   }
 
-  function scheduleRenewal(): void {
-    renewTimer = setTimeout(
-      () => {
-        const rows = [...held.values()];
-        const until = new Date(clock().getTime() + leaseMs);
-        statements
-          .renew(rows, until)
-          .catch((error: unknown) => options.logger?.warn({ err: error, workerId: options.workerId }, `could not renew ${label} leases`))
-          .finally(() => {
-            if (renewing) scheduleRenewal();
-          });
-      },
-      Math.max(Math.floor(leaseMs / 3), 10),
-    );
-    renewTimer.unref();
-  }
-
   return {
     runOnce,
     start() {
       if (running) return;
       running = true;
-      renewing = true;
-      scheduleRenewal();
+      stopRenewing = renewEvery(() => [...held.values()]);
       schedulePurge(0);
       pump();
     },
@@ -389,8 +376,7 @@ export function createLeasedQueueWorker<Row extends LeasedRow, Result extends At
       while (pumping || attempts.size > 0 || settling) {
         await Promise.allSettled([pumping, settling, ...attempts]);
       }
-      renewing = false;
-      clearTimeout(renewTimer);
+      stopRenewing();
       await purging;
     },
     purgeFinished,
