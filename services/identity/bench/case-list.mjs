@@ -137,6 +137,8 @@ async function main() {
     results.push(row);
   }
   const fullCount = await explain('full count', fullCountSql(tenantWhere));
+  // For comparison: page 1 ordered by a bare DESC (NULLS FIRST), as the list did before; no index has that order.
+  const bareDesc = await explain('page 1, bare DESC', listSql(tenantWhere, 0).replace('desc nulls last, id desc nulls last', 'desc, id desc'));
 
   const short = (f) => `${f.rps} req/s, p50 ${f.p50} ms, p99 ${f.p99} ms, non-2xx ${f.non2xx}, errors ${f.errors}${f.serverCpuPercent === null ? '' : `, service CPU ${f.serverCpuPercent}%`}`;
   console.log(`\nidentity case list, postgres, ${CASES} cases of one tenant, ${CONNECTIONS} connections, ${seconds} s each after ${warmupSeconds} s warm-up (${cpus().length} CPUs, node ${process.version})`);
@@ -146,6 +148,7 @@ async function main() {
     console.log(`\n### ${row.scenario}: bounded count\n${row.plans.boundedCount.join('\n')}`);
   }
   console.log(`\n### full count (once a minute per filter above 10,000)\n${fullCount.join('\n')}`);
+  console.log(`\n### for comparison, page 1 ordered by a bare DESC (the order no index has)\n${bareDesc.join('\n')}`);
   return !results.some((row) => row.non2xx || row.errors);
 }
 
