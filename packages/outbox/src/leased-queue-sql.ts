@@ -56,8 +56,11 @@ function rowMapper<Row>(table: PgTable): (raw: Record<string, unknown>) => Row {
 }
 
 export interface QueueStatements<Row> {
-  /** `excludedGroups`: values of the fairness column whose rows are not claimed now (their share is in flight). */
-  claim(now: Date, limit: number, excludedGroups?: readonly string[]): Promise<Row[]>;
+  /**
+   * `heldPerGroup`: rows this worker already has in flight, by value of the fairness column; a
+   * group gets only what is left of its share, so its in-flight rows never exceed perGroup.
+   */
+  claim(now: Date, limit: number, heldPerGroup?: ReadonlyMap<string, number>): Promise<Row[]>;
   /** Writes outcomes of rows still held by this worker (same attempt, in flight); returns the ids written. */
   settle(tx: AnyDatabase | Transaction, settlements: RowSettlement[]): Promise<Set<string>>;
   /** Pushes the leases of rows this worker still holds to `until`. */
@@ -91,14 +94,16 @@ export function queueStatements<Row extends LeasedRow>(options: QueueStatementOp
   const toRow = rowMapper<Row>(table);
 
   return {
-    async claim(now, limit, excludedGroups = []) {
+    async claim(now, limit, heldPerGroup = new Map()) {
       if (claimOnly && claimOnly.values.length === 0) return [];
       const inList = (values: readonly string[]) => sql.join(values.map((value) => sql`${value}`), sql`, `);
       const onlyClause = claimOnly ? sql`and ${claimOnly.column} in (${inList(claimOnly.values)})` : sql``;
       const whereClause = claimableWhere ? sql`and (${claimableWhere})` : sql``;
       // By bare name: the fairness column is referenced from derived tables below, where the table's own name is not in scope.
       const groupColumn = fairness ? sql.identifier(fairness.column.name) : sql``;
-      const excludeClause = fairness && excludedGroups.length > 0 ? sql`and ${groupColumn} not in (${inList(excludedGroups)})` : sql``;
+      const held = fairness ? [...heldPerGroup].filter(([, count]) => count > 0) : [];
+      const saturated = fairness ? held.filter(([, count]) => count >= fairness.perGroup).map(([group]) => group) : [];
+      const excludeClause = saturated.length > 0 ? sql`and ${groupColumn} not in (${inList(saturated)})` : sql``;
       const filters = sql`${onlyClause} ${whereClause} ${excludeClause}`;
       const groupSelect = fairness ? sql`, ${groupColumn}` : sql``;
       // With fairness, more rows are looked at than claimed, so one group's backlog (a slow endpoint's) cannot fill a claim.
@@ -115,11 +120,18 @@ export function queueStatements<Row extends LeasedRow>(options: QueueStatementOp
           where status = 'in_flight' and lease_expires_at <= ${now.toISOString()} ${filters}
           order by next_attempt_at limit ${scan} for update skip locked
         ), due as (select * from due_pending union all select * from lease_expired)`;
+      // A group's share in this claim is what its rows in flight here leave of perGroup.
+      const heldRows = held.filter(([, count]) => count < (fairness?.perGroup ?? 0)).map(([group, count]) => sql`(${group}::text, ${count}::int)`);
+      const heldJoin =
+        heldRows.length > 0 ? sql`left join (values ${sql.join(heldRows, sql`, `)}) as held(group_value, in_flight) on held.group_value = ranked.group_value` : sql``;
+      const heldCount = heldRows.length > 0 ? sql`coalesce(held.in_flight, 0)` : sql`0`;
       const picked = fairness
         ? sql`select id from (
-                select id, next_attempt_at, row_number() over (partition by ${groupColumn} order by next_attempt_at) as group_rank from due
-              ) as ranked
-              where group_rank <= ${fairness.perGroup}
+                select id, next_attempt_at, ${groupColumn}::text as group_value,
+                  row_number() over (partition by ${groupColumn} order by next_attempt_at) as group_rank
+                from due
+              ) as ranked ${heldJoin}
+              where group_rank <= ${fairness.perGroup} - ${heldCount}
               order by next_attempt_at
               limit ${limit}`
         : sql`select id from due order by next_attempt_at limit ${limit}`;

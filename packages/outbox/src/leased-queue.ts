@@ -1,5 +1,6 @@
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { SQL } from 'drizzle-orm';
+import { renewLeasesEvery } from './lease-renewal.js';
 import { queueStatements, type AnyDatabase, type LeasedRow, type RecordedColumn, type RowSettlement, type Transaction } from './leased-queue-sql.js';
 
 export type { AnyDatabase, LeasedRow, RecordedColumn, Transaction } from './leased-queue-sql.js';
@@ -199,10 +200,15 @@ export function createLeasedQueueWorker<Row extends LeasedRow, Result extends At
     });
   }
 
+  const renewEvery = (rowsHeld: () => Row[]) =>
+    renewLeasesEvery({ statements, clock, leaseMs, warn: (error) => options.logger?.warn({ err: error, workerId: options.workerId }, `could not renew ${label} leases`) }, rowsHeld);
+
   async function runOnce(): Promise<number> {
     const rows = await statements.claim(clock(), batchSize);
     if (rows.length === 0) return 0;
-    const finished = await Promise.all(await attemptAll(rows));
+    // A batch run by hand (tests, CLIs) keeps its short leases as the continuous worker does.
+    const stopRenewing = renewEvery(() => rows);
+    const finished = await Promise.all(await attemptAll(rows)).finally(stopRenewing);
     try {
       await settle(finished);
     } catch (error) {
@@ -231,18 +237,13 @@ export function createLeasedQueueWorker<Row extends LeasedRow, Result extends At
     else heldPerGroup.delete(group);
   }
 
-  function saturatedGroups(): string[] {
-    if (!fairness) return [];
-    return [...heldPerGroup].filter(([, count]) => count >= fairness.perGroup).map(([group]) => group);
-  }
   const attempts = new Set<Promise<unknown>>();
   let finishedBuffer: Finished<Row, Result>[] = [];
   let pumping: Promise<void> | null = null;
   let pumpAgain = false;
   let settling: Promise<void> | null = null;
   let pollTimer: NodeJS.Timeout | undefined;
-  let renewTimer: NodeJS.Timeout | undefined;
-  let renewing = false;
+  let stopRenewing = () => undefined as void;
   let purgeTimer: NodeJS.Timeout | undefined;
   let purging: Promise<unknown> = Promise.resolve();
 
@@ -302,7 +303,7 @@ export function createLeasedQueueWorker<Row extends LeasedRow, Result extends At
       const free = concurrency - held.size;
       if (free < claimThreshold) return; // settling attempts pump again
       const want = Math.min(batchSize, free);
-      const rows = await statements.claim(clock(), want, saturatedGroups());
+      const rows = await statements.claim(clock(), want, heldPerGroup);
       for (const row of rows) hold(row);
       if (rows.length > 0) startAttempts(rows);
       if (rows.length < want) {
@@ -351,25 +352,10 @@ export function createLeasedQueueWorker<Row extends LeasedRow, Result extends At
       }
     })().finally(() => {
       settling = null;
+      // An outcome that arrived after the loop's last look would otherwise wait for the next one.
+      if (finishedBuffer.length > 0) settleSoon();
       pump();
     });
-  }
-
-  function scheduleRenewal(): void {
-    renewTimer = setTimeout(
-      () => {
-        const rows = [...held.values()];
-        const until = new Date(clock().getTime() + leaseMs);
-        statements
-          .renew(rows, until)
-          .catch((error: unknown) => options.logger?.warn({ err: error, workerId: options.workerId }, `could not renew ${label} leases`))
-          .finally(() => {
-            if (renewing) scheduleRenewal();
-          });
-      },
-      Math.max(Math.floor(leaseMs / 3), 10),
-    );
-    renewTimer.unref();
   }
 
   return {
@@ -377,8 +363,7 @@ export function createLeasedQueueWorker<Row extends LeasedRow, Result extends At
     start() {
       if (running) return;
       running = true;
-      renewing = true;
-      scheduleRenewal();
+      stopRenewing = renewEvery(() => [...held.values()]);
       schedulePurge(0);
       pump();
     },
@@ -391,8 +376,7 @@ export function createLeasedQueueWorker<Row extends LeasedRow, Result extends At
       while (pumping || attempts.size > 0 || settling) {
         await Promise.allSettled([pumping, settling, ...attempts]);
       }
-      renewing = false;
-      clearTimeout(renewTimer);
+      stopRenewing();
       await purging;
     },
     purgeFinished,

@@ -204,6 +204,29 @@ describe('claiming', () => {
 });
 
 describe('lease renewal (real time)', () => {
+  it('renews the leases of a batch run by hand (runOnce) too, so no other worker takes its rows meanwhile', async () => {
+    const [id] = await enqueue(['slow by hand'], {}, new Date());
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let calls = 0;
+    const deliver = async () => {
+      calls += 1;
+      await released;
+      return { status: 200 };
+    };
+    const settings = { table: deliveries, retryScheduleMs: [0, 5000], leaseMs: 600, deliver };
+    const running = createDeliveryWorker({ ...settings, db: db() }).runOnce();
+    await vi.waitFor(() => expect(calls).toBe(1), { timeout: 2000, interval: 10 });
+    const claimed = await row(id!);
+    // A renewal pushed the lease taken at the claim further out.
+    await vi.waitFor(async () => expect((await row(id!)).leaseExpiresAt!.getTime()).toBeGreaterThan(claimed.leaseExpiresAt!.getTime()), { timeout: 3000, interval: 20 });
+    expect(await createDeliveryWorker({ ...settings, db: db() }).runOnce()).toBe(0);
+    release();
+    expect(await running).toBe(1);
+    expect(calls).toBe(1);
+    expect(await row(id!)).toMatchObject({ status: 'succeeded', attemptCount: 1, leaseExpiresAt: null });
+  });
+
   it('keeps a long attempt its own: a second worker never takes the row while the first renews its lease', async () => {
     const [id] = await enqueue(['slow'], {}, new Date());
     // On PostgreSQL the second worker is another connection, as another process would be.

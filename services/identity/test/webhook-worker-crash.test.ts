@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { and, count, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { caseEvents, webhookDeliveries } from '../src/db/schema.js';
 import { createCase, partnerWithToken, type Partner } from './case-helpers.js';
@@ -14,12 +14,14 @@ import { describeNeeding } from '@svc/db/testing';
 const CASES = 300;
 /** Cases created at once through app.inject. */
 const CREATE_GROUP = 25;
-// The first HELD requests the receiver sees get their answer only after HOLD_MS: worker A is
-// killed while it waits for them. HELD stays well below the sends a worker keeps in flight per
-// endpoint (MAX_SENDS_PER_HOST in packages/outbound-http), so A's other sends keep flowing meanwhile.
-const HELD = 20;
-const HOLD_MS = 3000;
+// While worker A lives, the receiver answers the first ANSWERED requests at once and holds every
+// later one: A fills its share of sends for the endpoint with held requests and is killed with
+// them open, the answered ones already recorded. Only the held ones may arrive twice.
+const ANSWERED = 40;
 const DELIVERY_LEASE_MS = 2000;
+const FLOWING_PATH = '/hooks/flowing';
+/** A receiver that takes a moment for each answer, so a worker always has sends open while it runs. */
+const FLOWING_ANSWER_MS = 50;
 /** From the kill to the last receipt: B's start-up from source, the lease running out, a poll; far below the old fixed 60 s lease. */
 const TAKEOVER_LIMIT_MS = 15_000;
 /** Start-up of a worker from source (tsx compiles on the fly) on a slow machine. */
@@ -52,15 +54,16 @@ describeNeeding('DATABASE_URL')('webhook deliveries of a worker process killed m
   const arrivals = () => receiver.at(HOOK_PATH).map(arrivalOf);
   let partner: Partner;
   let dataDir: string;
+  let holding = true;
   const workers: WorkerProcess[] = [];
 
   beforeAll(async () => {
     // The in-process app only registers the endpoint and creates the cases; its own worker never runs.
     test = await buildTestApp({ RATE_LIMIT_PER_MINUTE: '100000', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
     receiver = await startSignedReceiver();
-    // The first HELD requests get their answer only after HOLD_MS.
-    let answered = 0;
-    receiver.answer(HOOK_PATH, () => ({ status: 204, ...(++answered <= HELD ? { delayMs: HOLD_MS } : {}) }));
+    let seen = 0;
+    // Held "forever" (past the test): A's death closes the sockets, and B's sends are answered at once.
+    receiver.answer(HOOK_PATH, () => ({ status: 204, ...(++seen > ANSWERED && holding ? { delayMs: 120_000 } : {}) }));
     partner = await partnerWithToken(test, 'Live');
     dataDir = await mkdtemp(join(tmpdir(), 'identity-webhook-worker-crash-'));
   }, 30_000);
@@ -72,20 +75,21 @@ describeNeeding('DATABASE_URL')('webhook deliveries of a worker process killed m
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
   }, 20_000);
 
-  it('loses nothing: a second worker re-sends what the killed one held, same delivery id, next attempt, once the short lease runs out', async () => {
+  /** An endpoint at `path` of the receiver and `count` new cases: one pending delivery each, none sent yet. */
+  async function endpointWithDeliveries(path: string, count: number) {
     const registered = await test.app.inject({
       method: 'POST',
       url: `${BASE}/webhooks`,
       headers: partner.headers,
-      payload: { url: receiver.url(HOOK_PATH), eventTypes: ['verification.session_issued'] },
+      payload: { url: receiver.url(path), eventTypes: ['verification.session_issued'] },
     });
     expect(registered.statusCode, registered.body).toBe(201);
     const { endpoint, signingSecret } = registered.json<{ endpoint: { id: string }; signingSecret: string }>();
-    receiver.trust(HOOK_PATH, signingSecret);
+    receiver.trust(path, signingSecret);
 
     const caseIds: string[] = [];
-    for (let start = 0; start < CASES; start += CREATE_GROUP) {
-      const created = await Promise.all(Array.from({ length: Math.min(CREATE_GROUP, CASES - start) }, () => createCase(test, partner)));
+    for (let start = 0; start < count; start += CREATE_GROUP) {
+      const created = await Promise.all(Array.from({ length: Math.min(CREATE_GROUP, count - start) }, () => createCase(test, partner)));
       for (const response of created) {
         expect(response.statusCode, response.body).toBe(201);
         caseIds.push(response.json<{ caseId: string }>().caseId);
@@ -96,20 +100,23 @@ describeNeeding('DATABASE_URL')('webhook deliveries of a worker process killed m
       .from(caseEvents)
       .where(and(inArray(caseEvents.caseId, caseIds), eq(caseEvents.eventType, 'verification.session_issued')));
     const expectedEventIds = issued.map((event) => `evt_${event.id}`).sort();
-    expect(new Set(expectedEventIds).size).toBe(CASES);
+    expect(new Set(expectedEventIds).size).toBe(count);
 
     const ofEndpoint = eq(webhookDeliveries.subscriptionId, endpoint.id);
     const deliveries = () => test.db.select().from(webhookDeliveries).where(ofEndpoint);
-    const inFlightCount = async () => (await test.db.select({ n: count() }).from(webhookDeliveries).where(and(ofEndpoint, eq(webhookDeliveries.status, 'in_flight'))))[0]?.n ?? 0;
-    expect((await deliveries()).map((row) => row.status)).toEqual(Array(CASES).fill('pending'));
+    const inFlightIds = async () => (await test.db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(and(ofEndpoint, eq(webhookDeliveries.status, 'in_flight')))).map((row) => row.id).sort();
+    expect((await deliveries()).map((row) => row.status)).toEqual(Array(count).fill('pending'));
+    return { expectedEventIds, deliveries, inFlightIds };
+  }
 
-    const env = {
+  function workerEnvironment() {
+    return {
       DATABASE_URL: test.dependencies.databaseUrl!,
       // The key the test app sealed the signing secret with: the workers must open it.
       SECRETS_KEY: test.dependencies.secretsKey.toString('base64'),
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
       WEBHOOK_RETRY_SCHEDULE_MS: '0,200,200,200,200',
-      // Far above HOLD_MS: the held requests are abandoned by the kill, never timed out.
+      // Far above the time to the kill: the held requests are abandoned by it, never timed out.
       WEBHOOK_TIMEOUT_MS: '10000',
       DELIVERY_LEASE_MS: String(DELIVERY_LEASE_MS),
       EXPIRY_SWEEP_INTERVAL_MS: '3600000',
@@ -117,22 +124,31 @@ describeNeeding('DATABASE_URL')('webhook deliveries of a worker process killed m
       EVIDENCE_DIR: test.evidenceDir,
       DATA_DIR: dataDir,
     };
+  }
+
+  it('loses nothing: a second worker re-sends what the killed one held, same delivery id, next attempt, once the short lease runs out', async () => {
+    const { expectedEventIds, deliveries, inFlightIds } = await endpointWithDeliveries(HOOK_PATH, CASES);
+    const openAtReceiver = () => receiver.at(HOOK_PATH).filter((receipt) => receipt.answeredAt === undefined).map((receipt) => String(receipt.headers['x-service-delivery-id'])).sort();
+    const env = workerEnvironment();
 
     const workerA = spawnWorker(env);
     workers.push(workerA);
-    await waitFor('held requests at the receiver while deliveries are in flight', async () => receiver.at(HOOK_PATH).length > HELD && (await inFlightCount()) > 0, {
-      timeoutMs: WORKER_START_MS,
-      worker: workerA,
-    });
+    // Every answered send recorded as it was answered, every claimed row sent: the rows A holds are
+    // exactly the requests the receiver holds. Outcomes recorded only per claim or per window never get here.
+    await waitFor('the rows in flight to be exactly the requests held at the receiver', async () => {
+      if (receiver.at(HOOK_PATH).length <= ANSWERED) return false;
+      const open = openAtReceiver();
+      return open.length > 0 && JSON.stringify(await inFlightIds()) === JSON.stringify(open);
+    }, { timeoutMs: WORKER_START_MS, worker: workerA });
     const killedAt = Date.now();
     expect(await stopWorker(workerA, 'SIGKILL', 5000)).toEqual({ code: null, signal: 'SIGKILL' });
+    holding = false;
 
-    // What A sent before it died, and the rows it left in flight (claimed, never recorded).
+    // What A sent before it died, and the rows it left in flight (claimed, never recorded): the held requests, no more.
     const fromA = arrivals();
-    const held = fromA.slice(0, HELD);
+    const openAtKill = openAtReceiver();
     const abandoned = new Map((await deliveries()).filter((row) => row.status === 'in_flight').map((row) => [row.id, row]));
-    expect(Date.now() - held[0]!.receivedAt, 'A was killed before the first held answer was due').toBeLessThan(HOLD_MS);
-    for (const receipt of held) expect(abandoned.has(receipt.deliveryId), `held delivery ${receipt.deliveryId} left in flight`).toBe(true);
+    expect([...abandoned.keys()].sort()).toEqual(openAtKill);
     for (const row of abandoned.values()) {
       // The short lease (renewed every third of it while A lived), not a long fixed one.
       expect(row.leaseExpiresAt!.getTime()).toBeLessThanOrEqual(killedAt + DELIVERY_LEASE_MS);
@@ -172,8 +188,12 @@ describeNeeding('DATABASE_URL')('webhook deliveries of a worker process killed m
       }
     }
 
+    // Duplicates are exactly the sends in flight at the kill.
+    const duplicated = [...byDelivery].filter(([, receipts]) => receipts.length > 1).map(([id]) => id).sort();
+    console.info(`webhook crash: ${duplicated.length} duplicate deliveries, ${openAtKill.length} sends in flight at the kill, ${fromA.length} sent by the killed worker, ${CASES} in all`);
+    expect(duplicated).toEqual(openAtKill);
     // Each held request arrived again from B: same delivery id, a higher attempt, after A's lease ran out.
-    for (const first of held) {
+    for (const first of fromA.filter((receipt) => abandoned.has(receipt.deliveryId))) {
       const again = receipts.slice(fromA.length).filter((receipt) => receipt.deliveryId === first.deliveryId);
       expect(again, `redelivery of held delivery ${first.deliveryId}`).toHaveLength(1);
       expect(again[0]!.eventId).toBe(first.eventId);
@@ -182,6 +202,44 @@ describeNeeding('DATABASE_URL')('webhook deliveries of a worker process killed m
     }
 
     // B handles SIGTERM: it finishes its (now empty) batch, closes the database and exits 0.
+    expect(await stopWorker(workerB, 'SIGTERM', 5000)).toEqual({ code: 0, signal: null });
+  }, 90_000);
+
+  it('killed while sends flow: re-sends exactly the deliveries left unrecorded, and counts them against the sends open at the kill', async () => {
+    const { deliveries } = await endpointWithDeliveries(FLOWING_PATH, CASES);
+    receiver.answer(FLOWING_PATH, () => ({ status: 204, delayMs: FLOWING_ANSWER_MS }));
+    const idOf = (receipt: Receipt) => String(receipt.headers['x-service-delivery-id'] ?? '');
+    const env = workerEnvironment();
+
+    const workerA = spawnWorker(env);
+    workers.push(workerA);
+    await waitFor('a third of the deliveries at the receiver', () => receiver.at(FLOWING_PATH).length >= CASES / 3, { timeoutMs: WORKER_START_MS, worker: workerA });
+    const killedAt = Date.now();
+    expect(await stopWorker(workerA, 'SIGKILL', 5000)).toEqual({ code: null, signal: 'SIGKILL' });
+
+    const sentByA = new Set(receiver.at(FLOWING_PATH).map(idOf));
+    // Truly in flight at the kill: at the receiver, not yet answered (an answer timed after the kill reached nobody).
+    const openAtKill = receiver
+      .at(FLOWING_PATH)
+      .filter((receipt) => receipt.answeredAt === undefined || receipt.answeredAt >= killedAt)
+      .map(idOf);
+    const unrecorded = (await deliveries()).filter((row) => row.status === 'in_flight' && sentByA.has(row.id)).map((row) => row.id);
+
+    const workerB = spawnWorker(env);
+    workers.push(workerB);
+    await waitFor('record of every delivery', async () => (await deliveries()).every((row) => row.status === 'succeeded'), { timeoutMs: TAKEOVER_LIMIT_MS + 5000, worker: workerB });
+    const counts = new Map<string, number>();
+    for (const receipt of receiver.at(FLOWING_PATH)) counts.set(idOf(receipt), (counts.get(idOf(receipt)) ?? 0) + 1);
+    expect(counts.size).toBe(CASES);
+    const duplicated = [...counts].filter(([, times]) => times > 1).map(([id]) => id);
+    console.info(
+      `webhook crash while flowing: ${duplicated.length} duplicate deliveries; ${openAtKill.length} sends open at the receiver at the kill; ${duplicated.length - openAtKill.length} answered but not yet recorded; ${sentByA.size} sent by the killed worker`,
+    );
+    // What A recorded is never sent again; what it sent and left in flight is sent once more, by B.
+    expect(duplicated.sort()).toEqual(unrecorded.sort());
+    expect([...counts.values()].every((times) => times <= 2)).toBe(true);
+    // Every send open at the kill is among them: its outcome cannot have been recorded.
+    for (const id of openAtKill) expect(duplicated).toContain(id);
     expect(await stopWorker(workerB, 'SIGTERM', 5000)).toEqual({ code: 0, signal: null });
   }, 90_000);
 });

@@ -6,7 +6,9 @@ import type { IdentityExecutor } from '../db/schema.js';
 import { cancelCase, correctOcrFields } from '../domain/cases/case-commands.js';
 import { createCase } from '../domain/cases/create-case.js';
 import { caseHistory } from '../domain/cases/case-history.js';
-import { getCaseDetail, listCases } from '../domain/cases/read-cases.js';
+import { createCaseCountCache } from '../domain/cases/case-count-cache.js';
+import { listCases } from '../domain/cases/list-cases.js';
+import { getCaseDetail } from '../domain/cases/read-cases.js';
 import { requirePartner } from '../plugins/authentication.js';
 import { caseDetailSchema, caseIdParams, caseListItemSchema, caseStatusSchema, documentTypeSchema, ocrResultSchema, pageQueryShape } from './case-schemas.js';
 import { RATE_LIMITED, partnerSecurity } from './openapi.js';
@@ -17,11 +19,16 @@ export interface VerificationRouteOptions {
   sessionTtlSeconds: number;
 }
 
+/** Counted exactly on every request up to this many matching cases; beyond it, once per COUNT_TTL_MS. */
+const COUNT_EXACT_UP_TO = 10_000;
+const COUNT_TTL_MS = 60_000;
+
 const AUTH_ERRORS = { 401: 'UNAUTHENTICATED', 403: 'FORBIDDEN (scope verifications missing, client revoked) or ACCOUNT_DISABLED', 429: RATE_LIMITED } as const;
 
 export const verificationRoutes: FastifyPluginAsync<VerificationRouteOptions> = async (app, options) => {
   const typed = app.withTypeProvider<ZodTypeProvider>();
   const { db, clock } = options;
+  const caseCounts = createCaseCountCache({ exactUpTo: COUNT_EXACT_UP_TO, ttlMs: COUNT_TTL_MS, maxEntries: 10_000, clock });
 
   typed.post(
     '/verifications',
@@ -78,21 +85,37 @@ export const verificationRoutes: FastifyPluginAsync<VerificationRouteOptions> = 
       schema: {
         operationId: 'listVerifications',
         summary: "List the tenant's verification cases",
-        description: 'Newest first (createdAt, then id). A page past the end is empty. `search` finds a case by its id (exact) or by the start of its external reference (case-insensitive).',
+        description: [
+          'Newest first (createdAt, then id). A page past the end is empty. `search` finds a case by its id (exact) or by the start of its external reference (case-insensitive).',
+          'Two ways to page: `page` (skips rows, so deep pages get slower), or `cursor`: pass `nextCursor` of the previous answer, with the same `status` and `search`, to read the next page at the same speed however deep (not with `page`).',
+          `\`totalCount\` is exact as of \`totalCountAsOf\`: up to ${COUNT_EXACT_UP_TO.toLocaleString('en')} matching cases it is counted on every request (\`totalCountAsOf\` is now); beyond that it is counted at most once every ${COUNT_TTL_MS / 1000} s per filter, so it may be up to a minute old.`,
+        ].join('\n\n'),
         tags: ['verifications'],
         security: partnerSecurity,
-        querystring: z.strictObject({
-          status: caseStatusSchema.optional(),
-          search: z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters').optional(),
-          ...pageQueryShape,
-        }),
+        querystring: z
+          .strictObject({
+            status: caseStatusSchema.optional(),
+            search: z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters').optional(),
+            page: pageQueryShape.page.unwrap().optional().meta({ description: '1-based, default 1; not with cursor' }),
+            pageSize: pageQueryShape.pageSize,
+            cursor: z.string().min(1, 'must not be empty').max(512, 'must be at most 512 characters').optional().meta({ description: 'nextCursor of the previous page, as it was' }),
+          })
+          .refine((query) => query.page === undefined || query.cursor === undefined, { path: ['page'], message: 'cannot be combined with cursor (the cursor knows its page)' }),
         response: {
-          200: z.object({ items: z.array(caseListItemSchema), page: z.number().int(), pageSize: z.number().int(), totalCount: z.number().int(), totalPages: z.number().int() }),
-          ...problemResponses({ 400: 'VALIDATION_ERROR: unknown status, page < 1, pageSize outside 1–100, unknown parameter', ...AUTH_ERRORS }),
+          200: z.object({
+            items: z.array(caseListItemSchema),
+            page: z.number().int(),
+            pageSize: z.number().int(),
+            totalCount: z.number().int().meta({ description: 'Cases matching the filters, exact as of totalCountAsOf' }),
+            totalPages: z.number().int(),
+            totalCountAsOf: z.string().meta({ description: 'When totalCount was counted (ISO 8601, UTC): now up to 10,000 matching cases, else at most 60 s ago' }),
+            nextCursor: z.string().nullable().meta({ description: 'Pass as cursor for the next page; null on the last page' }),
+          }),
+          ...problemResponses({ 400: 'VALIDATION_ERROR: unknown status, page < 1, pageSize outside 1–100, page with cursor, a cursor not issued for these filters, unknown parameter', ...AUTH_ERRORS }),
         },
       },
     },
-    async (request) => listCases(db, requirePartner(request).tenantId, request.query),
+    async (request) => listCases(db, requirePartner(request).tenantId, request.query, caseCounts),
   );
 
   typed.get(

@@ -1,11 +1,11 @@
 import { NotFoundError } from '@svc/problem-json';
-import { and, count, desc, eq, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import { preparedPerDatabase } from '../../db/prepared.js';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import { caseSessions, evidence, faceMatchResults, fraudSignals, livenessResults, ocrResults, reviewDecisions, verificationCases, type IdentityExecutor } from '../../db/schema.js';
 import type { CaseStatus, DocumentType, EvidenceType } from './case-states.js';
 
-const iso = (value: Date | null) => (value ? value.toISOString() : null);
+export const iso = (value: Date | null) => (value ? value.toISOString() : null);
 
 export type EvidenceRow = typeof evidence.$inferSelect;
 export type OcrRow = typeof ocrResults.$inferSelect;
@@ -155,53 +155,6 @@ export async function getCaseDetail(db: IdentityExecutor, tenantId: string, case
     fraudSignals: row.fraudSignals.map((signal) => toFraudSignal(fromJsonRow<FraudSignalRow>(signal))),
     reviewDecisions: row.reviewDecisions.map((review) => toReviewDecision(fromJsonRow<ReviewDecisionRow>(review))),
   };
-}
-
-export interface ListCasesQuery {
-  status?: CaseStatus | undefined;
-  /** A case id (exact), or the start of an external reference (case-insensitive). */
-  search?: string | undefined;
-  page: number;
-  pageSize: number;
-}
-
-/** Newest first, ties broken by id so pages never overlap or skip. */
-export async function listCases(db: IdentityExecutor, tenantId: string, query: ListCasesQuery) {
-  const conditions: SQL[] = [eq(verificationCases.tenantId, tenantId)];
-  if (query.status) conditions.push(eq(verificationCases.status, query.status));
-  if (query.search) conditions.push(searchCondition(query.search));
-  const where = and(...conditions);
-  const [rows, [total]] = await Promise.all([
-    db
-      .select({
-        id: verificationCases.id,
-        externalReference: verificationCases.externalReference,
-        status: verificationCases.status,
-        documentType: verificationCases.documentType,
-        compositeRiskScore: verificationCases.compositeRiskScore,
-        createdAt: verificationCases.createdAt,
-        completedAt: verificationCases.completedAt,
-      })
-      .from(verificationCases)
-      .where(where)
-      .orderBy(desc(verificationCases.createdAt), desc(verificationCases.id))
-      .limit(query.pageSize)
-      .offset((query.page - 1) * query.pageSize),
-    db.select({ value: count() }).from(verificationCases).where(where),
-  ]);
-  const items = rows.map((item) => ({ ...item, status: item.status as CaseStatus, documentType: item.documentType as DocumentType, createdAt: item.createdAt.toISOString(), completedAt: iso(item.completedAt) }));
-  return pageOf(items, query, total?.value ?? 0);
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** LIKE's wildcards in the text are literal: a search for "50%" finds "50%…", not "50…". */
-const likePrefix = (text: string) => `${text.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
-
-function searchCondition(search: string): SQL {
-  const byReference = sql`${verificationCases.externalReference} ilike ${likePrefix(search)}`;
-  if (!UUID.test(search)) return byReference;
-  return sql`(${verificationCases.id} = ${search.toLowerCase()}::uuid or ${byReference})`;
 }
 
 /** A page of a list in the spec's envelope (the partner list, the review queue). */
