@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { parseCurrencyList } from '../domain/rates/currencies.js';
 import type { FxExecutor } from '../db/executor.js';
 import { loadHistory, MAX_HISTORY_DAYS, type Redenomination } from '../domain/rates/history.js';
-import { loadLatestRates, previousDayMids, toRateEntry, usdCrossRates } from '../domain/rates/latest-rates.js';
+import { latestRateLists, loadLatestRates, usdCrossRates } from '../domain/rates/latest-rates.js';
 import { matchesIfNoneMatch, serialisedResponse, type CachedResponse, type ResponseCache } from '../domain/response-cache.js';
 import { disclaimerFor, negotiateLanguage, RATE_LANGUAGES } from '../i18n/languages.js';
 import { publicReadErrors, publicReadSecurity } from './openapi.js';
@@ -89,23 +89,11 @@ export const ratesRoutes: FastifyPluginAsync<RatesRouteOptions> = async (app, op
     async (request, reply) => {
       const language = negotiateLanguage(request.query.lang, request.headers['accept-language'], RATE_LANGUAGES);
       const currencies = request.query.currencies === undefined ? null : parseCurrencyList(request.query.currencies, 'query.currencies').sort();
-      const entry = await options.cache.getOrCompute(`latest:${language}:${currencies?.join(',') ?? '*'}`, async (): Promise<z.infer<typeof latestRatesSchema>> => {
-        const latest = await loadLatestRates(options.db, options.clock());
-        const [cbsPrevious, marketPrevious] = await Promise.all([
-          previousDayMids(options.db, 'CBS', latest.cbs, options.redenomination),
-          previousDayMids(options.db, 'MARKET', latest.market, options.redenomination),
-        ]);
-        // An override has no previous day of its own; the effective entries otherwise are the market ones.
-        const keep = (rates: typeof latest.market, previous: Map<string, string>) =>
-          (currencies ? rates.filter((rate) => currencies.includes(rate.currency)) : rates).map((rate) => toRateEntry(rate, rate.isManualOverride ? null : (previous.get(rate.currency) ?? null)));
-        return {
-          disclaimer: disclaimerFor(language),
-          timestampUtc: options.clock().toISOString(),
-          cbsRates: keep(latest.cbs, cbsPrevious),
-          marketRates: keep(latest.market, marketPrevious),
-          effectiveRates: keep(latest.effective, marketPrevious),
-        };
-      });
+      const entry = await options.cache.getOrCompute(`latest:${language}:${currencies?.join(',') ?? '*'}`, async (): Promise<z.infer<typeof latestRatesSchema>> => ({
+        disclaimer: disclaimerFor(language),
+        timestampUtc: options.clock().toISOString(),
+        ...(await latestRateLists(options.db, options.clock(), options.redenomination, currencies)),
+      }));
       return sendCached(request, reply, entry);
     },
   );
