@@ -46,8 +46,7 @@ describe('GET /api/v1/rates/stream over real HTTP', () => {
 
   beforeAll(async () => {
     store = await createFxStore();
-    // The admin posts of the slow-consumer test are far more than an IP's minute allows.
-    fx = await startFx(store, { RATE_LIMIT_ANON_PER_MINUTE: '100000', RATE_LIMIT_ANON_PER_HOUR: '1000000' });
+    fx = await startFx(store);
     // On PostgreSQL nothing is seeded: start from a known USD rate either way.
     const created = await postAdmin(fx.baseUrl, '/api/v1/admin/rates', { source: 'MARKET', force: true, rates: [{ currency: 'USD', buy: 12_900, sell: 13_100 }] });
     expect(created.status).toBe(201);

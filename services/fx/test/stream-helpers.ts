@@ -30,9 +30,18 @@ export async function createFxStore(): Promise<FxStore> {
   return { env: { DATA_DIR: dataDir }, cleanup: async () => rmSync(dataDir, { recursive: true, force: true }) };
 }
 
-/** A real fx process on the store, admin API on. */
+/**
+ * A real fx process on the store, admin API on. The per-IP limits are raised: every test here
+ * calls from 127.0.0.1, and with Redis the counters are shared by all processes of the run.
+ */
 export function startFx(store: FxStore, env: Record<string, string> = {}): Promise<ServiceProcess> {
-  return startServiceProcess({ cwd: serviceDir, entry: 'src/server.ts', healthPath: '/api/v1/health', timeoutMs: 60_000, env: { ...store.env, FX_ADMIN_TOKEN: ADMIN_TOKEN, ...env } });
+  return startServiceProcess({
+    cwd: serviceDir,
+    entry: 'src/server.ts',
+    healthPath: '/api/v1/health',
+    timeoutMs: 60_000,
+    env: { ...store.env, FX_ADMIN_TOKEN: ADMIN_TOKEN, RATE_LIMIT_ANON_PER_MINUTE: '100000', RATE_LIMIT_ANON_PER_HOUR: '1000000', ...env },
+  });
 }
 
 export async function postAdmin(baseUrl: string, path: string, body: unknown): Promise<Response> {
