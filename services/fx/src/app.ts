@@ -21,6 +21,7 @@ import { adminPriceRoutes, priceRoutes } from './routes/prices.js';
 import { pricingRoutes } from './routes/pricing.js';
 import { ratesRoutes } from './routes/rates.js';
 import { streamRoutes } from './routes/stream.js';
+import { referenceRoutes } from './routes/reference.js';
 import { createLiveRecorder } from './domain/live/live-recorder.js';
 import { startStreamHub } from './workers/stream-hub.js';
 import { webPagePlugin } from './plugins/web-page.js';
@@ -125,6 +126,7 @@ export async function buildApp(dependencies: FxAppDependencies): Promise<Service
   const live = createLiveRecorder(redenomination);
   const hub = await startStreamHub(app, { config, database, clock });
   await app.register(ratesRoutes, { db: database.db, cache, clock, redenomination });
+  await app.register(referenceRoutes, { db, cache, clock, redenomination });
   await app.register(streamRoutes, { db, hub, clock, redenomination, limits, maxStreamsPerIp: config.FX_STREAM_MAX_PER_IP });
   await app.register(priceRoutes, { db: database.db, cache, clock });
   await app.register(pricingRoutes, { limits });
