@@ -9,7 +9,8 @@
 //
 // Usage, after `pnpm build`, from the repository root:
 //   node services/fx/bench/stream-fanout.mjs [streams=10000] [rounds=5]
-// Prints one JSON line: {streams, rounds, connectSeconds, rssBeforeMb, rssAfterMb, bytesPerStream, latencyMs: {p50, p99, max, …}, load1m}.
+// Prints one JSON line: {streams, rounds, connectSeconds, rssBeforeMb, rssAfterMb, bytesPerStream,
+// latencyMs: {p50, p99, max, …}, firstClientMs and firstToLastMs per round, load1m}.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -49,7 +50,9 @@ async function main() {
       ...process.env,
       DATA_DIR: dataDir,
       FX_ADMIN_TOKEN: ADMIN_TOKEN,
-      LOG_LEVEL: 'warn',
+      // BENCH_LOG_LEVEL=debug: the service logs how long each fan-out loop took ('change fanned out', printed
+      // below), but also every request, which disturbs the memory figure.
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
       // Every bench client is 127.0.0.1: lift the per-IP stream count and request limits.
       FX_STREAM_MAX_PER_IP: String(STREAMS * 2),
       RATE_LIMIT_ANON_PER_MINUTE: String(STREAMS * 10),
@@ -71,16 +74,19 @@ async function main() {
 
   // A client: sends the request, then only looks for the next `event: rates` after the round's marker.
   const latencies = [];
+  // Per round: POST to the first client's event (write path), and first to last (fan-out and this process reading 10,000 sockets).
+  const firstMs = [];
+  const spreadMs = [];
   let round = { startedAt: 0, waiting: 0, done: () => undefined };
   const openOne = () =>
     new Promise((resolve, reject) => {
       const socket = connect(Number(port), '127.0.0.1');
-      const client = { socket, opened: false, seenRound: -1, tail: '' };
+      const client = { socket, opened: false, seenRound: -1 };
       socket.setNoDelay(true);
       socket.on('error', reject);
+      // A frame arrives in one chunk on loopback (about 1 kB, written at once); Buffer.includes avoids decoding it.
       socket.on('data', (chunk) => {
-        const text = client.tail + chunk.toString('latin1');
-        client.tail = text.slice(-32);
+        const text = chunk;
         if (!client.opened && text.includes('event: snapshot')) {
           client.opened = true;
           resolve(client);
@@ -114,10 +120,17 @@ async function main() {
     });
     await post(13_000 + (index + 1) * 10);
     const timeout = sleep(30_000).then(() => 'timeout');
+    const before = latencies.length;
     if ((await Promise.race([finished, timeout])) === 'timeout') throw new Error(`round ${index}: ${round.waiting} clients got no event in 30 s`);
+    const roundLatencies = latencies.slice(before);
+    firstMs.push(Math.round(Math.min(...roundLatencies)));
+    spreadMs.push(Math.round(Math.max(...roundLatencies) - Math.min(...roundLatencies)));
     log(`round ${index + 1}: all ${clients.length} clients got the change`);
     await sleep(500);
   }
+  const fanOutMs = service.child.output.tail
+    .filter((line) => line.includes('change fanned out'))
+    .map((line) => JSON.parse(line).ms);
   console.log(
     JSON.stringify({
       streams: clients.length,
@@ -128,6 +141,9 @@ async function main() {
       rssAfterMb: Number(rssAfter.toFixed(1)),
       bytesPerStream: Math.round(((rssAfter - rssBefore) * 1024 * 1024) / clients.length),
       latencyMs: percentiles(latencies),
+      firstClientMs: firstMs,
+      firstToLastMs: spreadMs,
+      ...(fanOutMs.length > 0 ? { serverFanOutLoopMs: fanOutMs } : {}),
       load1m: load1m(),
     }),
   );

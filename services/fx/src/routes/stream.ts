@@ -119,7 +119,7 @@ export const streamRoutes: FastifyPluginAsync<StreamRouteOptions> = async (app, 
       try {
         detach = await options.hub.attach(
           {
-            write: (text) => void response.write(text),
+            write: (chunk) => void response.write(chunk),
             bufferedBytes: () => response.writableLength,
             end: (text) => response.end(text),
             destroy: () => response.destroy(),
