@@ -20,6 +20,10 @@ import { fxHealthExtension } from './routes/health.js';
 import { adminPriceRoutes, priceRoutes } from './routes/prices.js';
 import { pricingRoutes } from './routes/pricing.js';
 import { ratesRoutes } from './routes/rates.js';
+import { streamRoutes } from './routes/stream.js';
+import { referenceRoutes } from './routes/reference.js';
+import { createLiveRecorder } from './domain/live/live-recorder.js';
+import { startStreamHub } from './workers/stream-hub.js';
 import { webPagePlugin } from './plugins/web-page.js';
 
 export const SERVICE_NAME = 'fx';
@@ -119,12 +123,12 @@ export async function buildApp(dependencies: FxAppDependencies): Promise<Service
 
   // Public data is read by browser dashboards; admin routes are header-token only, never cookies.
   await app.register(cors, { origin: '*', methods: ['GET', 'HEAD'] });
-  await app.register(ratesRoutes, {
-    db: database.db,
-    cache,
-    clock,
-    redenomination: { date: new Date(`${config.FX_REDENOMINATION_DATE}T00:00:00.000Z`), factor: config.FX_REDENOMINATION_FACTOR },
-  });
+  const redenomination = { date: new Date(`${config.FX_REDENOMINATION_DATE}T00:00:00.000Z`), factor: config.FX_REDENOMINATION_FACTOR };
+  const live = createLiveRecorder(redenomination);
+  const hub = await startStreamHub(app, { config, database, clock });
+  await app.register(ratesRoutes, { db: database.db, cache, clock, redenomination });
+  await app.register(referenceRoutes, { db, cache, clock, redenomination });
+  await app.register(streamRoutes, { db, hub, clock, redenomination, limits, maxStreamsPerIp: config.FX_STREAM_MAX_PER_IP });
   await app.register(priceRoutes, { db: database.db, cache, clock });
   await app.register(pricingRoutes, { limits });
   // The public rates page (/ and /{lang}), in its own context so its strict headers stay off the API.
@@ -144,6 +148,7 @@ export async function buildApp(dependencies: FxAppDependencies): Promise<Service
             clock,
             log: app.log,
             intervalMs: config.FX_POLL_INTERVAL_SECONDS * 1000,
+            live,
             onRateChanged,
             onIngested: async () => {
               await cache.invalidate();
@@ -159,9 +164,9 @@ export async function buildApp(dependencies: FxAppDependencies): Promise<Service
     await Promise.all(pollers.map((poller) => poller.stop()));
   });
   if (config.FX_ADMIN_TOKEN) {
-    await app.register(adminRoutes, { db, cache, clock, adminToken: config.FX_ADMIN_TOKEN, onRateChanged, afterRatesChanged });
+    await app.register(adminRoutes, { db, cache, clock, adminToken: config.FX_ADMIN_TOKEN, onRateChanged, afterRatesChanged, live });
     await app.register(adminClientRoutes, { db, clock, adminToken: config.FX_ADMIN_TOKEN });
-    await app.register(adminPriceRoutes, { db: database.db, cache, clock, adminToken: config.FX_ADMIN_TOKEN });
+    await app.register(adminPriceRoutes, { db: database.db, cache, clock, adminToken: config.FX_ADMIN_TOKEN, live });
   }
   return app;
 }

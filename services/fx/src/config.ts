@@ -38,6 +38,15 @@ export const fxEnvironmentSchema = baseServiceEnvironment(3002)
     ALERT_DELIVERY_TIMEOUT_MS: positiveInteger(10_000),
     /** Run the delivery worker inside the API process (default); false when workers run apart (pnpm --filter @svc/fx worker). */
     ...deliveryQueueVariables(),
+    /** Live streams (/rates/stream): open at once per anonymous IP (keys: by plan). */
+    FX_STREAM_MAX_PER_IP: positiveInteger(5),
+    /** A stream whose unsent bytes pass this is dropped: its client is gone or cannot keep up. */
+    FX_STREAM_MAX_BUFFER_BYTES: positiveInteger(1024 * 1024),
+    FX_STREAM_HEARTBEAT_SECONDS: positiveInteger(15),
+    /** The reconnection delay browsers are told (`retry:`); on shutdown a random delay up to twice this. */
+    FX_STREAM_RETRY_MS: positiveInteger(3000),
+    /** How long changes are kept for Last-Event-ID resumes (at least 10 minutes are promised). */
+    FX_STREAM_RETENTION_MINUTES: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(10).default(15)),
     ALERT_WORKER_IN_PROCESS: z.preprocess(emptyAsUndefined, z.enum(['true', 'false']).default('true').transform((value) => value === 'true')),
   })
   .superRefine(requireSecretsKeyWithDatabase)

@@ -47,7 +47,7 @@ describe('fuzzing every fx route', () => {
     const started = Date.now();
     const { operations, failures, statuses, milliseconds } = await fuzzEveryRoute(test.app, {
       credentialsFor,
-      hints: { currency: ['USD', 'EUR', 'GBP', 'usd,eur'], symbol: ['BTC', 'ETH'], lang: ['en', 'ar', 'de'], webhookUrl: ['http://127.0.0.1:9/fx'] },
+      hints: { currency: ['USD', 'EUR', 'GBP', 'usd,eur'], from: ['USD', 'SYP', 'eur'], to: ['SYP', 'EUR'], amount: ['250', '0.5', '1000000'], symbol: ['BTC', 'ETH'], lang: ['en', 'ar', 'de'], webhookUrl: ['http://127.0.0.1:9/fx'] },
       runsPerRoute: RUNS,
       seed: SEED,
       ...(process.env.FUZZ_ROUTE ? { only: process.env.FUZZ_ROUTE } : {}),

@@ -33,6 +33,7 @@ describe('GET /api/v1/rates/history', () => {
       startDate: '2025-12-30',
       endDate: '2026-01-03',
       denomination: 'current',
+      interval: 'day',
       points: [
         { date: '2025-12-30', buy: 129, sell: 131, mid: 130, open: 130, high: 130, low: 130, close: 130, denomination: 'SYP', rescaled: true },
         { date: '2025-12-31', buy: 131, sell: 133, mid: 132, open: 131, high: 135, low: 131, close: 132, denomination: 'SYP', rescaled: true },

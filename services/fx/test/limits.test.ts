@@ -104,10 +104,10 @@ describe('GET /api/v1/pricing', () => {
     expect((await pricing(testApp)).json()).toEqual({
       anonymous: { perMinute: 60, perHour: 1200 },
       plans: [
-        { name: 'Free', monthlyQuota: 300, perMinute: 60, webhookAllowance: 1 },
-        { name: 'Starter', monthlyQuota: 10000, perMinute: 60, webhookAllowance: 5 },
-        { name: 'Professional', monthlyQuota: 500000, perMinute: 60, webhookAllowance: 25 },
-        { name: 'Enterprise', monthlyQuota: null, perMinute: 60, webhookAllowance: 100 },
+        { name: 'Free', monthlyQuota: 300, perMinute: 60, webhookAllowance: 1, maxStreams: 2 },
+        { name: 'Starter', monthlyQuota: 10000, perMinute: 60, webhookAllowance: 5, maxStreams: 5 },
+        { name: 'Professional', monthlyQuota: 500000, perMinute: 60, webhookAllowance: 25, maxStreams: 25 },
+        { name: 'Enterprise', monthlyQuota: null, perMinute: 60, webhookAllowance: 100, maxStreams: 100 },
       ],
     });
   });

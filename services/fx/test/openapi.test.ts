@@ -20,6 +20,18 @@ describe('OpenAPI document', () => {
     expect(byId.get('getHealth')?.security).toEqual([]);
   });
 
+  it('documents the stream, conversion, currencies and the history representations', async () => {
+    const document = await served();
+    const byId = new Map(expectLintReadyOpenApi(document).map((operation) => [operation.operationId, operation]));
+    expect(byId.get('streamRates')).toMatchObject({ method: 'get', path: '/api/v1/rates/stream' });
+    expect(byId.get('convertAmount')).toMatchObject({ method: 'get', path: '/api/v1/convert' });
+    expect(byId.get('listCurrencies')).toMatchObject({ method: 'get', path: '/api/v1/currencies' });
+    const paths = (document as unknown as { paths: Record<string, { get: { responses: Record<string, { content?: Record<string, unknown> }> } }> }).paths;
+    expect(Object.keys(paths['/api/v1/rates/stream']?.get.responses['200']?.content ?? {})).toEqual(['text/event-stream']);
+    expect(Object.keys(paths['/api/v1/rates/history']?.get.responses['200']?.content ?? {}).sort()).toEqual(['application/json', 'application/x-ndjson', 'text/csv']);
+    expect(Object.keys(paths['/api/v1/convert']?.get.responses ?? {})).toEqual(expect.arrayContaining(['200', '304', '400', '404', '429']));
+  });
+
   it('documents the 401 (a missing or wrong X-Admin-Token) and the validation 400 of every admin route', async () => {
     const operations = expectLintReadyOpenApi(await served()).filter((operation) => operation.path.startsWith('/api/v1/admin/'));
     expect(operations.map((operation) => operation.operationId).sort()).toEqual(

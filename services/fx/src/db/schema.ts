@@ -154,8 +154,25 @@ export const usageCounters = fxSchema.table('usage_counters', {
   expiresAt: timestampTz('expires_at').notNull(),
 });
 
+/**
+ * Changes pushed to live streams, written in the transaction of the change they describe and
+ * NOTIFYed on commit; `id` is the SSE event id, so a reconnect replays what it missed. Kept a
+ * few minutes only (FX_STREAM_RETENTION_MINUTES): older resumes get a fresh snapshot.
+ */
+export const streamEvents = fxSchema.table(
+  'stream_events',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    /** rates | crypto | gold: the SSE event name. */
+    kind: text('kind').notNull(),
+    payload: jsonb('payload').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (table) => [index('stream_events_created_at_idx').on(table.createdAt)],
+);
+
 /** The shared durable delivery queue (@svc/outbox), in fx's schema. */
 export const alertDeliveries = defineDeliveryTable(fxSchema, 'alert_deliveries');
 
-export const databaseSchema = { rateObservations, manualOverrides, outboxEvents, datasetFlags, cryptoPrices, goldPrices, apiClients, rateAlerts, usageCounters, alertDeliveries };
+export const databaseSchema = { rateObservations, manualOverrides, outboxEvents, datasetFlags, cryptoPrices, goldPrices, apiClients, rateAlerts, usageCounters, alertDeliveries, streamEvents };
 export type FxDatabaseSchema = typeof databaseSchema;

@@ -51,7 +51,12 @@ export class ResponseCache {
 
 /** A body serialised once with its strong ETag (a hash of the exact bytes), cached or not. */
 export function serialisedResponse(body: unknown): CachedResponse {
-  const bytes = Buffer.from(JSON.stringify(body), 'utf8');
+  return taggedText(JSON.stringify(body));
+}
+
+/** Any text body (CSV, NDJSON) as UTF-8 bytes with its strong ETag. */
+export function taggedText(text: string): CachedResponse {
+  const bytes = Buffer.from(text, 'utf8');
   return { etag: `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`, body: bytes };
 }
 

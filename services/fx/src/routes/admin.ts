@@ -6,6 +6,7 @@ import { ingestRates } from '../domain/rates/ingest-rates.js';
 import type { FxExecutor } from '../db/executor.js';
 import type { RateChangeListener } from '../domain/rates/rate-types.js';
 import { removeOverride, setOverride } from '../domain/rates/overrides.js';
+import type { LiveRecorder } from '../domain/live/live-recorder.js';
 import type { ResponseCache } from '../domain/response-cache.js';
 import { requireAdminToken } from '../plugins/admin-auth.js';
 import { positiveAmount } from './amounts.js';
@@ -19,6 +20,8 @@ export interface AdminRouteOptions {
   adminToken: string;
   /** Told of every watched rate a write moves, in its transaction (rate alerts). */
   onRateChanged: RateChangeListener;
+  /** Told of every write in its transaction, for live streams. */
+  live: LiveRecorder;
   /** After a committed rate change: deliver the alerts it fired without waiting for the next poll. */
   afterRatesChanged: () => void;
 }
@@ -54,9 +57,11 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, op
     async (request, reply) => {
       const body = request.body;
       const now = options.clock();
-      const accepted = await options.db.transaction((tx) =>
-        ingestRates(tx, { source: body.source, observedAt: body.timestampUtc ? new Date(body.timestampUtc) : undefined, force: body.force, rates: body.rates }, now, options.onRateChanged),
-      );
+      const accepted = await options.db.transaction(async (tx) => {
+        const rates = await ingestRates(tx, { source: body.source, observedAt: body.timestampUtc ? new Date(body.timestampUtc) : undefined, force: body.force, rates: body.rates }, now, options.onRateChanged);
+        await options.live.ratesChanged(tx, { kind: body.source, currencies: rates.map((rate) => rate.currency) }, now);
+        return rates;
+      });
       await options.cache.invalidate();
       options.afterRatesChanged();
       return reply.code(201).send({ accepted });
@@ -83,7 +88,11 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, op
     async (request, reply) => {
       const [currency = ''] = parseCurrencyList(request.body.currency, 'body.currency');
       const now = options.clock();
-      const override = await options.db.transaction((tx) => setOverride(tx, { ...request.body, currency, setBy: 'admin-token' }, now, options.onRateChanged));
+      const override = await options.db.transaction(async (tx) => {
+        const written = await setOverride(tx, { ...request.body, currency, setBy: 'admin-token' }, now, options.onRateChanged);
+        await options.live.ratesChanged(tx, { kind: 'OVERRIDE', currencies: [currency] }, now);
+        return written;
+      });
       await options.cache.invalidate();
       options.afterRatesChanged();
       return reply.code(201).send(override);
@@ -104,7 +113,11 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, op
     },
     async (request, reply) => {
       const [currency = ''] = parseCurrencyList(request.params.currency, 'params.currency');
-      await options.db.transaction((tx) => removeOverride(tx, currency, options.clock(), options.onRateChanged));
+      const now = options.clock();
+      await options.db.transaction(async (tx) => {
+        await removeOverride(tx, currency, now, options.onRateChanged);
+        await options.live.ratesChanged(tx, { kind: 'OVERRIDE', currencies: [currency] }, now);
+      });
       await options.cache.invalidate();
       options.afterRatesChanged();
       return reply.code(204).send(null);

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { GOLD_KARATS, GOLD_UNITS, ingestCryptoPrices, ingestGoldPrices } from '../domain/prices/ingest-prices.js';
 import { loadLatestCrypto, loadLatestGold } from '../domain/prices/latest-prices.js';
 import type { FxExecutor } from '../db/executor.js';
+import type { LiveRecorder } from '../domain/live/live-recorder.js';
 import type { ResponseCache } from '../domain/response-cache.js';
 import { disclaimerFor, negotiateLanguage, PRICE_LANGUAGES } from '../i18n/languages.js';
 import { requireAdminToken } from '../plugins/admin-auth.js';
@@ -95,7 +96,7 @@ export const priceRoutes: FastifyPluginAsync<PriceRouteOptions> = async (app, op
 
 const security = [{ adminToken: [] }];
 
-export const adminPriceRoutes: FastifyPluginAsync<PriceRouteOptions & { adminToken: string }> = async (app, options) => {
+export const adminPriceRoutes: FastifyPluginAsync<PriceRouteOptions & { adminToken: string; live: LiveRecorder }> = async (app, options) => {
   const typed = app.withTypeProvider<ZodTypeProvider>();
   // onRequest: a caller without the token learns nothing about the body schema (401 before validation).
   app.addHook('onRequest', requireAdminToken(options.adminToken));
@@ -130,7 +131,11 @@ export const adminPriceRoutes: FastifyPluginAsync<PriceRouteOptions & { adminTok
     },
     async (request, reply) => {
       const now = options.clock();
-      const accepted = await options.db.transaction((tx) => ingestCryptoPrices(tx, request.body.prices, now));
+      const accepted = await options.db.transaction(async (tx) => {
+        const prices = await ingestCryptoPrices(tx, request.body.prices, now);
+        await options.live.cryptoChanged(tx, prices.map((price) => price.symbol), now);
+        return prices;
+      });
       await options.cache.invalidate();
       return reply.code(201).send({ accepted });
     },
@@ -165,7 +170,11 @@ export const adminPriceRoutes: FastifyPluginAsync<PriceRouteOptions & { adminTok
     },
     async (request, reply) => {
       const now = options.clock();
-      const accepted = await options.db.transaction((tx) => ingestGoldPrices(tx, request.body.prices, now));
+      const accepted = await options.db.transaction(async (tx) => {
+        const prices = await ingestGoldPrices(tx, request.body.prices, now);
+        await options.live.goldChanged(tx, prices, now);
+        return prices;
+      });
       await options.cache.invalidate();
       return reply.code(201).send({ accepted });
     },

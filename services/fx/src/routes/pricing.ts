@@ -13,6 +13,7 @@ const pricingSchema = z
         monthlyQuota: z.number().int().nullable().describe('null = unlimited'),
         perMinute: z.number().int(),
         webhookAllowance: z.number().int(),
+        maxStreams: z.number().int().describe('live streams (/rates/stream) open at once'),
       }),
     ),
   })

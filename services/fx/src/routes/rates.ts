@@ -5,8 +5,9 @@ import { z } from 'zod';
 import { parseCurrencyList } from '../domain/rates/currencies.js';
 import type { FxExecutor } from '../db/executor.js';
 import { loadHistory, MAX_HISTORY_DAYS, type Redenomination } from '../domain/rates/history.js';
-import { loadLatestRates, previousDayMids, toRateEntry, usdCrossRates } from '../domain/rates/latest-rates.js';
-import { matchesIfNoneMatch, serialisedResponse, type CachedResponse, type ResponseCache } from '../domain/response-cache.js';
+import { latestRateLists, loadLatestRates, usdCrossRates } from '../domain/rates/latest-rates.js';
+import { matchesIfNoneMatch, serialisedResponse, taggedText, type CachedResponse, type ResponseCache } from '../domain/response-cache.js';
+import { HISTORY_INTERVALS, historyCsv, historyNdjson } from '../domain/rates/history-buckets.js';
 import { disclaimerFor, negotiateLanguage, RATE_LANGUAGES } from '../i18n/languages.js';
 import { publicReadErrors, publicReadSecurity } from './openapi.js';
 
@@ -54,6 +55,50 @@ const usdBasedSchema = z
   })
   .meta({ id: 'UsdBasedRates' });
 
+const historySchema = z
+  .object({
+    currency: z.string(),
+    source: z.enum(['CBS', 'MARKET']),
+    startDate: z.string(),
+    endDate: z.string(),
+    denomination: z.enum(['current', 'original']),
+    interval: z.enum(HISTORY_INTERVALS),
+    points: z.array(
+      z.object({
+        date: z.string().describe('the day, or the first day of the week or month'),
+        buy: z.number(),
+        sell: z.number(),
+        mid: z.number(),
+        open: z.number(),
+        high: z.number(),
+        low: z.number(),
+        close: z.number(),
+        denomination: z.enum(['SYP', 'SYP_OLD']),
+        rescaled: z.boolean(),
+      }),
+    ),
+  })
+  .meta({ id: 'RateHistory' });
+
+/** The history's representation from Accept: CSV or NDJSON when asked for by name (with q > 0), else JSON. */
+function historyFormat(accept: string | undefined): 'json' | 'csv' | 'ndjson' {
+  const ranked = (accept ?? '')
+    .split(',')
+    .map((part, order) => {
+      const [type = '', ...parameters] = part.trim().toLowerCase().split(';');
+      const q = parameters.map((parameter) => parameter.trim()).find((parameter) => parameter.startsWith('q='));
+      return { type: type.trim(), quality: q === undefined ? 1 : Number(q.slice(2)) || 0, order };
+    })
+    .filter((entry) => entry.quality > 0)
+    .sort((left, right) => right.quality - left.quality || left.order - right.order);
+  for (const { type } of ranked) {
+    if (type === 'text/csv') return 'csv';
+    if (type === 'application/x-ndjson') return 'ndjson';
+    if (type === 'application/json' || type === '*/*' || type === 'application/*') return 'json';
+  }
+  return 'json';
+}
+
 const langQuery = z.enum(RATE_LANGUAGES).optional().describe('ar (default), en, de, tr, ku (Sorani), kmr (Kurmanji); else Accept-Language');
 const notModified = z.null().describe('Not Modified: the If-None-Match ETag is current');
 
@@ -62,11 +107,11 @@ const notModified = z.null().describe('Not Modified: the If-None-Match ETag is c
  * is pre-serialized JSON bytes (Fastify sends a Buffer as it is, without the response
  * schema's serializer); the compute functions are typed against the response shape instead.
  */
-export function sendCached(request: FastifyRequest, reply: FastifyReply, entry: CachedResponse): FastifyReply {
+export function sendCached(request: FastifyRequest, reply: FastifyReply, entry: CachedResponse, contentType = 'application/json; charset=utf-8'): FastifyReply {
   reply.header('ETag', entry.etag);
   reply.header('Cache-Control', `public, max-age=${PUBLIC_MAX_AGE_SECONDS}`);
   if (matchesIfNoneMatch(request.headers['if-none-match'], entry.etag)) return reply.code(304).send();
-  return reply.code(200).type('application/json; charset=utf-8').send(entry.body);
+  return reply.code(200).type(contentType).send(entry.body);
 }
 
 export const ratesRoutes: FastifyPluginAsync<RatesRouteOptions> = async (app, options) => {
@@ -89,23 +134,11 @@ export const ratesRoutes: FastifyPluginAsync<RatesRouteOptions> = async (app, op
     async (request, reply) => {
       const language = negotiateLanguage(request.query.lang, request.headers['accept-language'], RATE_LANGUAGES);
       const currencies = request.query.currencies === undefined ? null : parseCurrencyList(request.query.currencies, 'query.currencies').sort();
-      const entry = await options.cache.getOrCompute(`latest:${language}:${currencies?.join(',') ?? '*'}`, async (): Promise<z.infer<typeof latestRatesSchema>> => {
-        const latest = await loadLatestRates(options.db, options.clock());
-        const [cbsPrevious, marketPrevious] = await Promise.all([
-          previousDayMids(options.db, 'CBS', latest.cbs, options.redenomination),
-          previousDayMids(options.db, 'MARKET', latest.market, options.redenomination),
-        ]);
-        // An override has no previous day of its own; the effective entries otherwise are the market ones.
-        const keep = (rates: typeof latest.market, previous: Map<string, string>) =>
-          (currencies ? rates.filter((rate) => currencies.includes(rate.currency)) : rates).map((rate) => toRateEntry(rate, rate.isManualOverride ? null : (previous.get(rate.currency) ?? null)));
-        return {
-          disclaimer: disclaimerFor(language),
-          timestampUtc: options.clock().toISOString(),
-          cbsRates: keep(latest.cbs, cbsPrevious),
-          marketRates: keep(latest.market, marketPrevious),
-          effectiveRates: keep(latest.effective, marketPrevious),
-        };
-      });
+      const entry = await options.cache.getOrCompute(`latest:${language}:${currencies?.join(',') ?? '*'}`, async (): Promise<z.infer<typeof latestRatesSchema>> => ({
+        disclaimer: disclaimerFor(language),
+        timestampUtc: options.clock().toISOString(),
+        ...(await latestRateLists(options.db, options.clock(), options.redenomination, currencies)),
+      }));
       return sendCached(request, reply, entry);
     },
   );
@@ -145,8 +178,13 @@ export const ratesRoutes: FastifyPluginAsync<RatesRouteOptions> = async (app, op
     {
       schema: {
         operationId: 'getRateHistory',
-        summary: 'Daily history (close and OHLC of mid) for one currency and source',
-        description: `startDate/endDate win over days (default 30, max ${MAX_HISTORY_DAYS}). Days before the redenomination are rescaled to the current pound unless denomination=original.`,
+        summary: 'History (close and OHLC of mid) for one currency and source, by day, ISO week or month',
+        description: [
+          `startDate/endDate win over days (default 30, max ${MAX_HISTORY_DAYS}). Days before the redenomination are rescaled to the current pound unless denomination=original.`,
+          'interval=week|month: one point per UTC bucket, dated on its first day (ISO weeks start on Monday, months on the 1st; buckets at the ends of the range hold only its days), open/close the first and last daily close, high/low the extremes;',
+          'with denomination=original a bucket spanning the redenomination is split there (the new-pound part dated on its first day with data).',
+          'Accept: text/csv gives RFC 4180 CSV (header row naming the point fields, CRLF); Accept: application/x-ndjson one JSON point per line.',
+        ].join(' '),
         tags: ['rates'],
         security: publicReadSecurity,
         querystring: z.strictObject({
@@ -161,31 +199,17 @@ export const ratesRoutes: FastifyPluginAsync<RatesRouteOptions> = async (app, op
           startDate: z.iso.date().optional(),
           endDate: z.iso.date().optional(),
           denomination: z.enum(['current', 'original']).default('current'),
+          interval: z.enum(HISTORY_INTERVALS).default('day'),
         }),
         response: {
-          200: z
-            .object({
-              currency: z.string(),
-              source: z.enum(['CBS', 'MARKET']),
-              startDate: z.string(),
-              endDate: z.string(),
-              denomination: z.enum(['current', 'original']),
-              points: z.array(
-                z.object({
-                  date: z.string(),
-                  buy: z.number(),
-                  sell: z.number(),
-                  mid: z.number(),
-                  open: z.number(),
-                  high: z.number(),
-                  low: z.number(),
-                  close: z.number(),
-                  denomination: z.enum(['SYP', 'SYP_OLD']),
-                  rescaled: z.boolean(),
-                }),
-              ),
-            })
-            .meta({ id: 'RateHistory' }),
+          200: {
+            description: 'The history as JSON, CSV or NDJSON (Accept)',
+            content: {
+              'application/json': { schema: historySchema },
+              'text/csv': { schema: z.any().meta({ type: 'string', description: 'header row date,buy,sell,mid,open,high,low,close,denomination,rescaled' }) },
+              'application/x-ndjson': { schema: z.any().meta({ type: 'string', description: 'one point object per line' }) },
+            },
+          },
           304: notModified,
           ...publicReadErrors('Not exactly one supported currency, an invalid window, or an unknown query parameter'),
         },
@@ -199,6 +223,10 @@ export const ratesRoutes: FastifyPluginAsync<RatesRouteOptions> = async (app, op
       }
       const history = await loadHistory(options.db, { ...request.query, currency }, options.clock(), options.redenomination);
       // Not kept in the response cache (any window may be asked for), but tagged like the other public reads.
+      reply.header('Vary', 'Accept');
+      const format = historyFormat(request.headers.accept);
+      if (format === 'csv') return sendCached(request, reply, taggedText(historyCsv(history.points)), 'text/csv; charset=utf-8');
+      if (format === 'ndjson') return sendCached(request, reply, taggedText(historyNdjson(history.points)), 'application/x-ndjson; charset=utf-8');
       return sendCached(request, reply, serialisedResponse(history));
     },
   );

@@ -31,6 +31,8 @@ export async function startFx(webRoot: string, env: Record<string, string> = {})
       // The page's own requests are few; the tests load it many times a minute from one IP.
       RATE_LIMIT_ANON_PER_MINUTE: '100000',
       RATE_LIMIT_ANON_PER_HOUR: '1000000',
+      // Every page the tests keep open holds a live stream from the same IP.
+      FX_STREAM_MAX_PER_IP: '1000',
       ...env,
     },
   });

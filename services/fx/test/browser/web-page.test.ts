@@ -2,6 +2,7 @@
 import { copyFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStream } from '../stream-helpers.js';
 import { buildPage, getApi, launchChromium, openPage, postAdmin, removeQuietly, screenshotPath, startFx, type WatchedPage } from './browser-fixture.js';
 import { chartPixelsOfColour, lowContrastText, transferredScriptAndStyleBytes, unlabelledControls } from '@svc/service-kit/browser-testing';
 
@@ -55,7 +56,7 @@ describe.skipIf(withDatabase)('fx public rates page in Chromium', () => {
 
   beforeAll(async () => {
     webRoot = buildPage();
-    [fresh, stale] = await Promise.all([startFx(webRoot), startFx(webRoot, { FX_STALE_SOURCE_SECONDS: '1' })]);
+    [fresh, stale] = await Promise.all([startFx(webRoot), startFx(webRoot, { FX_STALE_SOURCE_SECONDS: '1', FX_STREAM_MAX_PER_IP: '1' })]);
     browser = await launchChromium();
   }, 180_000);
 
@@ -177,6 +178,38 @@ describe.skipIf(withDatabase)('fx public rates page in Chromium', () => {
     await expect.poll(() => page.getByText('Enter a number').isVisible()).toBe(true);
     expect(await result.textContent()).toBe('—');
     await expectClean(watched);
+  });
+
+  it('shows a rate posted through the admin API within 2 s without a reload, marked live', async () => {
+    const watched = await open('/en');
+    const { page } = watched;
+    await expect.poll(() => page.getByTestId('live-indicator').textContent()).toBe('Live');
+    const gbp = (await getApi<Latest>(fresh.baseUrl, '/api/v1/rates/latest')).marketRates.find((rate) => rate.currency === 'GBP');
+    const newMid = Number(((gbp?.mid ?? 100) * 1.01).toFixed(2));
+    const posted = Date.now();
+    await postAdmin(fresh.baseUrl, '/api/v1/admin/rates', { source: 'MARKET', rates: [{ currency: 'GBP', buy: newMid, sell: newMid, mid: newMid }] });
+    const expected = await shown(page, 'en', newMid);
+    await expect.poll(() => page.locator('tr[data-currency="GBP"] td .mid').allTextContents(), { timeout: 2_000, interval: 50 }).toContain(expected);
+    expect(Date.now() - posted).toBeLessThan(2_000);
+    await expectClean(watched);
+  });
+
+  it('polls every minute, without the live marker, when its stream is refused', async () => {
+    // This instance allows one stream per IP, and the test holds it.
+    const held = await openStream(stale.baseUrl);
+    expect(held.status).toBe(200);
+    try {
+      const watched = await open('/en', { width: 1280, fakeClock: true }, stale.baseUrl);
+      const { page } = watched;
+      const chf = (await getApi<Latest>(stale.baseUrl, '/api/v1/rates/latest')).marketRates.find((rate) => rate.currency === 'CHF');
+      const newMid = Number(((chf?.mid ?? 100) * 1.01).toFixed(2));
+      await postAdmin(stale.baseUrl, '/api/v1/admin/rates', { source: 'MARKET', rates: [{ currency: 'CHF', buy: newMid, sell: newMid, mid: newMid }] });
+      await page.clock.fastForward(61_000);
+      await expect.poll(() => page.locator('tr[data-currency="CHF"] td .mid').allTextContents(), { timeout: 10_000 }).toContain(await shown(page, 'en', newMid));
+      expect(await page.getByTestId('live-indicator').count()).toBe(0);
+    } finally {
+      held.close();
+    }
   });
 
   it('warns when health reports a stale source', async () => {

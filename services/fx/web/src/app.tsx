@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { getJson, priceLanguage, type CryptoPrices, type FxHealth, type GoldPrices, type LatestRates, type UsdBasedRates } from './api.js';
 import { Converter } from './components/converter.js';
 import { HistorySection } from './components/history-section.js';
+import { applyCryptoChange, applyRatesChange, followLiveRates } from './live-rates.js';
 import { CrossRates, Crypto, Gold } from './components/prices.js';
 import { orderCurrencies, RatesTable } from './components/rates-table.js';
 import { formattersFor } from './i18n/format.js';
@@ -39,6 +40,7 @@ export function App() {
   const [data, setData] = useState<PageData>({ latest: null, usd: null, crypto: null, gold: null, health: null });
   const [failed, setFailed] = useState(false);
   const [refreshCount, setRefreshCount] = useState(0);
+  const [live, setLive] = useState(false);
   const t = MESSAGES[language];
   const format = formattersFor(language);
 
@@ -72,12 +74,42 @@ export function App() {
       if (periodic) setRefreshCount((count) => count + 1);
     };
     void refresh(false);
-    const timer = setInterval(() => void refresh(true), REFRESH_MS);
-    const onVisible = () => document.visibilityState === 'visible' && void refresh(true);
+    // Live while the stream is open; polled every minute when it is refused.
+    let timer: ReturnType<typeof setInterval> | null = null;
+    const poll = () => {
+      timer ??= setInterval(() => void refresh(true), REFRESH_MS);
+    };
+    // Derived figures (USD cross rates, gold in SYP, freshness, the chart) follow a rate change; changes close together share one fetch.
+    let pending: ReturnType<typeof setTimeout> | null = null;
+    const refreshDerived = () => {
+      pending ??= setTimeout(() => {
+        pending = null;
+        void refresh(true);
+      }, 500);
+    };
+    const stopLive = followLiveRates(language, {
+      snapshot: (latest) => current && setData((before) => ({ ...before, latest })),
+      rates: (change) => {
+        if (!current) return;
+        setData((before) => (before.latest ? { ...before, latest: applyRatesChange(before.latest, change) } : before));
+        refreshDerived();
+      },
+      crypto: (change) => current && setData((before) => (before.crypto ? { ...before, crypto: applyCryptoChange(before.crypto, change) } : before)),
+      gold: () => current && refreshDerived(),
+      live: (isLive) => current && setLive(isLive),
+      refused: () => {
+        if (!current) return;
+        setLive(false);
+        poll();
+      },
+    });
+    const onVisible = () => document.visibilityState === 'visible' && timer !== null && void refresh(true);
     document.addEventListener('visibilitychange', onVisible);
     return () => {
       current = false;
-      clearInterval(timer);
+      stopLive();
+      if (timer) clearInterval(timer);
+      if (pending) clearTimeout(pending);
       document.removeEventListener('visibilitychange', onVisible);
     };
   }, [language]);
@@ -132,6 +164,11 @@ export function App() {
         <section aria-labelledby="rates-title" class="card wide">
           <h2 id="rates-title" tabIndex={-1}>
             {t.latestRates}
+            {live && (
+              <span class="live" title={t.liveTitle} data-testid="live-indicator">
+                {t.live}
+              </span>
+            )}
           </h2>
           {dataTime && (
             <p class="data-time">

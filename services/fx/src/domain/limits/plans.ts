@@ -7,6 +7,8 @@ export interface PlanLimits {
   monthlyQuota: number | null;
   perMinute: number;
   webhookAllowance: number;
+  /** Live streams (GET /rates/stream) the key may hold open at once. */
+  maxStreams: number;
 }
 
 /**
@@ -23,10 +25,10 @@ export function limitsConfiguration(config: Pick<FxConfig, 'RATE_LIMIT_ANON_PER_
   return {
     anonymous: { perMinute: config.RATE_LIMIT_ANON_PER_MINUTE, perHour: config.RATE_LIMIT_ANON_PER_HOUR },
     plans: [
-      { name: 'Free', monthlyQuota: 300, perMinute: 60, webhookAllowance: 1 },
-      { name: 'Starter', monthlyQuota: 10_000, perMinute: 60, webhookAllowance: 5 },
-      { name: 'Professional', monthlyQuota: 500_000, perMinute: 60, webhookAllowance: 25 },
-      { name: 'Enterprise', monthlyQuota: null, perMinute: 60, webhookAllowance: 100 },
+      { name: 'Free', monthlyQuota: 300, perMinute: 60, webhookAllowance: 1, maxStreams: 2 },
+      { name: 'Starter', monthlyQuota: 10_000, perMinute: 60, webhookAllowance: 5, maxStreams: 5 },
+      { name: 'Professional', monthlyQuota: 500_000, perMinute: 60, webhookAllowance: 25, maxStreams: 25 },
+      { name: 'Enterprise', monthlyQuota: null, perMinute: 60, webhookAllowance: 100, maxStreams: 100 },
     ],
   };
 }

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
 import { ingestRates, type IngestRatesInput } from '../rates/ingest-rates.js';
+import type { LiveRecorder } from '../live/live-recorder.js';
 import type { FxExecutor } from '../../db/executor.js';
 import type { RateChangeListener, RateSource } from '../rates/rate-types.js';
 
@@ -58,6 +59,8 @@ export class RatePoller {
       timeoutMs?: number;
       /** Called after an accepted ingestion (cache invalidation, waking the alert worker). */
       onIngested?: () => Promise<void>;
+      /** Told of every ingestion in its transaction, for live streams. */
+      live?: LiveRecorder;
       /** Told of every watched rate the ingestion moves, in its transaction (rate alerts). */
       onRateChanged: RateChangeListener;
     },
@@ -94,7 +97,10 @@ export class RatePoller {
     try {
       const input = await adapter.fetchRates(AbortSignal.timeout(this.options.timeoutMs ?? 10_000));
       const now = clock();
-      await db.transaction((tx) => ingestRates(tx, input, now, this.options.onRateChanged));
+      await db.transaction(async (tx) => {
+        const accepted = await ingestRates(tx, input, now, this.options.onRateChanged);
+        await this.options.live?.ratesChanged(tx, { kind: input.source, currencies: accepted.map((rate) => rate.currency) }, now);
+      });
       await this.options.onIngested?.();
       this.status.lastSuccessUtc = now.toISOString();
       this.status.lastError = null;

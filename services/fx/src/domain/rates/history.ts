@@ -5,6 +5,7 @@ import { roundRate } from './currencies.js';
 import { fromFixedPoint, toFixedPoint } from './decimal.js';
 import type { FxExecutor } from '../../db/executor.js';
 import type { RateSource } from './rate-types.js';
+import { bucketHistory, type HistoryInterval } from './history-buckets.js';
 
 export const MAX_HISTORY_DAYS = 3650;
 const DAY_MS = 86_400_000;
@@ -16,6 +17,7 @@ export interface HistoryQuery {
   startDate?: string | undefined;
   endDate?: string | undefined;
   denomination: 'current' | 'original';
+  interval?: HistoryInterval | undefined;
 }
 
 export interface Redenomination {
@@ -101,5 +103,6 @@ export async function loadHistory(db: FxExecutor, query: HistoryQuery, now: Date
       rescaled: rescale,
     });
   }
-  return { currency: query.currency, source: query.source, startDate: isoDay(start), endDate: isoDay(end), denomination: query.denomination, points };
+  const interval = query.interval ?? 'day';
+  return { currency: query.currency, source: query.source, startDate: isoDay(start), endDate: isoDay(end), denomination: query.denomination, interval, points: bucketHistory(points, interval) };
 }

@@ -157,3 +157,22 @@ export function usdCrossRates(effective: StoredRate[]): { rates: CrossRate[]; ne
   }
   return { rates, newest };
 }
+
+export interface LatestRateLists {
+  cbsRates: RateEntry[];
+  marketRates: RateEntry[];
+  effectiveRates: RateEntry[];
+}
+
+/**
+ * The three lists of /rates/latest (optionally only `currencies`), each entry with its previous
+ * day's close: what the endpoint serves and what a live stream's snapshot and changes carry.
+ */
+export async function latestRateLists(tx: FxExecutor, now: Date, redenomination: Redenomination, currencies: readonly string[] | null = null): Promise<LatestRateLists> {
+  const latest = await loadLatestRates(tx, now);
+  const [cbsPrevious, marketPrevious] = await Promise.all([previousDayMids(tx, 'CBS', latest.cbs, redenomination), previousDayMids(tx, 'MARKET', latest.market, redenomination)]);
+  // An override has no previous day of its own; the effective entries otherwise are the market ones.
+  const keep = (rates: StoredRate[], previous: Map<string, string>) =>
+    (currencies ? rates.filter((rate) => currencies.includes(rate.currency)) : rates).map((rate) => toRateEntry(rate, rate.isManualOverride ? null : (previous.get(rate.currency) ?? null)));
+  return { cbsRates: keep(latest.cbs, cbsPrevious), marketRates: keep(latest.market, marketPrevious), effectiveRates: keep(latest.effective, marketPrevious) };
+}

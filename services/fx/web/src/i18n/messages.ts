@@ -77,6 +77,9 @@ export interface Messages {
   invalidAmount: string;
   api: string;
   apiDocs: string;
+  /** The indicator shown while the page receives rates over the live stream. */
+  live: string;
+  liveTitle: string;
 }
 
 export const MESSAGES: Record<Language, Messages> = { ar, en, de, tr, ku, kmr };

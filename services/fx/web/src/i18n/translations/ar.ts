@@ -57,4 +57,6 @@ export const ar: Messages = {
   invalidAmount: 'أدخل رقماً، مثلاً 100 أو 2.5',
   api: 'واجهة JSON',
   apiDocs: 'توثيق الواجهة',
+  live: 'مباشر',
+  liveTitle: 'تصل الأسعار فور نشرها',
 };

@@ -57,4 +57,6 @@ export const de: Messages = {
   invalidAmount: 'Bitte eine Zahl eingeben, z. B. 100 oder 2,5',
   api: 'JSON-API',
   apiDocs: 'API-Dokumentation',
+  live: 'Live',
+  liveTitle: 'Kurse erscheinen, sobald sie veröffentlicht sind',
 };

@@ -57,4 +57,6 @@ export const en: Messages = {
   invalidAmount: 'Enter a number, for example 100 or 2.5',
   api: 'JSON API',
   apiDocs: 'API documentation',
+  live: 'Live',
+  liveTitle: 'Rates arrive as soon as they are published',
 };

@@ -57,4 +57,6 @@ export const kmr: Messages = {
   invalidAmount: 'Hejmarekê binivîse, wek 100 an 2,5',
   api: 'JSON API',
   apiDocs: 'Belgeyên API',
+  live: 'Zindî',
+  liveTitle: 'Rêje gava tên weşandin tên',
 };

@@ -57,4 +57,6 @@ export const ku: Messages = {
   invalidAmount: 'ژمارەیەک بنووسە، بۆ نموونە 100 یان 2.5',
   api: 'JSON API',
   apiDocs: 'بەڵگەنامەی API',
+  live: 'ڕاستەوخۆ',
+  liveTitle: 'نرخەکان هەر کە بڵاوکرانەوە دەگەن',
 };

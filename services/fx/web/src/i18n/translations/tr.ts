@@ -57,4 +57,6 @@ export const tr: Messages = {
   invalidAmount: 'Bir sayı girin, örneğin 100 veya 2,5',
   api: 'JSON API',
   apiDocs: 'API belgeleri',
+  live: 'Canlı',
+  liveTitle: 'Kurlar yayımlanır yayımlanmaz gelir',
 };
