@@ -9,6 +9,7 @@ import { createCredentialCache, CREDENTIALS_CHANNEL, type CredentialCache } from
 import { sql } from 'drizzle-orm';
 import { authenticationPlugin } from './plugins/authentication.js';
 import { portalPagePlugin } from './plugins/portal-page.js';
+import { watchReviewQueue } from './plugins/review-queue-metrics.js';
 import { clientCertificatePlugin } from './plugins/client-certificate.js';
 import { registerIdentityRateLimit } from './plugins/rate-limit.js';
 import { captureRoutes, CAPTURE_BASE_PATH } from './routes/capture.js';
@@ -133,6 +134,7 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
     metrics: app.metrics,
   });
   dependencies.onWorker?.(worker);
+  watchReviewQueue(app.metrics, db, clock);
   // Like fx's alert worker: started when the server listens, never in app.inject tests.
   if (config.WORKER_IN_PROCESS) app.addHook('onListen', () => worker.start());
   app.addHook('onClose', async () => {
@@ -168,6 +170,13 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
     checksAttempts: config.CHECKS_RETRY_SCHEDULE_MS.length,
     afterSubmit: () => worker.wake(),
   });
-  await app.register(internalReviewRoutes, { prefix: INTERNAL_BASE_PATH, db, clock });
+  await app.register(internalReviewRoutes, {
+    prefix: INTERNAL_BASE_PATH,
+    db,
+    clock,
+    storage,
+    cookieSecure: config.PORTAL_COOKIE_SECURE,
+    allowedOrigins: [config.PUBLIC_BASE_URL],
+  });
   return app;
 }

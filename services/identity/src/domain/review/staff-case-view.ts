@@ -1,0 +1,39 @@
+import { NotFoundError } from '@svc/problem-json';
+import { eq } from 'drizzle-orm';
+import { evidence, tenants, verificationCases, type IdentityExecutor } from '../../db/schema.js';
+import { writeAudit } from '../audit.js';
+import { caseHistory } from '../cases/case-history.js';
+import { getCaseDetail } from '../cases/read-cases.js';
+import { openEvidenceDownload } from '../evidence/evidence-download.js';
+import type { EvidenceStorage } from '../evidence/evidence-storage.js';
+import type { StaffPrincipal } from '../staff.js';
+import { claimHolderOf } from './claims.js';
+
+async function tenantOfCase(db: IdentityExecutor, caseId: string) {
+  const [row] = await db
+    .select({ tenantId: verificationCases.tenantId, tenantName: tenants.name })
+    .from(verificationCases)
+    .innerJoin(tenants, eq(tenants.id, verificationCases.tenantId))
+    .where(eq(verificationCases.id, caseId));
+  if (!row) throw new NotFoundError(`No verification case with id ${caseId}.`);
+  return row;
+}
+
+/**
+ * Everything a reviewer weighs, in one answer: the partner's case detail (evidence, check
+ * results, signals, decisions), its timeline, its tenant and the live claim. Staff read across
+ * tenants, so the tenant comes from the case itself; the look is audited with the staff actor.
+ */
+export async function staffCaseView(db: IdentityExecutor, caseId: string, staff: StaffPrincipal, correlationId: string, now: Date) {
+  const { tenantId, tenantName } = await tenantOfCase(db, caseId);
+  const [detail, history, claim] = await Promise.all([getCaseDetail(db, tenantId, caseId), caseHistory(db, tenantId, caseId), claimHolderOf(db, caseId, now)]);
+  await writeAudit(db, { tenantId, actor: `staff:${staff.staffId}`, action: 'review.case_viewed', target: `case:${caseId}`, correlationId }, now);
+  return { case: detail, tenant: { id: tenantId, name: tenantName }, timeline: history.data, claim };
+}
+
+/** An evidence file for a reviewer: the partner download's own checks and audit row, with the staff actor. */
+export async function openStaffEvidence(db: IdentityExecutor, storage: EvidenceStorage, evidenceId: string, staff: StaffPrincipal, correlationId: string, now: Date) {
+  const [row] = await db.select({ tenantId: evidence.tenantId }).from(evidence).where(eq(evidence.id, evidenceId));
+  if (!row) throw new NotFoundError(`No evidence with id ${evidenceId}.`);
+  return openEvidenceDownload(db, storage, row.tenantId, evidenceId, { actor: `staff:${staff.staffId}`, correlationId }, now);
+}
