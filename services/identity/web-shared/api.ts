@@ -1,8 +1,13 @@
 /**
- * The partner API as the portal calls it: same origin, the HttpOnly session cookie only (no
- * token ever in the browser), JSON in and out, problem+json errors turned into ApiError.
+ * An identity API as a web app calls it: same origin, the HttpOnly session cookie only (no
+ * token ever in the browser), JSON in and out, problem+json errors turned into ApiError. The
+ * portal calls the partner API, the console the internal one: each app names its base once at start-up.
  */
-export const API_BASE = '/api/partner/v1';
+let apiBase = '/api/partner/v1';
+
+export function setApiBase(base: string): void {
+  apiBase = base;
+}
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type Query = Record<string, string | number | undefined>;
@@ -43,12 +48,12 @@ export class ApiError extends Error {
   }
 }
 
-/** `/api/partner/v1<path>?<query>`, for <img src>, <video src> and <a href download>: the browser sends the cookie. */
+/** `<api base><path>?<query>`, for <img src>, <video src> and <a href download>: the browser sends the cookie. */
 export function apiUrl(path: string, query?: Query): string {
   const search = new URLSearchParams();
   for (const [name, value] of Object.entries(query ?? {})) if (value !== undefined && value !== '') search.set(name, String(value));
   const text = search.toString();
-  return `${API_BASE}${path}${text ? `?${text}` : ''}`;
+  return `${apiBase}${path}${text ? `?${text}` : ''}`;
 }
 
 type UnauthenticatedListener = () => void;
