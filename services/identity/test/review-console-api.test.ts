@@ -208,3 +208,23 @@ describe('the internal API behind the reviewers\' console', () => {
     await expect(test.db.transaction((tx) => createStaffUser(tx, { email: `y-${randomUUID()}@operator.example`, password: PASSWORD, role: 'Admin' }, clock.now()))).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
   });
 });
+
+describe('the OCR fields beside the MRZ', () => {
+  it('marks the fields that disagree, reads YYMMDD dates, and lists OCR fields alone without an MRZ', async () => {
+    const { compareOcrWithMrz } = await import('../src/domain/review/mrz-comparison.js');
+    const now = new Date('2026-11-26T00:00:00Z');
+    const mrz = 'P<SYRSAMPLE<<TEST<PERSON<<<<<<<<<<<<<<<<<<<<\nN123456782SYR9001017M3101014<<<<<<<<<<<<<<06';
+    const fields = JSON.stringify({ surname: 'SAMPLE', givenNames: 'TEST PERSONA', documentNumber: 'N12345678', dateOfBirth: '1990-01-01', nationality: 'SYR', expiryDate: '2031-01-01', placeOfBirth: 'DAMASCUS' });
+    expect(compareOcrWithMrz(fields, mrz, now)).toEqual([
+      { field: 'surname', ocr: 'SAMPLE', mrz: 'SAMPLE', matches: true },
+      { field: 'givenNames', ocr: 'TEST PERSONA', mrz: 'TEST PERSON', matches: false },
+      { field: 'documentNumber', ocr: 'N12345678', mrz: 'N12345678', matches: true },
+      { field: 'dateOfBirth', ocr: '1990-01-01', mrz: '1990-01-01', matches: true },
+      { field: 'nationality', ocr: 'SYR', mrz: 'SYR', matches: true },
+      { field: 'expiryDate', ocr: '2031-01-01', mrz: '2031-01-01', matches: true },
+      { field: 'placeOfBirth', ocr: 'DAMASCUS', mrz: null, matches: null },
+    ]);
+    expect(compareOcrWithMrz(JSON.stringify({ surname: 'X' }), null, now)).toEqual([{ field: 'surname', ocr: 'X', mrz: null, matches: null }]);
+    expect(compareOcrWithMrz('not json', 'garbage', now)).toEqual([]);
+  });
+});

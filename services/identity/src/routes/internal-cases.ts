@@ -93,7 +93,12 @@ export const internalCaseRoutes: FastifyPluginAsync<InternalCaseRouteOptions> = 
         hide: true,
         params: caseIdParams,
         response: {
-          200: z.object({ case: caseDetailSchema, tenant: z.object({ id: z.uuid(), name: z.string() }), timeline: z.array(caseHistoryEntrySchema), claim: claimSchema.nullable() }),
+          200: z.object({
+            case: caseDetailSchema,
+            tenant: z.object({ id: z.uuid(), name: z.string() }), timeline: z.array(caseHistoryEntrySchema),
+            claim: claimSchema.nullable(),
+            mrzComparison: z.array(z.object({ field: z.string(), ocr: z.string().nullable(), mrz: z.string().nullable(), matches: z.boolean().nullable() })),
+          }),
           ...problemResponses({ 400: 'VALIDATION_ERROR', 401: 'UNAUTHENTICATED', 404: 'NOT_FOUND' }),
         },
       },

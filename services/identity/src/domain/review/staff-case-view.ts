@@ -8,6 +8,7 @@ import { openEvidenceDownload } from '../evidence/evidence-download.js';
 import type { EvidenceStorage } from '../evidence/evidence-storage.js';
 import type { StaffPrincipal } from '../staff.js';
 import { claimHolderOf } from './claims.js';
+import { compareOcrWithMrz } from './mrz-comparison.js';
 
 async function tenantOfCase(db: IdentityExecutor, caseId: string) {
   const [row] = await db
@@ -28,7 +29,8 @@ export async function staffCaseView(db: IdentityExecutor, caseId: string, staff:
   const { tenantId, tenantName } = await tenantOfCase(db, caseId);
   const [detail, history, claim] = await Promise.all([getCaseDetail(db, tenantId, caseId), caseHistory(db, tenantId, caseId), claimHolderOf(db, caseId, now)]);
   await writeAudit(db, { tenantId, actor: `staff:${staff.staffId}`, action: 'review.case_viewed', target: `case:${caseId}`, correlationId }, now);
-  return { case: detail, tenant: { id: tenantId, name: tenantName }, timeline: history.data, claim };
+  const mrzComparison = detail.ocrResult ? compareOcrWithMrz(detail.ocrResult.extractedFieldsJson, detail.ocrResult.mrzRawText, now) : [];
+  return { case: detail, tenant: { id: tenantId, name: tenantName }, timeline: history.data, claim, mrzComparison };
 }
 
 /** An evidence file for a reviewer: the partner download's own checks and audit row, with the staff actor. */
