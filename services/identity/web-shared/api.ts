@@ -34,6 +34,8 @@ export class ApiError extends Error {
   errors?: FieldError[];
   /** Seconds from a Retry-After header (429 ACCOUNT_LOCKED, rate limits), when the server sent one. */
   retryAfterSeconds: number | undefined;
+  /** The problem document's own members beyond the standard ones (e.g. claimedBy of CASE_CLAIMED). */
+  extensions: Record<string, unknown>;
 
   constructor(status: number, problem: ProblemBody, retryAfterSeconds?: number) {
     const detail = problem.detail ?? problem.title ?? `The server answered ${status}.`;
@@ -45,6 +47,7 @@ export class ApiError extends Error {
     this.detail = detail;
     if (problem.errors) this.errors = problem.errors;
     this.retryAfterSeconds = retryAfterSeconds;
+    this.extensions = problem as Record<string, unknown>;
   }
 }
 
