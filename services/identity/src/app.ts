@@ -177,6 +177,7 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
     db,
     clock,
     storage,
+    ffmpegPath: config.CHECKS_FFMPEG_PATH,
     cookieSecure: config.PORTAL_COOKIE_SECURE,
     allowedOrigins: [config.PUBLIC_BASE_URL],
   });

@@ -1,9 +1,15 @@
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLog } from '../src/db/schema.js';
+import { createFrameStrips } from '../src/domain/review/liveness-frames.js';
 import { createStaffUser } from '../src/domain/staff.js';
-import { getCase, partnerWithToken, submittedCase, type Partner } from './case-helpers.js';
+import { getCase, jpegBytes, mp4Bytes, partnerWithToken, pngBytes, startedCase, submittedCase, uploadEvidence, type Partner } from './case-helpers.js';
 import { BASE, buildTestApp, manualClock, PASSWORD, type TestApp } from './helpers.js';
 
 const INTERNAL = '/api/internal/v1';
@@ -226,5 +232,76 @@ describe('the OCR fields beside the MRZ', () => {
     ]);
     expect(compareOcrWithMrz(JSON.stringify({ surname: 'X' }), null, now)).toEqual([{ field: 'surname', ocr: 'X', mrz: null, matches: null }]);
     expect(compareOcrWithMrz('not json', 'garbage', now)).toEqual([]);
+  });
+});
+
+describe('liveness stills for reviewers', () => {
+  let test: TestApp;
+  let sandbox: Partner;
+  let staff: { authorization: string };
+  let videoDirectory: string;
+  let video: Buffer;
+
+  beforeAll(async () => {
+    videoDirectory = await mkdtemp(join(tmpdir(), 'frames-test-'));
+    const file = join(videoDirectory, 'clip.mp4');
+    execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc=duration=2:size=320x240:rate=10', '-pix_fmt', 'yuv420p', file]);
+    video = await readFile(file);
+    test = await buildTestApp({ RATE_LIMIT_PER_MINUTE: '100000' });
+    sandbox = await partnerWithToken(test, 'Sandbox', undefined, { sandbox: true });
+    const email = `frames-${randomUUID()}@operator.example`;
+    await test.db.transaction((tx) => createStaffUser(tx, { email, password: PASSWORD }, new Date()));
+    const login = await test.app.inject({ method: 'POST', url: `${INTERNAL}/login`, payload: { email, password: PASSWORD } });
+    staff = { authorization: `Bearer ${login.json<{ sessionToken: string }>().sessionToken}` };
+  });
+  afterAll(async () => {
+    await test.close();
+    await rm(videoDirectory, { recursive: true, force: true });
+  });
+
+  async function caseWithVideo(bytes: Buffer) {
+    const started = await startedCase(test, sandbox, 'SyrianPassport', 'frames#review');
+    for (const [type, content] of [['DocumentFront', jpegBytes()], ['Selfie', pngBytes()], ['LivenessVideo', bytes]] as const) {
+      expect((await uploadEvidence(test, started.captureToken, type, content)).statusCode).toBe(201);
+    }
+    const view = await test.app.inject({ method: 'GET', url: `${INTERNAL}/cases/${started.caseId}`, headers: staff });
+    return view.json<{ case: { videoEvidence: { id: string }[]; documentEvidence: { id: string }[] } }>().case;
+  }
+  const frames = (evidenceId: string) => test.app.inject({ method: 'GET', url: `${INTERNAL}/evidence/${evidenceId}/frames`, headers: staff });
+
+  it('serves a JPEG strip of the video, each look audited with the staff actor', async () => {
+    const detail = await caseWithVideo(video);
+    const evidenceId = detail.videoEvidence[0]!.id;
+    const first = await frames(evidenceId);
+    expect(first.statusCode).toBe(200);
+    expect(first.headers['content-type']).toBe('image/jpeg');
+    expect(first.rawPayload.subarray(0, 2).toString('hex')).toBe('ffd8');
+    const again = await frames(evidenceId);
+    expect(again.rawPayload.equals(first.rawPayload)).toBe(true);
+    const audit = await test.db.select().from(auditLog).where(and(eq(auditLog.target, `evidence:${evidenceId}`), eq(auditLog.action, 'evidence.frames_viewed')));
+    expect(audit).toHaveLength(2);
+    expect((await frames(detail.documentEvidence[0]!.id)).statusCode, 'a document is no video').toBe(404);
+    expect((await frames(randomUUID())).statusCode).toBe(404);
+    expect((await frames('nope')).statusCode).toBe(400);
+  });
+
+  it('answers 422 FRAMES_UNAVAILABLE for a video ffmpeg cannot read', async () => {
+    const detail = await caseWithVideo(mp4Bytes());
+    const response = await frames(detail.videoEvidence[0]!.id);
+    expect(response.statusCode).toBe(422);
+    expect(response.json()).toMatchObject({ code: 'FRAMES_UNAVAILABLE' });
+  });
+
+  it('extracts once per video: the second look reads neither the storage nor ffmpeg', async () => {
+    const strips = createFrameStrips({ ffmpegPath: 'ffmpeg' });
+    let opened = 0;
+    const open = async () => {
+      opened += 1;
+      return Readable.from([video]);
+    };
+    const [first, second] = await Promise.all([strips.get('same-hash', open), strips.get('same-hash', open)]);
+    const third = await strips.get('same-hash', open);
+    expect(opened).toBe(1);
+    expect(second.equals(first) && third.equals(first)).toBe(true);
   });
 });

@@ -8,7 +8,8 @@ import { claimCase, releaseClaim } from '../domain/review/claims.js';
 import { REVIEW_REASON_CODES, reviewCase } from '../domain/review/review-case.js';
 import { reviewHistory } from '../domain/review/review-history.js';
 import { reviewQueue } from '../domain/review/review-queue.js';
-import { openStaffEvidence, staffCaseView } from '../domain/review/staff-case-view.js';
+import { openStaffEvidence, staffCaseView, staffLivenessFrames } from '../domain/review/staff-case-view.js';
+import { createFrameStrips } from '../domain/review/liveness-frames.js';
 import { contentDisposition } from '../domain/evidence/evidence-download.js';
 import { caseDetailSchema, caseHistoryEntrySchema, caseIdParams, caseStatusSchema, documentTypeSchema, pageQueryShape } from './case-schemas.js';
 import { requireStaff } from './staff-request.js';
@@ -17,6 +18,7 @@ export interface InternalCaseRouteOptions {
   db: IdentityExecutor;
   clock: () => Date;
   storage: EvidenceStorage;
+  ffmpegPath: string;
 }
 
 const claimSchema = z.object({ staffId: z.uuid(), email: z.string(), expiresAt: z.string() });
@@ -44,6 +46,7 @@ const reviewBodySchema = z
 export const internalCaseRoutes: FastifyPluginAsync<InternalCaseRouteOptions> = async (app, options) => {
   const typed = app.withTypeProvider<ZodTypeProvider>();
   const { db, clock } = options;
+  const strips = createFrameStrips({ ffmpegPath: options.ffmpegPath });
 
   typed.get(
     '/review-queue',
@@ -212,6 +215,21 @@ export const internalCaseRoutes: FastifyPluginAsync<InternalCaseRouteOptions> = 
         .header('X-Content-Type-Options', 'nosniff')
         .header('Cache-Control', 'private, no-store')
         .send(file.body);
+    },
+  );
+
+  typed.get(
+    '/evidence/:evidenceId/frames',
+    {
+      schema: {
+        hide: true,
+        params: z.object({ evidenceId: z.uuid({ error: 'must be an evidence id (a UUID)' }) }),
+        response: { 200: z.any(), ...problemResponses({ 400: 'VALIDATION_ERROR', 401: 'UNAUTHENTICATED', 404: 'NOT_FOUND: unknown, or not a liveness video', 422: 'FRAMES_UNAVAILABLE' }) },
+      },
+    },
+    async (request, reply) => {
+      const strip = await staffLivenessFrames(db, options.storage, strips, request.params.evidenceId, requireStaff(request), request.id, clock());
+      return reply.header('Content-Type', 'image/jpeg').header('X-Content-Type-Options', 'nosniff').header('Cache-Control', 'private, no-store').send(strip);
     },
   );
 };

@@ -18,6 +18,8 @@ export interface InternalReviewRouteOptions {
   db: IdentityExecutor;
   clock: () => Date;
   storage: EvidenceStorage;
+  /** Makes the stills of liveness videos. */
+  ffmpegPath: string;
   cookieSecure: boolean;
   /** Origins besides the request's own host whose cookie-authenticated writes are accepted (PUBLIC_BASE_URL). */
   allowedOrigins: readonly string[];
@@ -96,5 +98,5 @@ export const internalReviewRoutes: FastifyPluginAsync<InternalReviewRouteOptions
     },
   );
 
-  await app.register(internalCaseRoutes, { db, clock, storage: options.storage });
+  await app.register(internalCaseRoutes, { db, clock, storage: options.storage, ffmpegPath: options.ffmpegPath });
 };

@@ -1,4 +1,4 @@
-import { NotFoundError } from '@svc/problem-json';
+import { NotFoundError, ProblemError } from '@svc/problem-json';
 import { eq } from 'drizzle-orm';
 import { evidence, tenants, verificationCases, type IdentityExecutor } from '../../db/schema.js';
 import { writeAudit } from '../audit.js';
@@ -9,6 +9,7 @@ import type { EvidenceStorage } from '../evidence/evidence-storage.js';
 import type { StaffPrincipal } from '../staff.js';
 import { claimHolderOf } from './claims.js';
 import { compareOcrWithMrz } from './mrz-comparison.js';
+import { FramesUnavailableError, type FrameStrips } from './liveness-frames.js';
 
 async function tenantOfCase(db: IdentityExecutor, caseId: string) {
   const [row] = await db
@@ -38,4 +39,17 @@ export async function openStaffEvidence(db: IdentityExecutor, storage: EvidenceS
   const [row] = await db.select({ tenantId: evidence.tenantId }).from(evidence).where(eq(evidence.id, evidenceId));
   if (!row) throw new NotFoundError(`No evidence with id ${evidenceId}.`);
   return openEvidenceDownload(db, storage, row.tenantId, evidenceId, { actor: `staff:${staff.staffId}`, correlationId }, now);
+}
+
+/** The liveness video's stills for a reviewer: audited like the video itself, made once per video. */
+export async function staffLivenessFrames(db: IdentityExecutor, storage: EvidenceStorage, strips: FrameStrips, evidenceId: string, staff: StaffPrincipal, correlationId: string, now: Date): Promise<Buffer> {
+  const [row] = await db.select().from(evidence).where(eq(evidence.id, evidenceId));
+  if (!row || row.evidenceType !== 'LivenessVideo') throw new NotFoundError(`No liveness video with evidence id ${evidenceId}.`);
+  await writeAudit(db, { tenantId: row.tenantId, actor: `staff:${staff.staffId}`, action: 'evidence.frames_viewed', target: `evidence:${evidenceId}`, correlationId, after: { caseId: row.caseId } }, now);
+  try {
+    return await strips.get(row.sha256Hash, async () => (await storage.get(row.storageKey)).body);
+  } catch (error) {
+    if (!(error instanceof FramesUnavailableError)) throw error;
+    throw new ProblemError({ status: 422, code: 'FRAMES_UNAVAILABLE', title: 'Frames Unavailable', detail: `No stills could be made from liveness video ${evidenceId}; watch the video itself.` });
+  }
 }
