@@ -157,6 +157,7 @@ describe('the internal API behind the reviewers\' console', () => {
     expect(history.json<{ data: unknown[] }>().data).toContainEqual(
       expect.objectContaining({ action: 'verification.ocr_fields_corrected', actor: `staff:${alice.staffId}`, detail: { fields: { [field]: 'CORRECTED' }, notes: 'From the printed page', before: { fields: { [field]: before } } } }),
     );
+    expect(history.json<{ data: { action: string }[] }>().data.map((entry) => entry.action).filter((action) => action.startsWith('review.')), "the operator's own trail stays out of the partner's timeline").toEqual([]);
     const viewed = await test.db.select().from(auditLog).where(and(eq(auditLog.target, `case:${caseId}`), eq(auditLog.action, 'review.case_viewed')));
     expect(viewed.map((row) => row.actor)).toEqual([`staff:${alice.staffId}`]);
   });

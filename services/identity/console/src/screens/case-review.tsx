@@ -74,10 +74,14 @@ export function CaseReview({ caseId, session }: { caseId: string; session: Staff
   }, [waiting, decided, caseId]);
 
   // Leaving an undecided case gives it back to the queue at once instead of after 15 minutes.
+  // A decision ends the claim on the server, so nothing is left to release after one.
+  const decidedRef = useRef(false);
   const holdsClaim = claim?.mine === true && !decided;
   useEffect(() => {
     if (!holdsClaim) return;
-    return () => void api('DELETE', `/cases/${caseId}/claim`).catch(() => undefined);
+    return () => {
+      if (!decidedRef.current) void api('DELETE', `/cases/${caseId}/claim`).catch(() => undefined);
+    };
   }, [holdsClaim, caseId]);
 
   const goNext = async () => {
@@ -109,7 +113,7 @@ export function CaseReview({ caseId, session }: { caseId: string; session: Staff
   const rows = data?.mrzComparison ?? [];
   const changed = Object.fromEntries(Object.entries(corrections).filter(([field, value]) => rows.find((row) => row.field === field)?.ocr !== value));
   return (
-    <section class="case-review" aria-labelledby="case-title">
+    <section class="case-review case-detail" aria-labelledby="case-title">
       <p class="back-link">
         <Link href="/queue">{t('backToQueue')}</Link>
       </p>
@@ -199,6 +203,7 @@ export function CaseReview({ caseId, session }: { caseId: string; session: Staff
                   corrections={changed}
                   reasonRef={reasonRef}
                   onDecided={(status) => {
+                    decidedRef.current = true;
                     setDecided(status);
                     view.reload();
                   }}

@@ -29,6 +29,7 @@ export function MrzComparison(props: { verification: CaseDetail; rows: FieldComp
       ) : (
         <>
           <p class="muted">{t('mrzValid', { verdict: ocr.mrzIsValid === null ? t('unknown') : ocr.mrzIsValid ? t('valid') : t('invalid') })}</p>
+          {props.rows.every((row) => row.mrz === null) ? <p class="muted">{t('noMrz')}</p> : null}
           <div class="table-wrap">
             <table class="data mrz-table" data-testid="mrz-table">
               <thead>
@@ -47,7 +48,7 @@ export function MrzComparison(props: { verification: CaseDetail; rows: FieldComp
                       {row.matches === false ? <span class="badge badge-danger">{t('mismatch')}</span> : row.matches ? <span class="visually-hidden">{t('match')}</span> : null}
                     </th>
                     <td dir="auto">{row.ocr ?? '—'}</td>
-                    <td dir="auto">{row.mrz ?? <span class="muted">{t('noMrz')}</span>}</td>
+                    <td dir="auto">{row.mrz ?? '—'}</td>
                     <td>
                       {row.ocr !== null ? (
                         <input

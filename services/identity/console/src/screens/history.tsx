@@ -111,7 +111,7 @@ export function HistoryScreen({ session }: { session: StaffSession }) {
                     <td dir="auto">
                       {item.reasonCode ? <strong>{t(`reason.${item.reasonCode}` as ConsoleMessageKey)}</strong> : null}
                       {item.reasonCode && item.reason ? ' — ' : null}
-                      {item.reason}
+                      <bdi>{item.reason}</bdi>
                     </td>
                   </tr>
                 ))}
