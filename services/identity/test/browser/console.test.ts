@@ -141,7 +141,8 @@ describeEmbeddedOnly("reviewers' console in Chromium", () => {
   it('lists a live case the checks left to a person, with its reason, oldest first, filtered by tenant in the URL', async () => {
     const liveCase = await reviewCase(liveApi, `LIVE-${randomUUID().slice(0, 6)}`);
     await reviewCase(sandboxApi, `SBX-${randomUUID().slice(0, 6)}#review`);
-    const { page, problems } = await signedIn(staff.alice);
+    const watched = await signedIn(staff.alice);
+    const { page } = watched;
     const row = page.locator(`tr[data-case-id="${liveCase}"]`);
     await row.waitFor();
     expect(await row.textContent()).toContain('Live Bank');
@@ -159,13 +160,14 @@ describeEmbeddedOnly("reviewers' console in Chromium", () => {
     expect(await page.evaluate(unlabelledControls)).toEqual([]);
     await page.screenshot({ path: screenshotPath('console-queue-ar'), fullPage: true });
     await setLanguage(page, 'en');
-    expect(await problems()).toEqual([]);
+    expect(await watched.problems()).toEqual([]);
   });
 
   it('reviews a case: evidence, OCR beside MRZ, a correction, approval with a reason; the webhook and the portal see it', async () => {
     const reference = `SBX-${randomUUID().slice(0, 6)}#review`;
     const caseId = await reviewCase(sandboxApi, reference);
-    const { page, problems } = await signedIn(staff.alice);
+    const watched = await signedIn(staff.alice);
+    const { page } = watched;
     await page.goto(`${service.baseUrl}/console/cases/${caseId}`);
     await expect.poll(() => page.getByTestId('claim-banner').textContent()).toMatch(/^You hold this case until/);
     for (const image of ['document-image', 'selfie-image', 'portrait-image', 'liveness-frames']) {
@@ -195,7 +197,7 @@ describeEmbeddedOnly("reviewers' console in Chromium", () => {
     await expect.poll(() => portal.page.getByTestId('case-status').textContent()).toContain('Approved');
     expect(await portal.page.getByTestId('decision-reason').textContent()).toBe('Manual review (document_unreadable): Glare on the page; read by eye.');
     await expect.poll(() => portal.page.locator('body').textContent()).toContain('TEST PERSONNE');
-    expect(await problems()).toEqual([]);
+    expect(await watched.problems()).toEqual([]);
   });
 
   it('tells a second reviewer who holds a case, and lets a ReviewLead release it', async () => {
@@ -221,7 +223,8 @@ describeEmbeddedOnly("reviewers' console in Chromium", () => {
 
   it('reviews a case from the keyboard alone, then moves to the next one', async () => {
     const caseId = await reviewCase(liveApi, `KEY-${randomUUID().slice(0, 6)}`);
-    const { page, problems } = await signedIn(staff.bob);
+    const watched = await signedIn(staff.bob);
+    const { page } = watched;
     await page.goto(`${service.baseUrl}/console/cases/${caseId}`);
     await expect.poll(() => page.getByTestId('claim-banner').textContent()).toMatch(/^You hold/);
     await page.keyboard.press('+');
@@ -240,7 +243,7 @@ describeEmbeddedOnly("reviewers' console in Chromium", () => {
     await expect.poll(() => page.getByTestId('decided').textContent()).toBe('Recorded: the case is now Rejected.');
     await page.locator('body').press('n');
     await page.waitForURL((url) => url.pathname.startsWith('/console/cases/') && !url.pathname.endsWith(caseId));
-    expect(await problems()).toEqual([]);
+    expect(await watched.problems()).toEqual([]);
   });
 
   it("shows a reviewer's own decisions and a lead everyone's, searchable by case id, in English and Arabic", async () => {

@@ -142,7 +142,7 @@ export function CaseReview({ caseId, session }: { caseId: string; session: Staff
           {claimError ? <ErrorNotice error={claimError} /> : null}
           {decided ? (
             <p class="notice notice-success" role="status" data-testid="decided">
-              {t('decided', { status: statusLabel(decided as CaseDetail['status'], language) })}
+              {t('decided', { status: statusLabel(decided, language) })}
             </p>
           ) : !waiting ? (
             <p class="notice" data-testid="not-waiting">
@@ -177,7 +177,7 @@ export function CaseReview({ caseId, session }: { caseId: string; session: Staff
                   <div>
                     <dt>{tc('status')}</dt>
                     <dd>
-                      <StatusBadge status={decided ? (decided as CaseDetail['status']) : data.case.status} />
+                      <StatusBadge status={decided ?? data.case.status} />
                     </dd>
                   </div>
                   <div>

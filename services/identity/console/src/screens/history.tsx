@@ -3,6 +3,7 @@ import { EmptyState, ErrorNotice, Loading, PageHeader, Pagination, StatusBadge, 
 import { formatDateTime } from '../../../web-shared/format.js';
 import { useLanguage, useMessages } from '../../../web-shared/i18n.js';
 import { Link, setQuery, useLocation } from '../../../web-shared/router.js';
+import { formText } from '../form-text.js';
 import { consoleMessages, type ConsoleMessageKey } from '../messages.js';
 import type { StaffSession } from '../session.js';
 
@@ -44,7 +45,7 @@ export function HistoryScreen({ session }: { session: StaffSession }) {
         onSubmit={(event) => {
           event.preventDefault();
           const form = new FormData(event.currentTarget);
-          setQuery({ caseId: String(form.get('caseId') ?? '').trim() || undefined, page: undefined });
+          setQuery({ caseId: formText(form, 'caseId').trim() || undefined, page: undefined });
         }}
       >
         {lead ? (

@@ -5,6 +5,7 @@ import type { DocumentType } from '../../../web-shared/cases/case-types.js';
 import { useLanguage, useMessages } from '../../../web-shared/i18n.js';
 import { Link, setQuery, useLocation } from '../../../web-shared/router.js';
 import { formatAge } from '../format-age.js';
+import { formText } from '../form-text.js';
 import { consoleMessages } from '../messages.js';
 
 export interface QueueItem {
@@ -39,7 +40,7 @@ export function QueueScreen() {
   const onSubmit = (event: Event) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
-    setQuery({ tenantId: String(form.get('tenantId') ?? ''), documentType: String(form.get('documentType') ?? ''), reason: String(form.get('reason') ?? '').trim(), page: undefined });
+    setQuery({ tenantId: formText(form, 'tenantId'), documentType: formText(form, 'documentType'), reason: formText(form, 'reason').trim(), page: undefined });
   };
 
   return (

@@ -46,7 +46,7 @@ export function compareOcrWithMrz(extractedFieldsJson: string, mrzRawText: strin
   const lines = (mrzRawText ?? '').split(/\r?\n/).map((line) => line.trim()).filter(Boolean);
   if (lines.length > 0) {
     try {
-      mrz = parse(lines).fields as Record<string, string | null>;
+      mrz = parse(lines).fields;
     } catch {
       // Not an MRZ at all: the OCR side stands alone.
     }
@@ -55,7 +55,8 @@ export function compareOcrWithMrz(extractedFieldsJson: string, mrzRawText: strin
   const paired = new Set<string>();
   for (const [ocrField, mrzField] of FIELD_PAIRS) {
     paired.add(ocrField);
-    const ocrValue = typeof ocr[ocrField] === 'string' ? (ocr[ocrField] as string) : null;
+    const value = ocr[ocrField];
+    const ocrValue = typeof value === 'string' ? value : null;
     const rawMrz = mrz[mrzField] ?? null;
     const mrzValue = rawMrz === null || rawMrz === '' ? null : mrzField === 'birthDate' ? mrzDate(rawMrz, 'birth', now) : mrzField === 'expirationDate' ? mrzDate(rawMrz, 'expiry', now) : rawMrz;
     if (ocrValue === null && mrzValue === null) continue;
