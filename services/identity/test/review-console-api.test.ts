@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -184,6 +184,7 @@ describe('the internal API behind the reviewers\' console', () => {
     expect(byTenant.items.every((item) => item.tenantName === 'Other')).toBe(true);
     expect(byTenant.items.find((item) => item.id === mine)).toMatchObject({ claim: { email: bob.email }, waitingSeconds: 90 });
     expect(byTenant.oldestWaitingSeconds).toBeGreaterThanOrEqual(90);
+    expect((await queue(`tenantId=${other.tenantId}`)).json<{ tenants: { name: string }[] }>().tenants.map((tenant) => tenant.name), 'every tenant with a waiting case, whatever the filter').toEqual(['Other', 'Sandbox']);
     expect((await queue('documentType=SyrianNationalId')).json<{ totalCount: number }>().totalCount).toBe(0);
     const reason = (await queue('reason=face')).json<{ items: { decisionReason: string }[] }>();
     expect(reason.items.length).toBeGreaterThan(0);
@@ -304,5 +305,35 @@ describe('liveness stills for reviewers', () => {
     const third = await strips.get('same-hash', open);
     expect(opened).toBe(1);
     expect(second.equals(first) && third.equals(first)).toBe(true);
+  });
+});
+
+describe('the console page', () => {
+  let root: string;
+  let test: TestApp;
+
+  beforeAll(async () => {
+    root = await mkdtemp(join(tmpdir(), 'identity-console-root-'));
+    await mkdir(join(root, 'assets'));
+    await writeFile(join(root, 'index.html'), '<!doctype html><html lang="en"><head><script type="module" src="/console/assets/app-abc123.js"></script></head><body></body></html>');
+    await writeFile(join(root, 'assets', 'app-abc123.js'), 'console.log("console")');
+    test = await buildTestApp({ CONSOLE_WEB_ROOT: root });
+  });
+  afterAll(async () => {
+    await test.close();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('serves the app at /console and every path below it under a strict CSP, and its hashed assets', async () => {
+    for (const url of ['/console', '/console/queue', `/console/cases/${randomUUID()}`, '/console/sign-in?ended=1']) {
+      const response = await test.app.inject({ method: 'GET', url });
+      expect(response.statusCode, url).toBe(200);
+      expect(response.headers['content-type']).toContain('text/html');
+      const csp = String(response.headers['content-security-policy']);
+      expect(csp).toContain("script-src 'self'");
+      expect(csp).not.toContain('unsafe-inline');
+    }
+    expect((await test.app.inject({ method: 'GET', url: '/console/assets/app-abc123.js' })).headers['cache-control']).toContain('immutable');
+    expect((await test.app.inject({ method: 'GET', url: '/console/assets/nope.js' })).statusCode).toBe(404);
   });
 });

@@ -81,6 +81,7 @@ export const internalCaseRoutes: FastifyPluginAsync<InternalCaseRouteOptions> = 
             ),
             ...pageEnvelope,
             oldestWaitingSeconds: z.number().int(),
+            tenants: z.array(z.object({ id: z.uuid(), name: z.string() })),
           }),
           ...problemResponses({ 400: 'VALIDATION_ERROR', 401: 'UNAUTHENTICATED' }),
         },

@@ -156,6 +156,7 @@ describeEmbeddedOnly("reviewers' console in Chromium", () => {
     await page.reload();
     await row.waitFor();
     expect(await page.locator('#filter-tenant').inputValue()).toBe(live.tenantId);
+    expect(await page.locator('#filter-tenant option').allTextContents()).toEqual(['All tenants', 'Live Bank', 'Sandbox Bank']);
     await setLanguage(page, 'ar');
     expect(await page.evaluate(unlabelledControls)).toEqual([]);
     await page.screenshot({ path: screenshotPath('console-queue-ar'), fullPage: true });

@@ -61,7 +61,8 @@ export function DocumentViewer(props: { verification: CaseDetail; view: ViewStat
             src={fileUrl(shown)}
             alt={tc(`evidenceType.${shown.evidenceType}`)}
             data-testid="document-image"
-            style={{ transform: `scale(${props.view.zoom}) rotate(${props.view.rotation}deg)` }}
+            // Zoom by size, not by transform, so the stage scrolls to every part of a zoomed image.
+            style={{ inlineSize: `${props.view.zoom * 100}%`, transform: `rotate(${props.view.rotation}deg)` }}
           />
         ) : (
           <p class="muted">{t('noImage')}</p>

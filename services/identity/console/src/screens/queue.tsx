@@ -21,7 +21,7 @@ export interface QueueItem {
   claim: { email: string; expiresAt: string } | null;
 }
 
-export type QueuePage = Page<QueueItem> & { oldestWaitingSeconds: number };
+export type QueuePage = Page<QueueItem> & { oldestWaitingSeconds: number; tenants: { id: string; name: string }[] };
 
 const PAGE_SIZE = 25;
 const DOCUMENT_TYPES: DocumentType[] = ['SyrianPassport', 'SyrianNationalId'];
@@ -34,7 +34,7 @@ export function QueueScreen() {
   const filters = { tenantId: query.get('tenantId') ?? '', documentType: query.get('documentType') ?? '', reason: query.get('reason') ?? '' };
   const page = Math.max(1, Number(query.get('page')) || 1);
   const queue = useAsync(() => api<QueuePage>('GET', '/review-queue', { query: { ...filters, page, pageSize: PAGE_SIZE } }), [filters.tenantId, filters.documentType, filters.reason, page]);
-  const tenants = new Map((queue.data?.items ?? []).map((item) => [item.tenantId, item.tenantName]));
+  const tenants = queue.data?.tenants ?? [];
   const filtered = Boolean(filters.tenantId || filters.documentType || filters.reason);
 
   const onSubmit = (event: Event) => {
@@ -57,7 +57,7 @@ export function QueueScreen() {
           <label for="filter-tenant">{t('filterTenant')}</label>
           <select id="filter-tenant" name="tenantId" value={filters.tenantId}>
             <option value="">{t('allTenants')}</option>
-            {[...tenants].map(([id, name]) => (
+            {tenants.map(({ id, name }) => (
               <option key={id} value={id}>
                 {name}
               </option>
@@ -75,7 +75,7 @@ export function QueueScreen() {
             ))}
           </select>
         </div>
-        <div class="field">
+        <div class="field grow">
           <label for="filter-reason">{t('filterReason')}</label>
           <input id="filter-reason" name="reason" type="search" dir="auto" placeholder={t('reasonPlaceholder')} value={filters.reason} />
         </div>

@@ -42,7 +42,7 @@ export async function oldestWaitingSeconds(db: IdentityExecutor, now: Date): Pro
 export async function reviewQueue(db: IdentityExecutor, query: ReviewQueueQuery, now: Date) {
   const where = conditionsOf(query);
   const signalTypes = sql<string[]>`coalesce((select array_agg(distinct ${fraudSignals.type}) from ${fraudSignals} where ${fraudSignals.caseId} = ${verificationCases.id}), '{}')`;
-  const [rows, [total], oldest] = await Promise.all([
+  const [rows, [total], oldest, waitingTenants] = await Promise.all([
     db
       .select({ case: verificationCases, tenantName: tenants.name, signalTypes, claimedBy: staffUsers.email, claimExpiresAt: caseClaims.expiresAt })
       .from(verificationCases)
@@ -55,6 +55,8 @@ export async function reviewQueue(db: IdentityExecutor, query: ReviewQueueQuery,
       .offset((query.page - 1) * query.pageSize),
     db.select({ value: count() }).from(verificationCases).where(where),
     oldestWaitingSeconds(db, now),
+    // The tenant filter's choices: every tenant with a case waiting, whatever the other filters.
+    db.selectDistinct({ id: tenants.id, name: tenants.name }).from(verificationCases).innerJoin(tenants, eq(tenants.id, verificationCases.tenantId)).where(WAITING).orderBy(tenants.name, tenants.id),
   ]);
   const items = rows.map(({ case: row, tenantName, signalTypes: types, claimedBy, claimExpiresAt }) => ({
     id: row.id,
@@ -72,7 +74,7 @@ export async function reviewQueue(db: IdentityExecutor, query: ReviewQueueQuery,
     createdAt: row.createdAt.toISOString(),
     completedAt: row.completedAt?.toISOString() ?? null,
   }));
-  return { ...pageOf(items, query, total?.value ?? 0), oldestWaitingSeconds: oldest };
+  return { ...pageOf(items, query, total?.value ?? 0), oldestWaitingSeconds: oldest, tenants: waitingTenants };
 }
 
 /** The queue_depth rows of the review queue: waiting cases nobody holds (pending) and those a reviewer holds (in_flight). */
