@@ -4,6 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEmbeddedOnly } from '@svc/db/testing';
 import { buildViteApp, unlabelledControls } from '@svc/service-kit/browser-testing';
+import { startFakeInferenceServer } from '../fixtures/fake-inference-server.js';
 import { startSignedReceiver, type SignedReceiver } from '../fixtures/signed-receiver.js';
 import {
   createTenant,
@@ -32,6 +33,7 @@ describeEmbeddedOnly("reviewers' console in Chromium", () => {
   let service: IdentityService;
   let browser: Browser;
   let receiver: SignedReceiver;
+  let inference: Awaited<ReturnType<typeof startFakeInferenceServer>>;
   let sandbox: TenantAdmin;
   let live: TenantAdmin;
   let sandboxApi: PartnerApi;
@@ -70,8 +72,17 @@ describeEmbeddedOnly("reviewers' console in Chromium", () => {
     const portalRoot = buildViteApp(SERVICE_DIR, 'portal', 'identity-portal-');
     const consoleRoot = buildViteApp(SERVICE_DIR, 'console', 'identity-console-');
     roots.push(portalRoot, consoleRoot);
-    // No automated checks for live tenants: every live case waits for a person, as when checks cannot decide.
-    service = await startIdentity(portalRoot, { CONSOLE_WEB_ROOT: consoleRoot, CHECKS_PROVIDER: 'none' });
+    // Live cases go to an HTTP checks provider whose OCR disagrees with its MRZ (the ICAO specimen) and whose face
+    // score (0.91) sits under a raised threshold: every live case waits for a person, with findings to weigh.
+    inference = await startFakeInferenceServer();
+    service = await startIdentity(portalRoot, {
+      CONSOLE_WEB_ROOT: consoleRoot,
+      CHECKS_PROVIDER: 'http',
+      CHECKS_OCR_URL: inference.urls.ocrUrl,
+      CHECKS_FACE_MATCH_URL: inference.urls.faceMatchUrl,
+      CHECKS_LIVENESS_URL: inference.urls.livenessUrl,
+      CHECKS_FACE_THRESHOLD: '0.95',
+    });
     await service.whileStopped(async () => {
       sandbox = await createTenant(service, { sandbox: true, name: 'Sandbox Bank' });
       live = await createTenant(service, { name: 'Live Bank' });
@@ -83,14 +94,15 @@ describeEmbeddedOnly("reviewers' console in Chromium", () => {
     });
     [browser, receiver] = await Promise.all([launchChromium(), startSignedReceiver()]);
     [sandboxApi, liveApi] = await Promise.all([partnerApi(service.baseUrl, sandbox), partnerApi(service.baseUrl, live)]);
-    const endpoint = await sandboxApi.call<{ signingSecret: string }>('POST', '/webhooks', { url: receiver.url('/sandbox'), eventTypes: ['verification.approved'] });
-    receiver.trust('/sandbox', endpoint.signingSecret);
+    const endpoint = await liveApi.call<{ signingSecret: string }>('POST', '/webhooks', { url: receiver.url('/live'), eventTypes: ['verification.approved'] });
+    receiver.trust('/live', endpoint.signingSecret);
   }, 300_000);
 
   afterAll(async () => {
     for (const watched of opened) await watched.context.close().catch(() => undefined);
     await browser?.close();
     await receiver?.close();
+    await inference?.close();
     await service?.stop();
     if (service) removeQuietly(service.dataDir);
     roots.forEach(removeQuietly);
@@ -146,7 +158,7 @@ describeEmbeddedOnly("reviewers' console in Chromium", () => {
     const row = page.locator(`tr[data-case-id="${liveCase}"]`);
     await row.waitFor();
     expect(await row.textContent()).toContain('Live Bank');
-    expect(await row.locator('.reason-cell').textContent()).toBe('Automated checks are not configured for this service; a reviewer decides the case.');
+    expect(await row.locator('.reason-cell').textContent()).toMatch(/face similarity 0\.91 is below its threshold 0\.95/);
     expect(await page.getByTestId('oldest-waiting').textContent()).toMatch(/^Oldest case waiting: /);
     await page.screenshot({ path: screenshotPath('console-queue-en'), fullPage: true });
     await page.locator('#filter-tenant').selectOption({ label: 'Live Bank' });
@@ -165,8 +177,7 @@ describeEmbeddedOnly("reviewers' console in Chromium", () => {
   });
 
   it('reviews a case: evidence, OCR beside MRZ, a correction, approval with a reason; the webhook and the portal see it', async () => {
-    const reference = `SBX-${randomUUID().slice(0, 6)}#review`;
-    const caseId = await reviewCase(sandboxApi, reference);
+    const caseId = await reviewCase(liveApi, `LIVE-${randomUUID().slice(0, 6)}`);
     const watched = await signedIn(staff.alice);
     const { page } = watched;
     await page.goto(`${service.baseUrl}/console/cases/${caseId}`);
@@ -176,8 +187,13 @@ describeEmbeddedOnly("reviewers' console in Chromium", () => {
     }
     await page.getByRole('button', { name: 'Zoom in' }).click();
     expect(await page.getByTestId('zoom-level').textContent()).toBe('Zoom 125%');
-    const givenNames = page.locator('[data-testid="mrz-table"] tr[data-field="givenNames"]');
-    await givenNames.getByRole('textbox').fill('TEST PERSONNE');
+    // The OCR read HADDAD, the MRZ says ERIKSSON: marked, and corrected to the MRZ's reading.
+    const surname = page.locator('[data-testid="mrz-table"] tr[data-field="surname"]');
+    expect(await surname.getAttribute('class')).toBe('mismatch');
+    expect(await surname.locator('td').nth(1).textContent()).toBe('ERIKSSON');
+    // The fake's fields are another person's than the specimen MRZ's (whose state, UTO, the parser leaves unread).
+    expect(await page.locator('[data-testid="mrz-table"] tr.mismatch').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-field')))).toEqual(['surname', 'givenNames', 'documentNumber', 'dateOfBirth']);
+    await surname.getByRole('textbox').fill('ERIKSSON');
     await expect.poll(() => page.getByTestId('corrections-pending').textContent()).toBe('Corrected fields recorded with the decision: 1.');
     await page.getByLabel('Approve').check();
     await page.locator('#decision-reason').selectOption('document_unreadable');
@@ -187,17 +203,17 @@ describeEmbeddedOnly("reviewers' console in Chromium", () => {
     await page.getByRole('button', { name: 'Record decision' }).click();
     await expect.poll(() => page.getByTestId('decided').textContent()).toBe('Recorded: the case is now Approved.');
 
-    await expect.poll(() => receiver.at('/sandbox').filter((receipt) => receipt.body.data.caseId === caseId).length, { timeout: 20_000 }).toBe(1);
-    const [event] = receiver.at('/sandbox').filter((receipt) => receipt.body.data.caseId === caseId);
+    await expect.poll(() => receiver.at('/live').filter((receipt) => receipt.body.data.caseId === caseId).length, { timeout: 20_000 }).toBe(1);
+    const [event] = receiver.at('/live').filter((receipt) => receipt.body.data.caseId === caseId);
     expect(event!.body.eventType).toBe('verification.approved');
     expect(event!.verification.ok).toBe(true);
 
     const portal = await open();
-    await signInToPortal(portal.page, service.baseUrl, sandbox.email);
+    await signInToPortal(portal.page, service.baseUrl, live.email);
     await portal.page.goto(`${service.baseUrl}/portal/cases/${caseId}`);
     await expect.poll(() => portal.page.getByTestId('case-status').textContent()).toContain('Approved');
     expect(await portal.page.getByTestId('decision-reason').textContent()).toBe('Manual review (document_unreadable): Glare on the page; read by eye.');
-    await expect.poll(() => portal.page.locator('body').textContent()).toContain('TEST PERSONNE');
+    await expect.poll(() => portal.page.locator('body').textContent()).toContain('ERIKSSON');
     expect(await watched.problems()).toEqual([]);
   });
 
