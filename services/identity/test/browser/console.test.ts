@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEmbeddedOnly } from '@svc/db/testing';
-import { buildViteApp, unlabelledControls } from '@svc/service-kit/browser-testing';
+import { buildViteApp, lowContrastText, unlabelledControls } from '@svc/service-kit/browser-testing';
 import { startFakeInferenceServer } from '../fixtures/fake-inference-server.js';
 import { startSignedReceiver, type SignedReceiver } from '../fixtures/signed-receiver.js';
 import {
@@ -160,6 +160,7 @@ describeEmbeddedOnly("reviewers' console in Chromium", () => {
     expect(await row.textContent()).toContain('Live Bank');
     expect(await row.locator('.reason-cell').textContent()).toMatch(/face similarity 0\.91 is below its threshold 0\.95/);
     expect(await page.getByTestId('oldest-waiting').textContent()).toMatch(/^Oldest case waiting: /);
+    expect(await page.evaluate(lowContrastText)).toEqual([]);
     await page.screenshot({ path: screenshotPath('console-queue-en'), fullPage: true });
     await page.locator('#filter-tenant').selectOption({ label: 'Live Bank' });
     await page.getByRole('button', { name: 'Filter' }).click();
@@ -199,6 +200,7 @@ describeEmbeddedOnly("reviewers' console in Chromium", () => {
     await page.locator('#decision-reason').selectOption('document_unreadable');
     await page.locator('#decision-notes').fill('Glare on the page; read by eye.');
     expect(await page.evaluate(unlabelledControls)).toEqual([]);
+    expect(await page.evaluate(lowContrastText)).toEqual([]);
     await page.screenshot({ path: screenshotPath('console-case-en'), fullPage: true });
     await page.getByRole('button', { name: 'Record decision' }).click();
     await expect.poll(() => page.getByTestId('decided').textContent()).toBe('Recorded: the case is now Approved.');
@@ -289,6 +291,7 @@ describeEmbeddedOnly("reviewers' console in Chromium", () => {
     await lead.page.screenshot({ path: screenshotPath('console-history-en'), fullPage: true });
     await setLanguage(lead.page, 'ar');
     expect(await lead.page.evaluate(unlabelledControls)).toEqual([]);
+    expect(await lead.page.evaluate(lowContrastText)).toEqual([]);
     await lead.page.screenshot({ path: screenshotPath('console-history-ar'), fullPage: true });
 
     const open = await reviewCase(sandboxApi, `AR-${randomUUID().slice(0, 6)}#review`);
