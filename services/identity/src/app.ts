@@ -9,6 +9,8 @@ import { createCredentialCache, CREDENTIALS_CHANNEL, type CredentialCache } from
 import { sql } from 'drizzle-orm';
 import { authenticationPlugin } from './plugins/authentication.js';
 import { portalPagePlugin } from './plugins/portal-page.js';
+import { consolePagePlugin } from './plugins/console-page.js';
+import { watchReviewQueue } from './plugins/review-queue-metrics.js';
 import { clientCertificatePlugin } from './plugins/client-certificate.js';
 import { registerIdentityRateLimit } from './plugins/rate-limit.js';
 import { captureRoutes, CAPTURE_BASE_PATH } from './routes/capture.js';
@@ -137,6 +139,7 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
     metrics: app.metrics,
   });
   dependencies.onWorker?.(worker);
+  watchReviewQueue(app.metrics, db, clock);
   // Like fx's alert worker: started when the server listens, never in app.inject tests.
   if (config.WORKER_IN_PROCESS) app.addHook('onListen', () => worker.start());
   app.addHook('onClose', async () => {
@@ -151,6 +154,7 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
   await app.register(clientCertificatePlugin, { isTrustedProxy, escapedPemHeader: config.CLIENT_CERT_HEADER });
   await app.register(authenticationPlugin, { db, clock, basePath: API_BASE_PATH, lastUsed, credentials, allowedOrigins: [config.PUBLIC_BASE_URL] });
   await app.register(portalPagePlugin, { root: config.PORTAL_WEB_ROOT });
+  await app.register(consolePagePlugin, { root: config.CONSOLE_WEB_ROOT });
   await app.register(oauthMetadataRoutes, { issuer: config.PUBLIC_BASE_URL, mtlsBaseUrl: config.MTLS_BASE_URL, apiBasePath: API_BASE_PATH });
   await app.register(
     async (api) => {
@@ -174,6 +178,14 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
     checksAttempts: config.CHECKS_RETRY_SCHEDULE_MS.length,
     afterSubmit: () => worker.wake(),
   });
-  await app.register(internalReviewRoutes, { prefix: INTERNAL_BASE_PATH, db, clock });
+  await app.register(internalReviewRoutes, {
+    prefix: INTERNAL_BASE_PATH,
+    db,
+    clock,
+    storage,
+    ffmpegPath: config.CHECKS_FFMPEG_PATH,
+    cookieSecure: config.PORTAL_COOKIE_SECURE,
+    allowedOrigins: [config.PUBLIC_BASE_URL],
+  });
   return app;
 }

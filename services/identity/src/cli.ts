@@ -19,8 +19,10 @@ commands:
   user:create --tenant <tenantId> --email <email> --password <password> --role PartnerAdmin|PartnerReadOnly
                                    add a portal user -> {"userId"}; PartnerReadOnly (support staff) reads
                                    everything in the portal and changes nothing
-  staff:create --email <email> --password <password>
-                                   an operator with role Reviewer for the internal review API -> {"staffId","role"}
+  staff:create --email <email> --password <password> [--role Reviewer|ReviewLead]
+                                   an operator for the reviewers' console at /console -> {"staffId","role"};
+                                   Reviewer (default) decides cases; ReviewLead also sees everyone's history
+                                   and can release anyone's claim
   jobs:status                      queued, running and failed background jobs by kind -> {"jobs":[…]}
   cases:expire                     run one expiry sweep now (CASE_TTL_SECONDS, session expiry) -> {"expired"}
 
@@ -53,9 +55,10 @@ const COMMANDS: Record<string, CliCommand<Context>> = {
       db.transaction((tx) => createPortalUser(tx, { tenantId: text(flags, 'tenant'), email: text(flags, 'email'), password: text(flags, 'password'), role: text(flags, 'role') }, new Date())),
   },
   'staff:create': {
-    flags: stringFlags('email', 'password'),
+    flags: stringFlags('email', 'password', 'role'),
     required: ['email', 'password'],
-    run: (db, flags) => db.transaction((tx) => createStaffUser(tx, { email: text(flags, 'email'), password: text(flags, 'password') }, new Date())),
+    run: (db, flags) =>
+      db.transaction((tx) => createStaffUser(tx, { email: text(flags, 'email'), password: text(flags, 'password'), role: flags.role === undefined ? undefined : text(flags, 'role') }, new Date())),
   },
   'jobs:status': { flags: {}, required: [], run: async (db) => ({ jobs: await queueDepth(db, jobs) }) },
   'cases:expire': {

@@ -62,6 +62,8 @@ export const identityEnvironmentSchema = baseServiceEnvironment(3001)
     RATE_LIMIT_PER_MINUTE: positiveInteger(120),
     /** The partner portal's build (index.html + assets/); default dist/portal beside the compiled code. */
     PORTAL_WEB_ROOT: optionalText,
+    /** The reviewers' console's build; default dist/console beside the compiled code. */
+    CONSOLE_WEB_ROOT: optionalText,
     /** Marks the portal cookie Secure; off only for plain-HTTP local development. */
     PORTAL_COOKIE_SECURE: booleanFlag(true),
     /** Lifetime of a case's one-time session token (the spec's 2 hours); it also bounds capture. */

@@ -1,9 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
-import { setUnauthenticatedListener } from './api.js';
-import { ErrorNotice, Loading } from './components/index.js';
+import { setUnauthenticatedListener } from '../../web-shared/api.js';
+import { ErrorNotice, Loading } from '../../web-shared/components/index.js';
 import { Layout, type PortalArea } from './components/layout.js';
-import { type Messages, useMessages } from './i18n.js';
-import { Link, navigate, useLocation } from './router.js';
+import { type Messages, useMessages } from '../../web-shared/i18n.js';
+import { Link, navigate, useLocation } from '../../web-shared/router.js';
 import { CasesArea } from './screens/cases/index.js';
 import { ClientsScreen } from './screens/clients/index.js';
 import { ReportsArea } from './screens/reports/index.js';

@@ -1,6 +1,6 @@
 import { render } from 'preact';
 import { App } from './app.js';
-import './styles.css';
+import '../../web-shared/styles.css';
 
 const root = document.getElementById('app');
 if (root) {

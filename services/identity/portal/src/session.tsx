@@ -1,6 +1,6 @@
 import { createContext, type ComponentChildren } from 'preact';
 import { useContext } from 'preact/hooks';
-import { api, ApiError } from './api.js';
+import { api, ApiError } from '../../web-shared/api.js';
 
 export type PortalRole = 'PartnerAdmin' | 'PartnerReadOnly';
 

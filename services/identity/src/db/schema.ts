@@ -268,7 +268,7 @@ export const fraudSignals = identitySchema.table(
   (table) => [index('fraud_signals_case_idx').on(table.caseId, table.detectedAt)],
 );
 
-/** Operator staff (role Reviewer): not tenant members, and never able to use the partner API. */
+/** Operator staff (role Reviewer or ReviewLead): not tenant members, and never able to use the partner API. */
 export const staffUsers = identitySchema.table(
   'staff_users',
   {
@@ -294,9 +294,27 @@ export const staffSessions = identitySchema.table(
     createdAt: timestampTz('created_at').notNull(),
     expiresAt: timestampTz('expires_at').notNull(),
     endedAt: timestampTz('ended_at'),
+    /** Moved forward (at most once a minute) by each request: the console signs a reviewer out after inactivity. */
+    lastSeenAt: timestampTz('last_seen_at'),
   },
   (table) => [uniqueIndex('staff_sessions_token_hash_key').on(table.tokenHash)],
 );
+
+/**
+ * Who is working on a case waiting for review: one row per case (the primary key), taken under
+ * the case's row lock, so two reviewers racing for a case produce one holder. A row past its
+ * expiresAt is free for anyone; a decision or a release deletes it.
+ */
+export const caseClaims = identitySchema.table('case_claims', {
+  caseId: uuid('case_id')
+    .primaryKey()
+    .references(() => verificationCases.id),
+  staffId: uuid('staff_id')
+    .notNull()
+    .references(() => staffUsers.id),
+  claimedAt: timestampTz('claimed_at').notNull(),
+  expiresAt: timestampTz('expires_at').notNull(),
+});
 
 /** A reviewer's decision on a case in PendingManualReview; items of the case detail's reviewDecisions. */
 export const reviewDecisions = identitySchema.table(
@@ -310,10 +328,12 @@ export const reviewDecisions = identitySchema.table(
       .notNull()
       .references(() => staffUsers.id),
     decision: text('decision').notNull(),
+    /** The console's list (document_unreadable, face_mismatch, …); null for a decision sent without one. */
+    reasonCode: text('reason_code'),
     reason: text('reason').notNull(),
     decidedAt: timestampTz('decided_at').notNull(),
   },
-  (table) => [index('review_decisions_case_idx').on(table.caseId, table.decidedAt)],
+  (table) => [index('review_decisions_case_idx').on(table.caseId, table.decidedAt), index('review_decisions_reviewer_idx').on(table.reviewerId, table.decidedAt)],
 );
 
 /**
@@ -381,6 +401,7 @@ export const databaseSchema = {
   staffUsers,
   staffSessions,
   reviewDecisions,
+  caseClaims,
   caseEvents,
   jobs,
   webhookEndpoints,

@@ -8,31 +8,41 @@ import { emailSchema, passwordSchema } from './tenants.js';
 
 export const STAFF_SESSION_PREFIX = 'svc_ss_';
 export const STAFF_SESSION_SECONDS = 8 * 3600;
-export const STAFF_ROLES = ['Reviewer'] as const;
+/** Reviewer decides cases; ReviewLead also reads everyone's history and releases anyone's claim. */
+export const STAFF_ROLES = ['Reviewer', 'ReviewLead'] as const;
+export type StaffRole = (typeof STAFF_ROLES)[number];
+/** A console left alone this long signs out, whatever remains of the 8 hours. */
+export const STAFF_IDLE_SECONDS = 30 * 60;
+/** lastSeenAt is written at most this often: one write a minute per session, not one per request. */
+const LAST_SEEN_WRITE_SECONDS = 60;
 
 export interface StaffPrincipal {
   staffId: string;
-  role: string;
+  email: string;
+  role: StaffRole;
   sessionId: string;
+  expiresAt: Date;
 }
 
 /** Staff and portal logins share the throttle table; the prefix keeps an address's two counts apart. */
 const throttleKey = (email: string) => `staff:${email}`;
 const INVALID_LOGIN = 'The email or password is incorrect.';
 
-export async function createStaffUser(tx: IdentityExecutor, input: { email: string; password: string }, now: Date): Promise<{ staffId: string; role: string }> {
+export async function createStaffUser(tx: IdentityExecutor, input: { email: string; password: string; role?: string | undefined }, now: Date): Promise<{ staffId: string; role: StaffRole }> {
+  const role = (input.role ?? 'Reviewer') as StaffRole;
+  if (!STAFF_ROLES.includes(role)) throw new ValidationError(`--role must be one of ${STAFF_ROLES.join(', ')}`);
   const email = emailSchema.safeParse(input.email);
   if (!email.success) throw new ValidationError(`--email ${email.error.issues[0]?.message ?? 'is invalid'}`);
   const password = passwordSchema.safeParse(input.password);
   if (!password.success) throw new ValidationError(`--password ${password.error.issues[0]?.message ?? 'is invalid'}`);
   const [user] = await tx
     .insert(staffUsers)
-    .values({ email: email.data, role: 'Reviewer', passwordHash: await hashPassword(password.data), createdAt: now })
+    .values({ email: email.data, role, passwordHash: await hashPassword(password.data), createdAt: now })
     .onConflictDoNothing()
     .returning({ id: staffUsers.id });
   if (!user) throw new ConflictError(`A staff user with email ${email.data} already exists.`);
-  await writeAudit(tx, { tenantId: null, actor: 'cli', action: 'staff.created', target: `staff:${user.id}`, after: { email: email.data, role: 'Reviewer' } }, now);
-  return { staffId: user.id, role: 'Reviewer' };
+  await writeAudit(tx, { tenantId: null, actor: 'cli', action: 'staff.created', target: `staff:${user.id}`, after: { email: email.data, role } }, now);
+  return { staffId: user.id, role };
 }
 
 /** The portal's login rules for staff: one scrypt whatever the address, lockout by address. */
@@ -55,20 +65,36 @@ export async function staffLogin(db: IdentityExecutor, input: { email: string; p
   const expiresAt = new Date(now.getTime() + STAFF_SESSION_SECONDS * 1000);
   await db.transaction(async (tx) => {
     await tx.delete(loginThrottle).where(eq(loginThrottle.email, key));
-    await tx.insert(staffSessions).values({ tokenHash: hashToken(sessionToken), staffId: user.id, createdAt: now, expiresAt });
+    await tx.insert(staffSessions).values({ tokenHash: hashToken(sessionToken), staffId: user.id, createdAt: now, expiresAt, lastSeenAt: now });
     await writeAudit(tx, { ...audit, action: 'staff_login.succeeded' }, now);
   });
   return { sessionToken, expiresAt };
 }
 
 export async function authenticateStaffSession(db: IdentityExecutor, sessionToken: string | null, now: Date): Promise<StaffPrincipal> {
-  const refused = new UnauthenticatedError('A staff session is required: log in with POST /api/internal/v1/login and send Authorization: Bearer svc_ss_….');
+  const refused = new UnauthenticatedError('A staff session is required: log in with POST /api/internal/v1/login and send Authorization: Bearer svc_ss_… (or the console cookie).');
   if (!sessionToken?.startsWith(STAFF_SESSION_PREFIX)) throw refused;
   const [row] = await db
-    .select({ sessionId: staffSessions.id, staffId: staffUsers.id, role: staffUsers.role, expiresAt: staffSessions.expiresAt })
+    .select({ sessionId: staffSessions.id, staffId: staffUsers.id, email: staffUsers.email, role: staffUsers.role, expiresAt: staffSessions.expiresAt, lastSeenAt: staffSessions.lastSeenAt })
     .from(staffSessions)
     .innerJoin(staffUsers, eq(staffUsers.id, staffSessions.staffId))
     .where(and(eq(staffSessions.tokenHash, hashToken(sessionToken)), isNull(staffSessions.endedAt)));
   if (!row || row.expiresAt.getTime() <= now.getTime()) throw refused;
-  return { staffId: row.staffId, role: row.role, sessionId: row.sessionId };
+  // Sessions from before inactivity was tracked count from now on.
+  const lastSeen = row.lastSeenAt ?? now;
+  if (now.getTime() - lastSeen.getTime() >= STAFF_IDLE_SECONDS * 1000) {
+    await db.update(staffSessions).set({ endedAt: now }).where(eq(staffSessions.id, row.sessionId));
+    throw new UnauthenticatedError('The staff session ended after 30 minutes without activity: sign in again.');
+  }
+  if (row.lastSeenAt === null || now.getTime() - lastSeen.getTime() >= LAST_SEEN_WRITE_SECONDS * 1000) {
+    await db.update(staffSessions).set({ lastSeenAt: now }).where(eq(staffSessions.id, row.sessionId));
+  }
+  return { staffId: row.staffId, email: row.email, role: row.role as StaffRole, sessionId: row.sessionId, expiresAt: row.expiresAt };
+}
+
+export async function endStaffSession(db: IdentityExecutor, principal: StaffPrincipal, correlationId: string, now: Date): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.update(staffSessions).set({ endedAt: now }).where(and(eq(staffSessions.id, principal.sessionId), isNull(staffSessions.endedAt)));
+    await writeAudit(tx, { tenantId: null, actor: `staff:${principal.staffId}`, action: 'staff_logout', target: `session:${principal.sessionId}`, correlationId }, now);
+  });
 }

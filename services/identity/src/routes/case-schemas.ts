@@ -131,3 +131,13 @@ export const pageQueryShape = {
 };
 
 export const caseIdParams = z.object({ caseId: z.uuid({ error: 'must be a case id (a UUID)' }) });
+
+/** One entry of a case's timeline (the partner's history, the console's case view). */
+export const caseHistoryEntrySchema = z.object({
+  at: z.iso.datetime({ offset: true }),
+  action: z.string(),
+  actor: z.string(),
+  fromStatus: caseStatusSchema.nullable(),
+  toStatus: caseStatusSchema.nullable(),
+  detail: z.record(z.string(), z.unknown()).nullable(),
+});

@@ -3,37 +3,47 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { IdentityExecutor } from '../db/schema.js';
-import { reviewCase, reviewQueue } from '../domain/cases/review-case.js';
-import { authenticateStaffSession, staffLogin, type StaffPrincipal } from '../domain/staff.js';
+import type { EvidenceStorage } from '../domain/evidence/evidence-storage.js';
+import { authenticateStaffSession, endStaffSession, STAFF_IDLE_SECONDS, STAFF_ROLES, STAFF_SESSION_PREFIX, STAFF_SESSION_SECONDS, staffLogin } from '../domain/staff.js';
 import { emailSchema } from '../domain/tenants.js';
-import { bearerCredential } from '../plugins/authentication.js';
-import { caseIdParams, caseStatusSchema, documentTypeSchema, pageQueryShape } from './case-schemas.js';
+import { bearerCredential, refuseCrossOrigin } from '../plugins/authentication.js';
+import { internalCaseRoutes } from './internal-cases.js';
+import { requireStaff } from './staff-request.js';
 
 export const INTERNAL_BASE_PATH = '/api/internal/v1';
+/** The console's session cookie: sent only to the internal API, never to the partner routes. */
+export const CONSOLE_COOKIE = 'svc_console_session';
 
 export interface InternalReviewRouteOptions {
   db: IdentityExecutor;
   clock: () => Date;
+  storage: EvidenceStorage;
+  /** Makes the stills of liveness videos. */
+  ffmpegPath: string;
+  cookieSecure: boolean;
+  /** Origins besides the request's own host whose cookie-authenticated writes are accepted (PUBLIC_BASE_URL). */
+  allowedOrigins: readonly string[];
 }
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    staff: StaffPrincipal | null;
-  }
-}
+const SAFE_METHODS = new Set(['GET', 'HEAD']);
 
 /**
  * The operators' manual review, apart from the partner API: its own base path, its own staff
  * sessions (svc_ss_), left out of the partner OpenAPI document. A partner token or portal
- * session is simply not a staff session, so it gets a 401 here.
+ * session is simply not a staff session, so it gets a 401 here. The console sends the session
+ * as a cookie; a write it authorises must come from this service's own pages (CSRF), as in the portal.
  */
 export const internalReviewRoutes: FastifyPluginAsync<InternalReviewRouteOptions> = async (app, options) => {
   const typed = app.withTypeProvider<ZodTypeProvider>();
   const { db, clock } = options;
+  const cookie = { httpOnly: true, secure: options.cookieSecure, sameSite: 'strict' as const, path: INTERNAL_BASE_PATH };
   app.decorateRequest('staff', null);
   app.addHook('onRequest', async (request) => {
     if (request.routeOptions.url === `${INTERNAL_BASE_PATH}/login`) return;
-    request.staff = await authenticateStaffSession(db, bearerCredential(request), clock());
+    const bearer = bearerCredential(request);
+    const fromCookie = bearer?.startsWith(STAFF_SESSION_PREFIX) ? null : (request.cookies[CONSOLE_COOKIE] ?? null);
+    if (fromCookie && !SAFE_METHODS.has(request.method)) refuseCrossOrigin(request, options.allowedOrigins);
+    request.staff = await authenticateStaffSession(db, fromCookie ?? bearer, clock());
   });
 
   typed.post(
@@ -44,70 +54,49 @@ export const internalReviewRoutes: FastifyPluginAsync<InternalReviewRouteOptions
         body: z.strictObject({ email: emailSchema, password: z.string().min(1).max(256) }),
         response: {
           200: z.object({ sessionToken: z.string(), expiresAt: z.string() }),
-          ...problemResponses({ 400: 'VALIDATION_ERROR', 401: 'UNAUTHENTICATED', 429: 'ACCOUNT_LOCKED or RATE_LIMITED' }),
+          ...problemResponses({ 400: 'VALIDATION_ERROR', 401: 'UNAUTHENTICATED', 403: 'CSRF_REJECTED', 429: 'ACCOUNT_LOCKED or RATE_LIMITED' }),
         },
       },
     },
     async (request, reply) => {
+      // Login CSRF: another site must not sign a reviewer in to an account of its choosing.
+      if (request.headers.origin !== undefined) refuseCrossOrigin(request, options.allowedOrigins);
       const session = await staffLogin(db, { ...request.body, correlationId: request.id }, clock());
-      reply.header('Cache-Control', 'no-store');
+      void reply.header('Cache-Control', 'no-store').setCookie(CONSOLE_COOKIE, session.sessionToken, { ...cookie, maxAge: STAFF_SESSION_SECONDS });
       return { sessionToken: session.sessionToken, expiresAt: session.expiresAt.toISOString() };
     },
   );
 
-  typed.get(
-    '/review-queue',
-    {
-      schema: {
-        hide: true,
-        querystring: z.strictObject(pageQueryShape),
-        response: {
-          200: z.object({
-            items: z.array(
-              z.object({
-                id: z.uuid(),
-                tenantId: z.uuid(),
-                sandbox: z.boolean(),
-                externalReference: z.string().nullable(),
-                status: caseStatusSchema,
-                documentType: documentTypeSchema,
-                compositeRiskScore: z.number().nullable(),
-                decisionReason: z.string().nullable(),
-                createdAt: z.string(),
-                completedAt: z.string().nullable(),
-              }),
-            ),
-            page: z.number().int(),
-            pageSize: z.number().int(),
-            totalCount: z.number().int(),
-            totalPages: z.number().int(),
-          }),
-          ...problemResponses({ 400: 'VALIDATION_ERROR', 401: 'UNAUTHENTICATED' }),
-        },
-      },
+  typed.post(
+    '/logout',
+    { schema: { hide: true, response: { 204: z.null(), ...problemResponses({ 401: 'UNAUTHENTICATED', 403: 'CSRF_REJECTED' }) } } },
+    async (request, reply) => {
+      await endStaffSession(db, requireStaff(request), request.id, clock());
+      return reply.clearCookie(CONSOLE_COOKIE, cookie).code(204).send(null);
     },
-    async (request) => reviewQueue(db, request.query),
   );
 
-  typed.post(
-    '/cases/:caseId/review',
+  typed.get(
+    '/session',
     {
       schema: {
         hide: true,
-        params: caseIdParams,
-        body: z.strictObject({ decision: z.enum(['Approved', 'Rejected']), reason: z.string().trim().min(1, 'must not be empty').max(1000, 'must be at most 1000 characters') }),
         response: {
-          200: z.object({ caseId: z.uuid(), status: caseStatusSchema }),
-          ...problemResponses({ 400: 'VALIDATION_ERROR', 401: 'UNAUTHENTICATED', 404: 'NOT_FOUND', 409: 'INVALID_CASE_STATE: not in PendingManualReview' }),
+          200: z.object({
+            staff: z.object({ id: z.uuid(), email: z.string(), role: z.enum(STAFF_ROLES) }),
+            expiresAt: z.string(),
+            idleTimeoutSeconds: z.number().int(),
+          }),
+          ...problemResponses({ 401: 'UNAUTHENTICATED' }),
         },
       },
     },
-    async (request) => {
-      const reviewer = request.staff;
-      if (!reviewer) throw new Error('staff hook did not run');
-      return db.transaction((tx) =>
-        reviewCase(tx, { caseId: request.params.caseId, reviewerId: reviewer.staffId, decision: request.body.decision, reason: request.body.reason, correlationId: request.id }, clock()),
-      );
+    async (request, reply) => {
+      const staff = requireStaff(request);
+      void reply.header('Cache-Control', 'no-store');
+      return { staff: { id: staff.staffId, email: staff.email, role: staff.role }, expiresAt: staff.expiresAt.toISOString(), idleTimeoutSeconds: STAFF_IDLE_SECONDS };
     },
   );
+
+  await app.register(internalCaseRoutes, { db, clock, storage: options.storage, ffmpegPath: options.ffmpegPath });
 };

@@ -10,7 +10,7 @@ import { createCaseCountCache } from '../domain/cases/case-count-cache.js';
 import { listCases } from '../domain/cases/list-cases.js';
 import { getCaseDetail } from '../domain/cases/read-cases.js';
 import { requirePartner } from '../plugins/authentication.js';
-import { caseDetailSchema, caseIdParams, caseListItemSchema, caseStatusSchema, documentTypeSchema, ocrResultSchema, pageQueryShape } from './case-schemas.js';
+import { caseDetailSchema, caseHistoryEntrySchema, caseIdParams, caseListItemSchema, caseStatusSchema, documentTypeSchema, ocrResultSchema, pageQueryShape } from './case-schemas.js';
 import { RATE_LIMITED, partnerSecurity } from './openapi.js';
 
 export interface VerificationRouteOptions {
@@ -145,20 +145,7 @@ export const verificationRoutes: FastifyPluginAsync<VerificationRouteOptions> = 
         security: partnerSecurity,
         params: caseIdParams,
         response: {
-          200: z
-            .object({
-              data: z.array(
-                z.object({
-                  at: z.iso.datetime({ offset: true }),
-                  action: z.string(),
-                  actor: z.string(),
-                  fromStatus: caseStatusSchema.nullable(),
-                  toStatus: caseStatusSchema.nullable(),
-                  detail: z.record(z.string(), z.unknown()).nullable(),
-                }),
-              ),
-            })
-            .meta({ id: 'CaseHistory' }),
+          200: z.object({ data: z.array(caseHistoryEntrySchema) }).meta({ id: 'CaseHistory' }),
           ...problemResponses({ 400: 'VALIDATION_ERROR: not a UUID', 404: "NOT_FOUND: unknown, or another tenant's case", ...AUTH_ERRORS }),
         },
       },

@@ -1,7 +1,8 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect } from 'preact/hooks';
-import { type Messages, useLanguage, useMessages } from '../i18n.js';
-import { Link } from '../router.js';
+import { LanguageToggle } from '../../../web-shared/components/index.js';
+import { type Messages, useLanguage, useMessages } from '../../../web-shared/i18n.js';
+import { Link } from '../../../web-shared/router.js';
 import { useSession } from '../session.js';
 
 type Key = 'portal' | 'skip' | 'cases' | 'clients' | 'webhooks' | 'reports' | 'navigation' | 'signOut' | 'sandbox' | 'role_PartnerAdmin' | 'role_PartnerReadOnly' | 'account' | 'readOnlyNote';
@@ -41,17 +42,6 @@ const messages: Messages<Key> = {
 
 export type PortalArea = 'cases' | 'clients' | 'webhooks' | 'reports';
 const AREAS: PortalArea[] = ['cases', 'clients', 'webhooks', 'reports'];
-
-/** The language switch names the other language in that language, so its reader finds it. */
-export function LanguageToggle() {
-  const { language, setLanguage } = useLanguage();
-  const other = language === 'ar' ? 'en' : 'ar';
-  return (
-    <button type="button" class="button button-quiet language-toggle" lang={other} onClick={() => setLanguage(other)}>
-      {other === 'ar' ? 'العربية' : 'English'}
-    </button>
-  );
-}
 
 /** Header (tenant, user, language, sign out), the sandbox banner, the sections, and the screen. */
 export function Layout(props: { area: PortalArea | undefined; onSignOut: () => void; children: ComponentChildren }) {

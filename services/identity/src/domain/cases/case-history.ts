@@ -1,4 +1,4 @@
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, notLike } from 'drizzle-orm';
 import { NotFoundError } from '@svc/problem-json';
 import { auditLog, verificationCases, type IdentityExecutor } from '../../db/schema.js';
 import { CASE_STATUSES, type CaseStatus } from './case-states.js';
@@ -32,7 +32,8 @@ export async function caseHistory(db: IdentityExecutor, tenantId: string, caseId
   const rows = await db
     .select({ at: auditLog.at, action: auditLog.action, actor: auditLog.actor, before: auditLog.before, after: auditLog.after })
     .from(auditLog)
-    .where(and(eq(auditLog.target, `case:${caseId}`), eq(auditLog.tenantId, tenantId)))
+    // Reviewers' looks and claims (review.*) are the operator's own trail, not steps of the case.
+    .where(and(eq(auditLog.target, `case:${caseId}`), eq(auditLog.tenantId, tenantId), notLike(auditLog.action, 'review.%')))
     .orderBy(asc(auditLog.at), asc(auditLog.id));
   return {
     data: rows.map((row) => {

@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
-import { api } from '../../api.js';
-import { ConfirmDialog, ErrorNotice } from '../../components/index.js';
-import { useMessages } from '../../i18n.js';
-import { caseMessages } from './messages.js';
+import { api } from '../../../../web-shared/api.js';
+import { ConfirmDialog, ErrorNotice } from '../../../../web-shared/components/index.js';
+import { useMessages } from '../../../../web-shared/i18n.js';
+import { caseMessages } from '../../../../web-shared/cases/messages.js';
 
 /**
  * Cancel with a required reason (kept in the audit trail). The confirm button stays disabled

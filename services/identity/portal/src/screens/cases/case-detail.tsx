@@ -1,19 +1,19 @@
-import { api } from '../../api.js';
-import { CopyButton, ErrorNotice, Loading, PageHeader, StatusBadge, useAsync } from '../../components/index.js';
-import { formatDateTime, formatNumber } from '../../format.js';
-import { useLanguage, useMessages } from '../../i18n.js';
-import { Link } from '../../router.js';
+import { api } from '../../../../web-shared/api.js';
+import { CopyButton, ErrorNotice, Loading, PageHeader, StatusBadge, useAsync } from '../../../../web-shared/components/index.js';
+import { formatDateTime, formatNumber } from '../../../../web-shared/format.js';
+import { useLanguage, useMessages } from '../../../../web-shared/i18n.js';
+import { Link } from '../../../../web-shared/router.js';
 import { useSession } from '../../session.js';
 import { CancelCase } from './cancel-case.js';
-import { CaseEvidence } from './case-evidence.js';
-import { FraudSignals, ReviewDecisions } from './case-findings.js';
-import { canCancel } from './case-logic.js';
-import { CaseTimeline } from './case-timeline.js';
-import type { CaseDetail as CaseDetailData, CaseHistoryEntry } from './case-types.js';
-import { CheckScores } from './check-scores.js';
-import { caseMessages, CASES_HREF } from './messages.js';
+import { CaseEvidence } from '../../../../web-shared/cases/case-evidence.js';
+import { FraudSignals, ReviewDecisions } from '../../../../web-shared/cases/case-findings.js';
+import { canCancel } from '../../../../web-shared/cases/case-logic.js';
+import { CaseTimeline } from '../../../../web-shared/cases/case-timeline.js';
+import type { CaseDetail as CaseDetailData, CaseHistoryEntry } from '../../../../web-shared/cases/case-types.js';
+import { CheckScores } from '../../../../web-shared/cases/check-scores.js';
+import { caseMessages, CASES_HREF } from '../../../../web-shared/cases/messages.js';
 import { OcrFields } from './ocr-fields.js';
-import './cases.css';
+import '../../../../web-shared/cases/cases.css';
 
 export function CaseDetail({ caseId }: { caseId: string }) {
   const t = useMessages(caseMessages);

@@ -1,13 +1,13 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api } from '../../api.js';
-import { EmptyState, ErrorNotice, Loading, PageHeader, Pagination, StatusBadge, statusLabel, useAsync } from '../../components/index.js';
-import { formatDateTime, formatNumber } from '../../format.js';
-import { useLanguage, useMessages } from '../../i18n.js';
-import { Link, setQuery, useLocation } from '../../router.js';
-import { listQueryFromUrl, PAGE_SIZE } from './case-logic.js';
-import { CASE_STATUSES, type CaseListItem, type CasePage } from './case-types.js';
-import { caseHref, caseMessages } from './messages.js';
-import './cases.css';
+import { api } from '../../../../web-shared/api.js';
+import { EmptyState, ErrorNotice, Loading, PageHeader, Pagination, StatusBadge, statusLabel, useAsync } from '../../../../web-shared/components/index.js';
+import { formatDateTime, formatNumber } from '../../../../web-shared/format.js';
+import { useLanguage, useMessages } from '../../../../web-shared/i18n.js';
+import { Link, setQuery, useLocation } from '../../../../web-shared/router.js';
+import { listQueryFromUrl, PAGE_SIZE } from '../../../../web-shared/cases/case-logic.js';
+import { CASE_STATUSES, type CaseListItem, type CasePage } from '../../../../web-shared/cases/case-types.js';
+import { caseHref, caseMessages } from '../../../../web-shared/cases/messages.js';
+import '../../../../web-shared/cases/cases.css';
 
 export function CaseList() {
   const t = useMessages(caseMessages);

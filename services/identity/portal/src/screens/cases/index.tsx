@@ -1,9 +1,9 @@
-import { useMessages } from '../../i18n.js';
-import { EmptyState } from '../../components/index.js';
+import { useMessages } from '../../../../web-shared/i18n.js';
+import { EmptyState } from '../../../../web-shared/components/index.js';
 import { CaseDetail } from './case-detail.js';
 import { CaseList } from './case-list.js';
-import { caseMessages, CASES_HREF } from './messages.js';
-import { Link } from '../../router.js';
+import { caseMessages, CASES_HREF } from '../../../../web-shared/cases/messages.js';
+import { Link } from '../../../../web-shared/router.js';
 
 const CASE_ID = /^\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\/?$/i;
 

@@ -1,12 +1,12 @@
 import { useState } from 'preact/hooks';
-import { api } from '../../api.js';
-import { ErrorNotice } from '../../components/index.js';
-import { formatDateTime, formatPercent } from '../../format.js';
-import { useLanguage, useMessages } from '../../i18n.js';
-import { canCorrectOcr, changedFields, parseExtractedFields, type FieldChange } from './case-logic.js';
-import type { CaseDetail, OcrResult } from './case-types.js';
-import { ChangesTable } from './changes-table.js';
-import { caseMessages } from './messages.js';
+import { api } from '../../../../web-shared/api.js';
+import { ErrorNotice } from '../../../../web-shared/components/index.js';
+import { formatDateTime, formatPercent } from '../../../../web-shared/format.js';
+import { useLanguage, useMessages } from '../../../../web-shared/i18n.js';
+import { canCorrectOcr, changedFields, parseExtractedFields, type FieldChange } from '../../../../web-shared/cases/case-logic.js';
+import type { CaseDetail, OcrResult } from '../../../../web-shared/cases/case-types.js';
+import { ChangesTable } from '../../../../web-shared/cases/changes-table.js';
+import { caseMessages } from '../../../../web-shared/cases/messages.js';
 
 interface Props {
   verification: CaseDetail;

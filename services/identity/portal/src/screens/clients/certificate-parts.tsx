@@ -1,5 +1,5 @@
-import { StatusBadge } from '../../components/index.js';
-import { useMessages } from '../../i18n.js';
+import { StatusBadge } from '../../../../web-shared/components/index.js';
+import { useMessages } from '../../../../web-shared/i18n.js';
 import { certificateValidity } from './client-logic.js';
 import { clientMessages } from './messages.js';
 

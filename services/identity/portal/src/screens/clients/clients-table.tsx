@@ -1,6 +1,6 @@
-import { CopyButton, StatusBadge } from '../../components/index.js';
-import { formatDate, formatDateTime } from '../../format.js';
-import { useLanguage, useMessages } from '../../i18n.js';
+import { CopyButton, StatusBadge } from '../../../../web-shared/components/index.js';
+import { formatDate, formatDateTime } from '../../../../web-shared/format.js';
+import { useLanguage, useMessages } from '../../../../web-shared/i18n.js';
 import { type OAuthClient, shortThumbprint } from './client-logic.js';
 import { clientMessages } from './messages.js';
 import { SubjectName, ValidityMark } from './certificate-parts.js';

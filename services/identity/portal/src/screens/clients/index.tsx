@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
-import { api } from '../../api.js';
-import { ConfirmDialog, EmptyState, ErrorNotice, Loading, PageHeader, useAsync } from '../../components/index.js';
-import { formatNumber } from '../../format.js';
-import { useLanguage, useMessages } from '../../i18n.js';
+import { api } from '../../../../web-shared/api.js';
+import { ConfirmDialog, EmptyState, ErrorNotice, Loading, PageHeader, useAsync } from '../../../../web-shared/components/index.js';
+import { formatNumber } from '../../../../web-shared/format.js';
+import { useLanguage, useMessages } from '../../../../web-shared/i18n.js';
 import { useSession } from '../../session.js';
 import { activeClientCount, type AuthorizationServerMetadata, MAX_ACTIVE_CLIENTS, type OAuthClient, tokenEndpointOf } from './client-logic.js';
 import { ClientsTable } from './clients-table.js';

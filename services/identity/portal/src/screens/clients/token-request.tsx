@@ -1,5 +1,5 @@
-import { CopyButton } from '../../components/index.js';
-import { useMessages } from '../../i18n.js';
+import { CopyButton } from '../../../../web-shared/components/index.js';
+import { useMessages } from '../../../../web-shared/i18n.js';
 import { curlTokenRequest } from './client-logic.js';
 import { clientMessages } from './messages.js';
 

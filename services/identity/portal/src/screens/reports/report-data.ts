@@ -1,5 +1,5 @@
-import { api, ApiError, apiUrl } from '../../api.js';
-import type { Language } from '../../i18n.js';
+import { api, ApiError, apiUrl } from '../../../../web-shared/api.js';
+import type { Language } from '../../../../web-shared/i18n.js';
 
 /** The eleven case states, in the spec's order (services/identity/src/domain/cases/case-states.ts). */
 export const CASE_STATUSES = [

@@ -1,8 +1,8 @@
 import { useCallback, useMemo, useState } from 'preact/hooks';
-import { ErrorNotice, Loading, PageHeader, useAsync } from '../../components/index.js';
-import { formatDate, formatNumber, formatPercent } from '../../format.js';
-import { translate, useLanguage, useMessages } from '../../i18n.js';
-import { setQuery, useLocation } from '../../router.js';
+import { ErrorNotice, Loading, PageHeader, useAsync } from '../../../../web-shared/components/index.js';
+import { formatDate, formatNumber, formatPercent } from '../../../../web-shared/format.js';
+import { translate, useLanguage, useMessages } from '../../../../web-shared/i18n.js';
+import { setQuery, useLocation } from '../../../../web-shared/router.js';
 import { CountChart } from './count-chart.js';
 import { reportMessages } from './messages.js';
 import { CASE_STATUSES, exportUrl, fetchCasesPerDay, fetchSummary, rangeFromQuery, shortDay, type CasesPerDay, type DayRange, type ReportSummary } from './report-data.js';

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
-import { ErrorNotice } from '../../components/index.js';
-import { formatNumber } from '../../format.js';
-import { useLanguage, useMessages } from '../../i18n.js';
+import { ErrorNotice } from '../../../../web-shared/components/index.js';
+import { formatNumber } from '../../../../web-shared/format.js';
+import { useLanguage, useMessages } from '../../../../web-shared/i18n.js';
 import { webhookMessages } from './messages.js';
 import { fromLocalInputValue, recoverDeliveries, toLocalInputValue } from './webhook-api.js';
 

@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
-import { CopyButton } from '../../components/index.js';
-import { useMessages } from '../../i18n.js';
+import { CopyButton } from '../../../../web-shared/components/index.js';
+import { useMessages } from '../../../../web-shared/i18n.js';
 import { webhookMessages } from './messages.js';
 
 /**

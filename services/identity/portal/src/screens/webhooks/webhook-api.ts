@@ -1,4 +1,4 @@
-import { api } from '../../api.js';
+import { api } from '../../../../web-shared/api.js';
 
 /** The spec's event types, in its order (services/identity/src/domain/webhooks/webhook-events.ts). */
 export const WEBHOOK_EVENT_TYPES = [

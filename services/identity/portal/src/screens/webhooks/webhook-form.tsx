@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
-import { ErrorNotice } from '../../components/index.js';
-import { useMessages } from '../../i18n.js';
+import { ErrorNotice } from '../../../../web-shared/components/index.js';
+import { useMessages } from '../../../../web-shared/i18n.js';
 import { eventDescriptions, webhookMessages } from './messages.js';
 import { WEBHOOK_EVENT_TYPES } from './webhook-api.js';
 

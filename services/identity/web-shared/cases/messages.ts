@@ -1,4 +1,4 @@
-import type { Messages } from '../../i18n.js';
+import type { Messages } from '../i18n.js';
 
 /** Where the cases screens live (the router's hrefs are full paths under the portal's base). */
 export const CASES_HREF = '/portal/cases';

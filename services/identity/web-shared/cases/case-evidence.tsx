@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { apiUrl } from '../../api.js';
-import { formatBytes, formatDateTime } from '../../format.js';
-import { useLanguage, useMessages } from '../../i18n.js';
+import { apiUrl } from '../api.js';
+import { formatBytes, formatDateTime } from '../format.js';
+import { useLanguage, useMessages } from '../i18n.js';
 import { isImage, isVideo, shortHash } from './case-logic.js';
 import type { CaseDetail, EvidenceRecord } from './case-types.js';
 import { caseMessages } from './messages.js';

@@ -4,3 +4,4 @@ export { EmptyState, ErrorNotice, Loading, PageHeader, Spinner } from './feedbac
 export { Pagination, type PaginationProps } from './pagination.js';
 export { StatusBadge, statusLabel } from './status-badge.js';
 export { useAsync, type AsyncState } from './use-async.js';
+export { LanguageToggle } from './language-toggle.js';

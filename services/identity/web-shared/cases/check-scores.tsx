@@ -1,5 +1,5 @@
-import { formatNumber } from '../../format.js';
-import { useLanguage, useMessages } from '../../i18n.js';
+import { formatNumber } from '../format.js';
+import { useLanguage, useMessages } from '../i18n.js';
 import { meterPercent } from './case-logic.js';
 import type { FaceMatch, Liveness } from './case-types.js';
 import { caseMessages } from './messages.js';

@@ -1,8 +1,13 @@
 /**
- * The partner API as the portal calls it: same origin, the HttpOnly session cookie only (no
- * token ever in the browser), JSON in and out, problem+json errors turned into ApiError.
+ * An identity API as a web app calls it: same origin, the HttpOnly session cookie only (no
+ * token ever in the browser), JSON in and out, problem+json errors turned into ApiError. The
+ * portal calls the partner API, the console the internal one: each app names its base once at start-up.
  */
-export const API_BASE = '/api/partner/v1';
+let apiBase = '/api/partner/v1';
+
+export function setApiBase(base: string): void {
+  apiBase = base;
+}
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type Query = Record<string, string | number | undefined>;
@@ -29,6 +34,8 @@ export class ApiError extends Error {
   errors?: FieldError[];
   /** Seconds from a Retry-After header (429 ACCOUNT_LOCKED, rate limits), when the server sent one. */
   retryAfterSeconds: number | undefined;
+  /** The problem document's own members beyond the standard ones (e.g. claimedBy of CASE_CLAIMED). */
+  extensions: Record<string, unknown>;
 
   constructor(status: number, problem: ProblemBody, retryAfterSeconds?: number) {
     const detail = problem.detail ?? problem.title ?? `The server answered ${status}.`;
@@ -40,15 +47,16 @@ export class ApiError extends Error {
     this.detail = detail;
     if (problem.errors) this.errors = problem.errors;
     this.retryAfterSeconds = retryAfterSeconds;
+    this.extensions = problem as Record<string, unknown>;
   }
 }
 
-/** `/api/partner/v1<path>?<query>`, for <img src>, <video src> and <a href download>: the browser sends the cookie. */
+/** `<api base><path>?<query>`, for <img src>, <video src> and <a href download>: the browser sends the cookie. */
 export function apiUrl(path: string, query?: Query): string {
   const search = new URLSearchParams();
   for (const [name, value] of Object.entries(query ?? {})) if (value !== undefined && value !== '') search.set(name, String(value));
   const text = search.toString();
-  return `${API_BASE}${path}${text ? `?${text}` : ''}`;
+  return `${apiBase}${path}${text ? `?${text}` : ''}`;
 }
 
 type UnauthenticatedListener = () => void;

@@ -2,10 +2,15 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 
 /**
- * A tiny History-API router: the portal lives below /portal, identity answers every path there
- * with the same page, and the app picks the screen from location.pathname.
+ * A tiny History-API router: each app lives below its base path (/portal, /console), identity
+ * answers every path there with the same page, and the app picks the screen from location.pathname.
  */
-export const BASE_PATH = '/portal';
+let BASE_PATH = '/portal';
+
+/** Set once by an app's main before the first render. */
+export function setBasePath(base: string): void {
+  BASE_PATH = base;
+}
 
 export interface PortalLocation {
   /** Below /portal, e.g. '/cases/abc'; '' or '/' for the portal's root. */
@@ -23,7 +28,7 @@ function readLocation(): PortalLocation {
   return { path: path === '/' ? '' : path.replace(/\/+$/, ''), query: new URLSearchParams(window.location.search) };
 }
 
-/** '/cases?x=1' → '/portal/cases?x=1'; an href already below /portal is kept. */
+/** '/cases?x=1' → '/portal/cases?x=1' (below the app's base); an href already below it is kept. */
 export function portalHref(href: string): string {
   if (href === BASE_PATH || href.startsWith(`${BASE_PATH}/`) || href.startsWith(`${BASE_PATH}?`)) return href;
   return `${BASE_PATH}${href.startsWith('/') || href === '' ? href : `/${href}`}`;

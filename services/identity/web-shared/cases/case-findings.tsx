@@ -1,6 +1,6 @@
-import { statusLabel } from '../../components/index.js';
-import { formatDateTime } from '../../format.js';
-import { useLanguage, useMessages } from '../../i18n.js';
+import { statusLabel } from '../components/index.js';
+import { formatDateTime } from '../format.js';
+import { useLanguage, useMessages } from '../i18n.js';
 import type { FraudSignal, ReviewDecision } from './case-types.js';
 import { caseMessages } from './messages.js';
 

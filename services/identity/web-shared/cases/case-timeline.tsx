@@ -1,6 +1,6 @@
-import { StatusBadge, statusLabel } from '../../components/index.js';
-import { formatDateTime } from '../../format.js';
-import { useLanguage, useMessages } from '../../i18n.js';
+import { StatusBadge, statusLabel } from '../components/index.js';
+import { formatDateTime } from '../format.js';
+import { useLanguage, useMessages } from '../i18n.js';
 import { actorKind, entryFieldChanges, entryNote } from './case-logic.js';
 import type { CaseHistoryEntry } from './case-types.js';
 import { caseMessages, type CaseMessageKey } from './messages.js';

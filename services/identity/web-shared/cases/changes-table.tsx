@@ -1,4 +1,4 @@
-import { useMessages } from '../../i18n.js';
+import { useMessages } from '../i18n.js';
 import type { FieldChange } from './case-logic.js';
 import { caseMessages } from './messages.js';
 

@@ -1,0 +1,155 @@
+import type { Ref } from 'preact';
+import { useState } from 'preact/hooks';
+import { api } from '../../../web-shared/api.js';
+import { ErrorNotice } from '../../../web-shared/components/index.js';
+import type { CaseDetail } from '../../../web-shared/cases/case-types.js';
+import { useMessages } from '../../../web-shared/i18n.js';
+import { consoleMessages } from '../messages.js';
+
+export interface FieldComparison {
+  field: string;
+  ocr: string | null;
+  mrz: string | null;
+  matches: boolean | null;
+}
+
+export type Decision = 'Approved' | 'Rejected';
+const REASONS = ['document_unreadable', 'face_mismatch', 'suspected_fraud', 'expired_document', 'other'] as const;
+type ReasonCode = (typeof REASONS)[number];
+
+/** Each OCR field beside its MRZ field, a mismatch marked, with an input to correct the OCR value. */
+export function MrzComparison(props: { verification: CaseDetail; rows: FieldComparison[]; corrections: Record<string, string>; onCorrect: (field: string, value: string) => void; disabled: boolean }) {
+  const t = useMessages(consoleMessages);
+  const ocr = props.verification.ocrResult;
+  return (
+    <section class="card" aria-labelledby="mrz-title">
+      <h2 id="mrz-title">{t('ocrVsMrz')}</h2>
+      {!ocr ? (
+        <p class="muted">{t('noOcr')}</p>
+      ) : (
+        <>
+          <p class="muted">{t('mrzValid', { verdict: ocr.mrzIsValid === null ? t('unknown') : ocr.mrzIsValid ? t('valid') : t('invalid') })}</p>
+          {props.rows.every((row) => row.mrz === null) ? <p class="muted">{t('noMrz')}</p> : null}
+          <div class="table-wrap">
+            <table class="data mrz-table" data-testid="mrz-table">
+              <thead>
+                <tr>
+                  <th scope="col">{t('field')}</th>
+                  <th scope="col">{t('ocrValue')}</th>
+                  <th scope="col">{t('mrzValue')}</th>
+                  <th scope="col">{t('correction')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {props.rows.map((row) => (
+                  <tr key={row.field} class={row.matches === false ? 'mismatch' : undefined} data-field={row.field}>
+                    <th scope="row">
+                      <code>{row.field}</code>
+                      {row.matches === false ? <span class="badge badge-danger">{t('mismatch')}</span> : row.matches ? <span class="visually-hidden">{t('match')}</span> : null}
+                    </th>
+                    <td dir="auto">{row.ocr ?? '—'}</td>
+                    <td dir="auto">{row.mrz ?? '—'}</td>
+                    <td>
+                      {row.ocr !== null ? (
+                        <input
+                          type="text"
+                          dir="auto"
+                          aria-label={`${t('correction')}: ${row.field}`}
+                          value={props.corrections[row.field] ?? row.ocr}
+                          disabled={props.disabled}
+                          onInput={(event) => props.onCorrect(row.field, event.currentTarget.value)}
+                        />
+                      ) : null}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </>
+      )}
+    </section>
+  );
+}
+
+export interface DecisionPanelProps {
+  caseId: string;
+  decision: Decision | null;
+  onDecision: (decision: Decision) => void;
+  /** Only fields whose value differs from what the OCR read. */
+  corrections: Record<string, string>;
+  reasonRef: Ref<HTMLSelectElement>;
+  onDecided: (status: string) => void;
+}
+
+/** Approve or reject, a reason from the list and words of one's own; Ctrl+Enter records it. */
+export function DecisionPanel(props: DecisionPanelProps) {
+  const t = useMessages(consoleMessages);
+  const [reasonCode, setReasonCode] = useState<ReasonCode | ''>('');
+  const [notes, setNotes] = useState('');
+  const [submitting, setSubmitting] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const corrected = Object.keys(props.corrections).length;
+
+  const submit = async (event?: Event) => {
+    event?.preventDefault();
+    if (!props.decision || !reasonCode || submitting) return;
+    setSubmitting(true);
+    setError(undefined);
+    try {
+      const body = { decision: props.decision, reasonCode, reason: notes.trim(), ...(corrected > 0 ? { corrections: { fields: props.corrections } } : {}) };
+      const result = await api<{ status: string }>('POST', `/cases/${props.caseId}/review`, { body });
+      props.onDecided(result.status);
+    } catch (failure) {
+      setError(failure);
+    } finally {
+      setSubmitting(false);
+    }
+  };
+
+  return (
+    <form
+      class="card decision-panel"
+      aria-labelledby="decision-title"
+      onSubmit={(event) => void submit(event)}
+      onKeyDown={(event) => {
+        if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) void submit(event);
+      }}
+    >
+      <h2 id="decision-title">{t('decision')}</h2>
+      {error !== undefined ? <ErrorNotice error={error} /> : null}
+      <fieldset class="decision-choice">
+        <legend class="visually-hidden">{t('decision')}</legend>
+        {(['Approved', 'Rejected'] as const).map((value) => (
+          <label key={value} class={`choice choice-${value}`}>
+            <input type="radio" name="decision" value={value} checked={props.decision === value} onChange={() => props.onDecision(value)} />
+            {value === 'Approved' ? t('approve') : t('reject')} <kbd>{value === 'Approved' ? 'A' : 'R'}</kbd>
+          </label>
+        ))}
+      </fieldset>
+      <div class="field">
+        <label for="decision-reason">{t('reason')}</label>
+        <select id="decision-reason" ref={props.reasonRef} required value={reasonCode} onChange={(event) => setReasonCode(event.currentTarget.value as ReasonCode)}>
+          <option value="">{t('chooseReason')}</option>
+          {REASONS.map((code) => (
+            <option key={code} value={code}>
+              {t(`reason.${code}`)}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div class="field">
+        <label for="decision-notes">{t('notes')}</label>
+        <textarea id="decision-notes" dir="auto" rows={3} maxLength={1000} required={reasonCode === 'other'} value={notes} onInput={(event) => setNotes(event.currentTarget.value)} />
+      </div>
+      {corrected > 0 ? (
+        <p class="notice notice-warning" data-testid="corrections-pending">
+          {t('correctionsPending', { count: corrected })}
+        </p>
+      ) : null}
+      <button type="submit" class="button button-primary button-wide" disabled={!props.decision || !reasonCode || submitting || (reasonCode === 'other' && !notes.trim())}>
+        {submitting ? t('submitting') : t('submitDecision')}
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,127 @@
+import { api, type Page } from '../../../web-shared/api.js';
+import { EmptyState, ErrorNotice, Loading, PageHeader, Pagination, StatusBadge, useAsync } from '../../../web-shared/components/index.js';
+import { formatDateTime } from '../../../web-shared/format.js';
+import { useLanguage, useMessages } from '../../../web-shared/i18n.js';
+import { Link, setQuery, useLocation } from '../../../web-shared/router.js';
+import { formText } from '../form-text.js';
+import { consoleMessages, type ConsoleMessageKey } from '../messages.js';
+import type { StaffSession } from '../session.js';
+
+interface HistoryItem {
+  id: string;
+  caseId: string;
+  tenantName: string;
+  reviewer: { id: string; email: string };
+  decision: 'Approved' | 'Rejected';
+  reasonCode: string | null;
+  reason: string;
+  decidedAt: string;
+}
+
+const PAGE_SIZE = 25;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Decisions newest first: a reviewer's own; a ReviewLead may switch to everyone's. Searchable by case id. */
+export function HistoryScreen({ session }: { session: StaffSession }) {
+  const t = useMessages(consoleMessages);
+  const { language } = useLanguage();
+  const { query } = useLocation();
+  const lead = session.staff.role === 'ReviewLead';
+  const scope = lead && query.get('scope') === 'everyone' ? 'everyone' : 'mine';
+  const caseId = query.get('caseId') ?? '';
+  const validCaseId = caseId === '' || UUID.test(caseId);
+  const page = Math.max(1, Number(query.get('page')) || 1);
+  const history = useAsync(
+    () => (validCaseId ? api<Page<HistoryItem>>('GET', '/review-history', { query: { scope, caseId: caseId || undefined, page, pageSize: PAGE_SIZE } }) : Promise.resolve(undefined)),
+    [scope, caseId, page],
+  );
+
+  return (
+    <section aria-labelledby="history-title">
+      <PageHeader title={<span id="history-title">{t('historyTitle')}</span>} />
+      <form
+        class="case-filters"
+        key={caseId}
+        onSubmit={(event) => {
+          event.preventDefault();
+          const form = new FormData(event.currentTarget);
+          setQuery({ caseId: formText(form, 'caseId').trim() || undefined, page: undefined });
+        }}
+      >
+        {lead ? (
+          <fieldset class="scope-switch">
+            <legend class="visually-hidden">{t('history')}</legend>
+            {(['mine', 'everyone'] as const).map((value) => (
+              <label key={value} class="choice">
+                <input type="radio" name="scope" checked={scope === value} onChange={() => setQuery({ scope: value === 'mine' ? undefined : value, page: undefined })} />
+                {t(value)}
+              </label>
+            ))}
+          </fieldset>
+        ) : null}
+        <div class="field grow">
+          <label for="history-case">{t('searchCase')}</label>
+          <input id="history-case" name="caseId" type="search" dir="ltr" value={caseId} aria-invalid={!validCaseId} aria-describedby={validCaseId ? undefined : 'history-case-error'} />
+        </div>
+        <div class="filter-actions">
+          <button type="submit" class="button button-primary">
+            {t('search')}
+          </button>
+        </div>
+      </form>
+      {!validCaseId ? (
+        <p id="history-case-error" class="notice notice-error" role="alert">
+          {t('caseIdInvalid')}
+        </p>
+      ) : null}
+      {history.error ? <ErrorNotice error={history.error} onRetry={history.reload} /> : null}
+      {!history.data && history.loading && validCaseId ? <Loading /> : null}
+      {history.data && history.data.items.length === 0 ? <EmptyState title={t('noHistory')} /> : null}
+      {history.data && history.data.items.length > 0 ? (
+        <>
+          <div class="table-wrap">
+            <table class="data" data-testid="history-table">
+              <thead>
+                <tr>
+                  <th scope="col">{t('when')}</th>
+                  <th scope="col">{t('caseId')}</th>
+                  <th scope="col">{t('tenant')}</th>
+                  <th scope="col">{t('reviewer')}</th>
+                  <th scope="col">{t('outcome')}</th>
+                  <th scope="col">{t('reason')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {history.data.items.map((item) => (
+                  <tr key={item.id} data-case-id={item.caseId}>
+                    <td class="nowrap">{formatDateTime(item.decidedAt, language)}</td>
+                    <td>
+                      <Link href={`/cases/${item.caseId}`}>
+                        <code>{item.caseId.slice(0, 8)}…</code>
+                      </Link>
+                    </td>
+                    <td>
+                      <bdi>{item.tenantName}</bdi>
+                    </td>
+                    <td>
+                      <bdi>{item.reviewer.email}</bdi>
+                    </td>
+                    <td>
+                      <StatusBadge status={item.decision} />
+                    </td>
+                    <td dir="auto">
+                      {item.reasonCode ? <strong>{t(`reason.${item.reasonCode}` as ConsoleMessageKey)}</strong> : null}
+                      {item.reasonCode && item.reason ? ' — ' : null}
+                      <bdi>{item.reason}</bdi>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <Pagination page={page} pageSize={PAGE_SIZE} total={history.data.totalCount} onPage={(next) => setQuery({ page: next === 1 ? undefined : String(next) })} />
+        </>
+      ) : null}
+    </section>
+  );
+}

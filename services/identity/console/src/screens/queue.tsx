@@ -1,0 +1,144 @@
+import { api, type Page } from '../../../web-shared/api.js';
+import { EmptyState, ErrorNotice, Loading, PageHeader, Pagination, useAsync } from '../../../web-shared/components/index.js';
+import { caseMessages } from '../../../web-shared/cases/messages.js';
+import type { DocumentType } from '../../../web-shared/cases/case-types.js';
+import { useLanguage, useMessages } from '../../../web-shared/i18n.js';
+import { Link, setQuery, useLocation } from '../../../web-shared/router.js';
+import { formatAge } from '../format-age.js';
+import { formText } from '../form-text.js';
+import { consoleMessages } from '../messages.js';
+
+export interface QueueItem {
+  id: string;
+  tenantId: string;
+  tenantName: string;
+  sandbox: boolean;
+  externalReference: string | null;
+  documentType: DocumentType;
+  decisionReason: string | null;
+  fraudSignalTypes: string[];
+  waitingSeconds: number;
+  claim: { email: string; expiresAt: string } | null;
+}
+
+export type QueuePage = Page<QueueItem> & { oldestWaitingSeconds: number; tenants: { id: string; name: string }[] };
+
+const PAGE_SIZE = 25;
+const DOCUMENT_TYPES: DocumentType[] = ['SyrianPassport', 'SyrianNationalId'];
+
+export function QueueScreen() {
+  const t = useMessages(consoleMessages);
+  const tc = useMessages(caseMessages);
+  const { language } = useLanguage();
+  const { query } = useLocation();
+  const filters = { tenantId: query.get('tenantId') ?? '', documentType: query.get('documentType') ?? '', reason: query.get('reason') ?? '' };
+  const page = Math.max(1, Number(query.get('page')) || 1);
+  const queue = useAsync(() => api<QueuePage>('GET', '/review-queue', { query: { ...filters, page, pageSize: PAGE_SIZE } }), [filters.tenantId, filters.documentType, filters.reason, page]);
+  const tenants = queue.data?.tenants ?? [];
+  const filtered = Boolean(filters.tenantId || filters.documentType || filters.reason);
+
+  const onSubmit = (event: Event) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget as HTMLFormElement);
+    setQuery({ tenantId: formText(form, 'tenantId'), documentType: formText(form, 'documentType'), reason: formText(form, 'reason').trim(), page: undefined });
+  };
+
+  return (
+    <section aria-labelledby="queue-title">
+      <PageHeader title={<span id="queue-title">{t('queue')}</span>}>
+        {queue.data ? (
+          <p class="oldest-waiting" data-testid="oldest-waiting">
+            {t('oldestWaiting', { age: queue.data.totalCount > 0 ? formatAge(queue.data.oldestWaitingSeconds, language) : '—' })}
+          </p>
+        ) : null}
+      </PageHeader>
+      <form class="case-filters" onSubmit={onSubmit} key={`${filters.tenantId}|${filters.documentType}|${filters.reason}`}>
+        <div class="field">
+          <label for="filter-tenant">{t('filterTenant')}</label>
+          <select id="filter-tenant" name="tenantId" value={filters.tenantId}>
+            <option value="">{t('allTenants')}</option>
+            {tenants.map(({ id, name }) => (
+              <option key={id} value={id}>
+                {name}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="field">
+          <label for="filter-document">{t('filterDocument')}</label>
+          <select id="filter-document" name="documentType" value={filters.documentType}>
+            <option value="">{t('allDocuments')}</option>
+            {DOCUMENT_TYPES.map((type) => (
+              <option key={type} value={type}>
+                {tc(`documentType.${type}`)}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="field grow">
+          <label for="filter-reason">{t('filterReason')}</label>
+          <input id="filter-reason" name="reason" type="search" dir="auto" placeholder={t('reasonPlaceholder')} value={filters.reason} />
+        </div>
+        <div class="filter-actions">
+          <button type="submit" class="button button-primary">
+            {t('applyFilters')}
+          </button>
+          {filtered ? (
+            <button type="button" class="button button-quiet" onClick={() => setQuery({ tenantId: undefined, documentType: undefined, reason: undefined, page: undefined })}>
+              {t('clearFilters')}
+            </button>
+          ) : null}
+        </div>
+      </form>
+      {queue.error ? <ErrorNotice error={queue.error} onRetry={queue.reload} /> : null}
+      {!queue.data && queue.loading ? <Loading /> : null}
+      {queue.data && queue.data.items.length === 0 ? <EmptyState title={filtered ? t('noMatches') : t('queueEmpty')} /> : null}
+      {queue.data && queue.data.items.length > 0 ? (
+        <>
+          <div class="table-wrap">
+            <table class="data queue-table" data-testid="queue-table">
+              <thead>
+                <tr>
+                  <th scope="col">{t('age')}</th>
+                  <th scope="col">{t('tenant')}</th>
+                  <th scope="col">{t('document')}</th>
+                  <th scope="col">{t('why')}</th>
+                  <th scope="col">{t('signals')}</th>
+                  <th scope="col">
+                    <span class="visually-hidden">{t('open')}</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {queue.data.items.map((item) => (
+                  <tr key={item.id} data-case-id={item.id}>
+                    <td class="nowrap">{formatAge(item.waitingSeconds, language)}</td>
+                    <td>
+                      <bdi>{item.tenantName}</bdi> <span class={`badge ${item.sandbox ? 'badge-sandbox' : 'badge-live'}`}>{item.sandbox ? t('sandboxCase') : t('liveCase')}</span>
+                    </td>
+                    <td>{tc(`documentType.${item.documentType}`)}</td>
+                    <td dir="auto" class="reason-cell">
+                      {item.decisionReason ?? '—'}
+                    </td>
+                    <td>{item.fraudSignalTypes.length > 0 ? item.fraudSignalTypes.map((type) => <code key={type} class="signal-chip">{type}</code>) : '—'}</td>
+                    <td class="nowrap">
+                      <Link href={`/cases/${item.id}`} class="button button-small">
+                        {t('open')}
+                      </Link>
+                      {item.claim ? (
+                        <span class="claim-note" data-testid="claim-note">
+                          {t('claimedBy', { email: item.claim.email })}
+                        </span>
+                      ) : null}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <Pagination page={page} pageSize={PAGE_SIZE} total={queue.data.totalCount} onPage={(next) => setQuery({ page: next === 1 ? undefined : String(next) })} />
+        </>
+      ) : null}
+    </section>
+  );
+}

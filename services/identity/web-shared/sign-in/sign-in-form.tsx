@@ -1,0 +1,93 @@
+import { useState } from 'preact/hooks';
+import { ApiError } from '../api.js';
+import { LanguageToggle } from '../components/index.js';
+import { type Language, type Translate, useLanguage, useMessages } from '../i18n.js';
+import { signInMessages } from './messages.js';
+
+type SignInTranslate = Translate<keyof (typeof signInMessages)['en']>;
+
+/**
+ * The API's answer in the reader's language: English shows the API's own detail (it is written
+ * for people); Arabic its translation, with the lockout's remaining minutes from Retry-After.
+ */
+export function signInErrorMessage(error: unknown, t: SignInTranslate, language: Language): string {
+  if (!(error instanceof ApiError)) return t('failed', { detail: error instanceof Error ? error.message : String(error) });
+  const english = language === 'en';
+  if (error.code === 'ACCOUNT_LOCKED') {
+    const minutes = Math.max(1, Math.ceil((error.retryAfterSeconds ?? 15 * 60) / 60));
+    return t('lockedMinutes', { minutes });
+  }
+  if (error.code === 'ACCOUNT_DISABLED') return english ? error.detail : t('disabled');
+  if (error.status === 401) {
+    if (english) return error.detail;
+    return /locked/i.test(error.detail) ? t('lockedNow') : t('wrongCredentials');
+  }
+  return t('failed', { detail: error.detail });
+}
+
+export interface SignInFormProps<Session> {
+  /** The heading and the line under it, already in the reader's language. */
+  title: string;
+  intro: string;
+  signIn: (email: string, password: string) => Promise<void>;
+  /** Read after signing in: null means the cookie was not kept. */
+  loadSession: () => Promise<Session | null>;
+  onSignedIn: (session: Session) => void;
+}
+
+/** The sign-in page of the portal and the console: the same form, lockout messages and language switch. */
+export function SignInForm<Session>(props: SignInFormProps<Session>) {
+  const t = useMessages(signInMessages);
+  const { language } = useLanguage();
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [submitting, setSubmitting] = useState(false);
+  const [error, setError] = useState<unknown>();
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setSubmitting(true);
+    setError(undefined);
+    try {
+      await props.signIn(email.trim(), password);
+      const session = await props.loadSession();
+      if (!session) throw new ApiError(401, { detail: 'The session was not kept: allow cookies for this site.' });
+      props.onSignedIn(session);
+    } catch (failure) {
+      setError(failure);
+      setPassword('');
+    } finally {
+      setSubmitting(false);
+    }
+  };
+
+  return (
+    <main class="sign-in" id="main">
+      <div class="sign-in-language">
+        <LanguageToggle />
+      </div>
+      <form class="card sign-in-card" onSubmit={(event) => void submit(event)} aria-describedby="sign-in-intro">
+        <h1>{props.title}</h1>
+        <p id="sign-in-intro" class="muted">
+          {props.intro}
+        </p>
+        {error !== undefined && (
+          <div class="notice notice-error" role="alert" data-code={error instanceof ApiError ? error.code : undefined}>
+            <p>{signInErrorMessage(error, t, language)}</p>
+          </div>
+        )}
+        <div class="field">
+          <label for="sign-in-email">{t('email')}</label>
+          <input id="sign-in-email" type="email" name="email" autocomplete="username" required dir="ltr" value={email} onInput={(event) => setEmail(event.currentTarget.value)} />
+        </div>
+        <div class="field">
+          <label for="sign-in-password">{t('password')}</label>
+          <input id="sign-in-password" type="password" name="password" autocomplete="current-password" required dir="ltr" value={password} onInput={(event) => setPassword(event.currentTarget.value)} />
+        </div>
+        <button type="submit" class="button button-primary button-wide" disabled={submitting}>
+          {submitting ? t('submitting') : t('submit')}
+        </button>
+      </form>
+    </main>
+  );
+}
