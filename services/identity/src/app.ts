@@ -20,6 +20,8 @@ import { verificationRoutes } from './routes/verifications.js';
 import { reportRoutes } from './routes/reports.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { createEvidenceStorage, type EvidenceStorage } from './domain/evidence/evidence-storage.js';
+import { createEvidenceKeyRing } from './domain/evidence/evidence-keys.js';
+import { createEvidenceVault } from './domain/evidence/evidence-vault.js';
 import { evidenceStorageConfig } from './domain/evidence/storage-config.js';
 import { createIdentityWorker, type IdentityWorker } from './workers/identity-worker.js';
 import type { ChecksProvider } from './domain/checks/checks-provider.js';
@@ -117,7 +119,7 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
     clock,
     keyPrefix: dependencies.rateLimitKeyPrefix,
   });
-  const storage = dependencies.evidenceStorage ?? (await createEvidenceStorage(evidenceStorageConfig(config)));
+  const storage = createEvidenceVault(dependencies.evidenceStorage ?? (await createEvidenceStorage(evidenceStorageConfig(config))), createEvidenceKeyRing(config.EVIDENCE_KEYS, dependencies.secretsKey));
   const box = createSecretBox(dependencies.secretsKey);
   const policy = { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS };
   const worker = createIdentityWorker({

@@ -9,14 +9,14 @@ import { receiveEvidence, type UploadLimits } from '../domain/capture/evidence-u
 import { captureStatus, submitEvidence } from '../domain/capture/submit-evidence.js';
 import { EVIDENCE_TYPES, type EvidenceType } from '../domain/cases/case-states.js';
 import { bearerCredential } from '../plugins/authentication.js';
-import type { EvidenceStorage } from '../domain/evidence/evidence-storage.js';
+import type { EvidenceVault } from '../domain/evidence/evidence-vault.js';
 import { caseStatusSchema, documentTypeSchema, evidenceRecordSchema, evidenceTypeSchema } from './case-schemas.js';
 
 export const CAPTURE_BASE_PATH = '/api/capture/v1';
 
 export interface CaptureRouteOptions {
   db: IdentityExecutor;
-  storage: EvidenceStorage;
+  storage: EvidenceVault;
   clock: () => Date;
   limits: UploadLimits;
   /** Attempts of the run-checks job a submit queues (CHECKS_RETRY_SCHEDULE_MS). */

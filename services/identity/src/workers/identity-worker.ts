@@ -6,13 +6,13 @@ import { jobs, type IdentityExecutor } from '../db/schema.js';
 import { expireDueCases } from '../domain/cases/expire-cases.js';
 import type { ChecksProvider } from '../domain/checks/checks-provider.js';
 import { createRunChecksHandler, failCaseAfterChecks } from '../domain/checks/run-checks.js';
-import type { EvidenceStorage } from '../domain/evidence/evidence-storage.js';
+import type { EvidenceVault } from '../domain/evidence/evidence-vault.js';
 import { JOBS_CHANNEL, RUN_CHECKS_JOB } from '../domain/jobs/job-kinds.js';
 import { createWebhookDeliveryWorker, type WebhookDeliveryWorkerOptions } from './webhook-delivery-worker.js';
 
 export interface IdentityWorkerOptions {
   db: IdentityExecutor;
-  storage: EvidenceStorage;
+  storage: EvidenceVault;
   config: Pick<IdentityConfig, 'CASE_TTL_SECONDS' | 'EXPIRY_SWEEP_INTERVAL_MS' | 'JOB_LEASE_MS' | 'CHECKS_RETRY_SCHEDULE_MS' | 'CHECKS_OCR_THRESHOLD' | 'CHECKS_FACE_THRESHOLD' | 'CHECKS_LIVENESS_THRESHOLD' | 'CHECKS_FACE_REJECT_BELOW'> &
     WebhookDeliveryWorkerOptions['config'];
   /** Opens webhook signing secrets. */

@@ -12,7 +12,7 @@ import { writeAudit } from '../audit.js';
 import type { EvidenceType } from '../cases/case-states.js';
 import { lockCase } from '../cases/case-transitions.js';
 import { toEvidenceRecord } from '../cases/read-cases.js';
-import type { EvidenceStorage } from '../evidence/evidence-storage.js';
+import type { EvidenceVault } from '../evidence/evidence-vault.js';
 import { assertCapturing, endUserActor, type CaptureSession } from './capture-sessions.js';
 
 export interface UploadLimits {
@@ -105,7 +105,7 @@ export interface EvidenceUpload {
  */
 export async function receiveEvidence(
   db: IdentityExecutor,
-  storage: EvidenceStorage,
+  storage: EvidenceVault,
   session: CaptureSession,
   upload: EvidenceUpload,
   options: { limits: UploadLimits; correlationId: string; clock: () => Date },
@@ -118,7 +118,7 @@ export async function receiveEvidence(
     if (!sniffed || !ACCEPTED_CONTENT[upload.evidenceType].types.includes(sniffed)) throw new UnsupportedEvidenceContentError(upload.evidenceType, sniffed);
     const evidenceId = randomUUID();
     const storageKey = `${session.tenantId}/${session.caseId}/${evidenceId}`;
-    await storage.putFile(storageKey, spooled.path, { contentType: sniffed, sizeBytes: spooled.sizeBytes, sha256Hex: spooled.sha256Hex });
+    const sealing = await storage.store(evidenceId, storageKey, spooled.path, { contentType: sniffed });
     try {
       return await db.transaction(async (tx) => {
         const now = options.clock();
@@ -141,6 +141,7 @@ export async function receiveEvidence(
             originalFileName: cleanFileName(upload.fileName, `${upload.evidenceType}`),
             sha256Hash: spooled.sha256Hex,
             storageKey,
+            ...sealing,
             uploadedAt: now,
           })
           .returning();

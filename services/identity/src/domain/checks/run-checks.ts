@@ -4,7 +4,7 @@ import { faceMatchResults, fraudSignals, livenessResults, ocrResults, type Ident
 import type { DocumentType, EvidenceType } from '../cases/case-states.js';
 import { lockCase, transitionCase, type CaseRow } from '../cases/case-transitions.js';
 import { currentEvidence, type EvidenceRow } from '../cases/read-cases.js';
-import type { EvidenceStorage } from '../evidence/evidence-storage.js';
+import type { EvidenceVault } from '../evidence/evidence-vault.js';
 import { ManualReviewRequiredError, TransientProviderError, type ChecksProvider, type EvidenceFile } from './checks-provider.js';
 import { decideCase, fraudSignalsOf, type CheckThresholds, type FraudSignalFinding } from './decide-case.js';
 import { checkMrz, type MrzCheck } from './mrz.js';
@@ -12,7 +12,7 @@ import { SANDBOX_THRESHOLDS, sandboxOutcome, sandboxSimulator } from './sandbox-
 
 export interface RunChecksOptions {
   db: IdentityExecutor;
-  storage: EvidenceStorage;
+  storage: EvidenceVault;
   /** The live tenants' provider; null when none is configured (their cases wait for a person). */
   provider: ChecksProvider | null;
   thresholds: CheckThresholds;
@@ -38,13 +38,14 @@ async function timed<T>(clock: () => Date, check: string, call: () => Promise<T>
   }
 }
 
-function evidenceFile(storage: EvidenceStorage, row: EvidenceRow): EvidenceFile {
+function evidenceFile(storage: EvidenceVault, row: EvidenceRow): EvidenceFile {
   return {
     evidenceType: row.evidenceType as EvidenceType,
     contentType: row.contentType,
     sizeBytes: row.fileSizeBytes,
     sha256Hex: row.sha256Hash,
-    open: async () => (await storage.get(row.storageKey)).body,
+    // The plaintext through the same authenticated path as downloads.
+    open: async () => (await storage.open(row)).body,
   };
 }
 
