@@ -17,6 +17,8 @@ import { INTERNAL_BASE_PATH, internalReviewRoutes } from './routes/internal-revi
 import { evidenceRoutes } from './routes/evidence.js';
 import { oauthClientRoutes } from './routes/oauth-clients.js';
 import { verificationRoutes } from './routes/verifications.js';
+import { redactionRoutes } from './routes/redaction.js';
+import { retentionBacklog } from './domain/redaction/retention-sweep.js';
 import { reportRoutes } from './routes/reports.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { createEvidenceStorage, type EvidenceStorage } from './domain/evidence/evidence-storage.js';
@@ -93,7 +95,7 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
       if (!ownProvider) return { provider: 'none', ready: null, problems: [] };
       const status = await ownProvider.status?.();
       return { provider: config.CHECKS_PROVIDER, ready: status?.ready ?? null, problems: status?.problems ?? [] };
-    }),
+    }, () => retentionBacklog(database.db, { now: clock(), undecidedRetentionDays: config.UNDECIDED_RETENTION_DAYS })),
     database,
     redis,
     trustProxy: (address: string) => isTrustedProxy(address),
@@ -154,10 +156,11 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
       await api.register(portalRoutes, { db, clock, cookieSecure: config.PORTAL_COOKIE_SECURE, cookiePath: API_BASE_PATH, credentials, allowedOrigins: [config.PUBLIC_BASE_URL] });
       await api.register(oauthClientRoutes, { db, clock, credentials });
       await api.register(oauthTokenRoutes, { db, clock, lastUsed, credentials });
-      await api.register(verificationRoutes, { db, clock, sessionTtlSeconds: config.SESSION_TTL_SECONDS });
+      await api.register(verificationRoutes, { db, clock, sessionTtlSeconds: config.SESSION_TTL_SECONDS, documentNumberDigest: storage.keyRing.documentNumberDigest });
       await api.register(reportRoutes, { db, clock });
       await api.register(webhookRoutes, { db, clock, box, policy });
       await api.register(evidenceRoutes, { db, clock, storage });
+      await api.register(redactionRoutes, { db, clock, afterRequest: () => worker.wake() });
     },
     { prefix: API_BASE_PATH },
   );

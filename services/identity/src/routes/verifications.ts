@@ -15,6 +15,8 @@ export interface VerificationRouteOptions {
   db: IdentityExecutor;
   clock: () => Date;
   sessionTtlSeconds: number;
+  /** Keyed digest of a document number (reuse detection without keeping the number). */
+  documentNumberDigest: (documentNumber: string) => string;
 }
 
 const AUTH_ERRORS = { 401: 'UNAUTHENTICATED', 403: 'FORBIDDEN (scope verifications missing, client revoked) or ACCOUNT_DISABLED', 429: RATE_LIMITED } as const;
@@ -201,7 +203,7 @@ export const verificationRoutes: FastifyPluginAsync<VerificationRouteOptions> = 
     },
     async (request) => {
       const { tenantId, actor } = requirePartner(request);
-      return db.transaction((tx) => correctOcrFields(tx, tenantId, request.params.caseId, request.body, actor, clock()));
+      return db.transaction((tx) => correctOcrFields(tx, tenantId, request.params.caseId, request.body, actor, clock(), options.documentNumberDigest));
     },
   );
 };
