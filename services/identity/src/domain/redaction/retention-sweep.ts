@@ -22,7 +22,9 @@ function dueCondition(policy: RetentionPolicy): SQL {
   const undecidedCutoff = new Date(policy.now.getTime() - policy.undecidedRetentionDays * DAY_MS);
   return and(
     sql`${verificationCases.redactionRequestedAt} is null and ${verificationCases.completedAt} is not null`,
-    sql`((${inArray(verificationCases.status, DECIDED)} and ${verificationCases.completedAt} <= ${policy.now.toISOString()}::timestamptz - make_interval(days => ${tenants.evidenceRetentionDays}))
+    // A scalar subquery rather than a join: FOR UPDATE OF cannot name a schema-qualified table.
+    sql`((${inArray(verificationCases.status, DECIDED)} and ${verificationCases.completedAt} <= ${policy.now.toISOString()}::timestamptz
+        - make_interval(days => (select t.evidence_retention_days from ${tenants} t where t.id = ${verificationCases.tenantId})))
       or (${inArray(verificationCases.status, UNDECIDED)} and ${verificationCases.completedAt} <= ${undecidedCutoff.toISOString()}::timestamptz))`,
   )!;
 }
@@ -36,28 +38,27 @@ function dueCondition(policy: RetentionPolicy): SQL {
 export async function sweepRetention(db: IdentityExecutor, policy: RetentionPolicy): Promise<{ requested: number; requeued: number; auditEntriesDeleted: number }> {
   const requested = await db.transaction(async (tx) => {
     const due = await tx
-      .select({ row: verificationCases })
+      .select()
       .from(verificationCases)
-      .innerJoin(tenants, eq(tenants.id, verificationCases.tenantId))
       .where(dueCondition(policy))
       .orderBy(verificationCases.completedAt)
       .limit(policy.batchSize)
-      .for('update', { of: verificationCases, skipLocked: true });
-    for (const { row } of due) await markRequested(tx, row, { actor: 'system:retention', reason: 'retention' }, policy.now);
+      .for('update', { skipLocked: true });
+    for (const row of due) await markRequested(tx, row, { actor: 'system:retention', reason: 'retention' }, policy.now);
     if (due.length > 0) await notifyWorkers(tx, JOBS_CHANNEL);
     return due.length;
   });
   const requeued = await db.transaction(async (tx) => {
     const stuck = await tx
-      .select({ row: verificationCases })
+      .select()
       .from(verificationCases)
       .where(
         sql`${verificationCases.redactionRequestedAt} is not null and ${verificationCases.redactedAt} is null
           and not exists (select 1 from ${jobs} j where j.subject_id = ${verificationCases.id} and j.kind = ${REDACT_CASE_JOB} and j.status <> 'failed' and j.status <> 'succeeded')`,
       )
       .limit(policy.batchSize)
-      .for('update', { of: verificationCases, skipLocked: true });
-    for (const { row } of stuck) await enqueueRedaction(tx, row, policy.now);
+      .for('update', { skipLocked: true });
+    for (const row of stuck) await enqueueRedaction(tx, row, policy.now);
     if (stuck.length > 0) await notifyWorkers(tx, JOBS_CHANNEL);
     return stuck.length;
   });
@@ -72,7 +73,7 @@ export async function sweepRetention(db: IdentityExecutor, policy: RetentionPoli
 /** What waits: cases past retention not yet requested, and requested ones not yet redacted (health and metrics). */
 export async function retentionBacklog(db: IdentityExecutor, policy: Pick<RetentionPolicy, 'now' | 'undecidedRetentionDays'>): Promise<{ due: number; redacting: number }> {
   const full = { ...policy, auditRetentionDays: 0, batchSize: 0 };
-  const [due] = await db.select({ count: sql<number>`count(*)::int` }).from(verificationCases).innerJoin(tenants, eq(tenants.id, verificationCases.tenantId)).where(dueCondition(full));
+  const [due] = await db.select({ count: sql<number>`count(*)::int` }).from(verificationCases).where(dueCondition(full));
   const [redacting] = await db
     .select({ count: sql<number>`count(*)::int` })
     .from(verificationCases)
