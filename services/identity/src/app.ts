@@ -153,7 +153,15 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
   await app.register(oauthMetadataRoutes, { issuer: config.PUBLIC_BASE_URL, mtlsBaseUrl: config.MTLS_BASE_URL, apiBasePath: API_BASE_PATH });
   await app.register(
     async (api) => {
-      await api.register(portalRoutes, { db, clock, cookieSecure: config.PORTAL_COOKIE_SECURE, cookiePath: API_BASE_PATH, credentials, allowedOrigins: [config.PUBLIC_BASE_URL] });
+      await api.register(portalRoutes, {
+        db,
+        clock,
+        cookieSecure: config.PORTAL_COOKIE_SECURE,
+        cookiePath: API_BASE_PATH,
+        credentials,
+        allowedOrigins: [config.PUBLIC_BASE_URL],
+        retention: { undecidedRetentionDays: config.UNDECIDED_RETENTION_DAYS, auditRetentionDays: config.AUDIT_RETENTION_DAYS },
+      });
       await api.register(oauthClientRoutes, { db, clock, credentials });
       await api.register(oauthTokenRoutes, { db, clock, lastUsed, credentials });
       await api.register(verificationRoutes, { db, clock, sessionTtlSeconds: config.SESSION_TTL_SECONDS, documentNumberDigest: storage.keyRing.documentNumberDigest });

@@ -6,6 +6,8 @@ export const caseHref = (caseId: string) => `${CASES_HREF}/${caseId}`;
 
 const en = {
   casesTitle: 'Cases',
+  retentionPolicy:
+    'Retention: evidence and personal data are redacted {decided} days after a case is approved or rejected, and {undecided} days after it expires, is cancelled or fails. The audit log is kept {auditYears} years.',
   statusFilter: 'Status',
   allStatuses: 'All statuses',
   search: 'Search',
@@ -132,6 +134,8 @@ export type CaseMessageKey = keyof typeof en;
 
 const ar: Record<CaseMessageKey, string> = {
   casesTitle: 'الحالات',
+  retentionPolicy:
+    'الاحتفاظ: تُحجب الأدلة والبيانات الشخصية بعد {decided} يومًا من قبول الحالة أو رفضها، وبعد {undecided} أيام من انتهاء صلاحيتها أو إلغائها أو فشلها. يُحفظ سجل التدقيق {auditYears} سنوات.',
   statusFilter: 'الحالة',
   allStatuses: 'كل الحالات',
   search: 'بحث',
