@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sealedSize } from '../src/domain/evidence/envelope-stream.js';
+import { CHUNK_BYTES, sealedSize } from '../src/domain/evidence/envelope-stream.js';
 import { createEvidenceKeyRing, type KeyEncryptionKey } from '../src/domain/evidence/evidence-keys.js';
 import { createEvidenceStorage, type EvidenceStorage, type EvidenceStorageConfig } from '../src/domain/evidence/evidence-storage.js';
 import { createEvidenceVault, EvidenceKeyDestroyedError, EvidenceUnreadableError, type EvidenceObjectRef, type EvidenceVault } from '../src/domain/evidence/evidence-vault.js';
@@ -127,7 +127,7 @@ describe.each(STORES)('evidence encrypted at rest on the $name store', (fixture)
   });
 
   it('round-trips empty, one-chunk, exact-chunk and odd sizes', async () => {
-    for (const size of [0, 1, 65_535, 65_536, 65_537, 200_000]) {
+    for (const size of [0, 1, CHUNK_BYTES - 1, CHUNK_BYTES, CHUNK_BYTES + 1, 3 * CHUNK_BYTES + 5]) {
       const bytes = randomBytes(size);
       const ref = await storeBytes(bytes);
       const raw = await storage.get(ref.storageKey);
@@ -138,7 +138,7 @@ describe.each(STORES)('evidence encrypted at rest on the $name store', (fixture)
   });
 
   it('answers EvidenceUnreadableError for a flipped byte in the first chunk, before any byte is handed on', async () => {
-    const ref = await storeBytes(randomBytes(100_000));
+    const ref = await storeBytes(randomBytes(CHUNK_BYTES + 1000));
     const ciphertext = await readAll((await storage.get(ref.storageKey)).body);
     ciphertext[40] = ciphertext[40]! ^ 0x01;
     const tampered = await storeRaw(ref.storageKey, ciphertext);
@@ -146,7 +146,7 @@ describe.each(STORES)('evidence encrypted at rest on the $name store', (fixture)
   });
 
   it('errors the stream at a tampered later chunk, having handed on only authenticated bytes', async () => {
-    const bytes = randomBytes(300_000);
+    const bytes = randomBytes(3 * CHUNK_BYTES + 1000);
     const ref = await storeBytes(bytes);
     const ciphertext = await readAll((await storage.get(ref.storageKey)).body);
     ciphertext[ciphertext.length - 5] = ciphertext[ciphertext.length - 5]! ^ 0x80;
@@ -164,9 +164,9 @@ describe.each(STORES)('evidence encrypted at rest on the $name store', (fixture)
   });
 
   it('refuses a truncated object (the last chunk dropped) and an object moved to another record', async () => {
-    const ref = await storeBytes(randomBytes(200_000));
+    const ref = await storeBytes(randomBytes(3 * CHUNK_BYTES + 1000));
     const ciphertext = await readAll((await storage.get(ref.storageKey)).body);
-    const truncated = await storeRaw(ref.storageKey, ciphertext.subarray(0, 16 + 3 * (65_536 + 16)));
+    const truncated = await storeRaw(ref.storageKey, ciphertext.subarray(0, 16 + 3 * (CHUNK_BYTES + 16)));
     await expect(readAll((await vault.open(truncated)).body)).rejects.toBeInstanceOf(EvidenceUnreadableError);
     const other = await storeBytes(randomBytes(10));
     await expect(vault.open({ ...other, id: ref.id })).rejects.toMatchObject({ code: 'EVIDENCE_UNREADABLE' });
@@ -181,7 +181,7 @@ describe.each(STORES)('evidence encrypted at rest on the $name store', (fixture)
   });
 
   it('opens objects sealed under an older key after rotation, and re-sealing moves them to the new key without touching the object', async () => {
-    const bytes = randomBytes(70_000);
+    const bytes = randomBytes(CHUNK_BYTES + 7000);
     const ref = await storeBytes(bytes);
     const before = await readAll((await storage.get(ref.storageKey)).body);
     const second = kek('2026-07');

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { PayloadTooLargeError, ProblemError } from '@svc/problem-json';
-import { fileTypeFromFile } from 'file-type';
+import { fileTypeFromBuffer } from 'file-type';
 import { and, eq, isNull } from 'drizzle-orm';
 import { evidence, type IdentityExecutor } from '../../db/schema.js';
 import { writeAudit } from '../audit.js';
@@ -49,36 +49,55 @@ export class UnsupportedEvidenceContentError extends ProblemError {
 
 interface SpooledFile {
   path: string;
+  /** The plaintext's size and SHA-256 (what the partner sees), and its first bytes for sniffing. */
   sizeBytes: number;
   sha256Hex: string;
+  head: Buffer;
+  /** The ciphertext written to `path`: what the store receives and verifies. */
+  sealed: { sizeBytes: number; sha256Hex: string };
 }
 
-/**
- * Streams the upload to a spool file while hashing and counting it; past `maxBytes` it stops
- * with 413 and leaves nothing behind. Memory stays constant whatever the file size.
- */
-async function spool(stream: Readable, spoolDir: string, maxBytes: number, evidenceType: EvidenceType): Promise<SpooledFile> {
-  const path = join(spoolDir, `${randomUUID()}.upload`);
-  const hash = createHash('sha256');
+/** Bytes kept from the start of an upload for sniffing its type: more than any accepted format's signature needs. */
+const SNIFF_BYTES = 64 * 1024;
+
+/** Counts (and unless `hashing` is false, hashes) what passes; `limit` stops it with the error it builds. */
+function meter(limit?: { maxBytes: number; error: () => Error }, onChunk?: (chunk: Buffer, offset: number) => void, hashing = true) {
+  const hash = hashing ? createHash('sha256') : null;
   let sizeBytes = 0;
-  const meter = new Transform({
+  const transform = new Transform({
     transform(chunk: Buffer, _encoding, callback) {
-      sizeBytes += chunk.length;
-      if (sizeBytes > maxBytes) {
-        callback(new PayloadTooLargeError(`${evidenceType} may be at most ${maxBytes} bytes (${(maxBytes / 1_048_576).toFixed(0)} MB).`));
+      if (limit && sizeBytes + chunk.length > limit.maxBytes) {
+        callback(limit.error());
         return;
       }
-      hash.update(chunk);
+      onChunk?.(chunk, sizeBytes);
+      sizeBytes += chunk.length;
+      hash?.update(chunk);
       callback(null, chunk);
     },
   });
+  return { transform, result: () => ({ sizeBytes, sha256Hex: hash?.digest('hex') ?? '' }) };
+}
+
+/**
+ * Streams the upload through encryption to a spool file, hashing and counting the plaintext
+ * before and the ciphertext after; past `maxBytes` it stops with 413 and leaves nothing behind.
+ * The person's bytes never touch the disk in the clear, and memory stays constant whatever the size.
+ */
+async function spool(stream: Readable, storage: EvidenceVault, maxBytes: number, evidenceType: EvidenceType, seal: Transform): Promise<SpooledFile> {
+  const path = join(storage.spoolDir, `${randomUUID()}.upload`);
+  const headChunks: Buffer[] = [];
+  const plaintext = meter({ maxBytes, error: () => new PayloadTooLargeError(`${evidenceType} may be at most ${maxBytes} bytes (${(maxBytes / 1_048_576).toFixed(0)} MB).`) }, (chunk, offset) => {
+    if (offset < SNIFF_BYTES) headChunks.push(chunk.subarray(0, SNIFF_BYTES - offset));
+  });
+  const ciphertext = meter(undefined, undefined, storage.needsCiphertextDigest);
   try {
-    await pipeline(stream, meter, createWriteStream(path, { mode: 0o600 }));
+    await pipeline(stream, plaintext.transform, seal, ciphertext.transform, createWriteStream(path, { mode: 0o600 }));
   } catch (error) {
     await unlink(path).catch(() => undefined);
     throw error;
   }
-  return { path, sizeBytes, sha256Hex: hash.digest('hex') };
+  return { path, ...plaintext.result(), head: Buffer.concat(headChunks), sealed: ciphertext.result() };
 }
 
 /** A file name safe to store and show: no path, no control characters, bounded length. */
@@ -111,14 +130,15 @@ export async function receiveEvidence(
   options: { limits: UploadLimits; correlationId: string; clock: () => Date },
 ) {
   const maxBytes = maxBytesFor(upload.evidenceType, options.limits);
-  const spooled = await spool(upload.stream, storage.spoolDir, maxBytes, upload.evidenceType);
+  const evidenceId = randomUUID();
+  const { seal, sealing } = storage.createSealer(evidenceId);
+  const spooled = await spool(upload.stream, storage, maxBytes, upload.evidenceType, seal);
   try {
     if (upload.wasTruncated()) throw new PayloadTooLargeError(`${upload.evidenceType} may be at most ${maxBytes} bytes.`);
-    const sniffed = (await fileTypeFromFile(spooled.path))?.mime ?? null;
+    const sniffed = (await fileTypeFromBuffer(spooled.head))?.mime ?? null;
     if (!sniffed || !ACCEPTED_CONTENT[upload.evidenceType].types.includes(sniffed)) throw new UnsupportedEvidenceContentError(upload.evidenceType, sniffed);
-    const evidenceId = randomUUID();
     const storageKey = `${session.tenantId}/${session.caseId}/${evidenceId}`;
-    const sealing = await storage.store(evidenceId, storageKey, spooled.path, { contentType: sniffed });
+    await storage.storeSealed(storageKey, spooled.path, spooled.sealed);
     try {
       return await db.transaction(async (tx) => {
         const now = options.clock();

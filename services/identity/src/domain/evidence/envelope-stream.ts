@@ -12,7 +12,8 @@ import { Transform, type TransformCallback } from 'node:stream';
  * header: magic "SVE" | version 1 | chunk size (uint32 BE) | nonce prefix (7 bytes) | 0
  */
 export const ENVELOPE_ENCRYPTION = 'aes-256-gcm-stream-v1';
-export const CHUNK_BYTES = 64 * 1024;
+// 256 KiB: per-chunk cipher set-up costs about half the throughput at 64 KiB, and a chunk is all a stream holds.
+export const CHUNK_BYTES = 256 * 1024;
 const HEADER_BYTES = 16;
 const TAG_BYTES = 16;
 const MAGIC = Buffer.from('SVE\u0001', 'latin1');
@@ -39,16 +40,17 @@ function nonceFor(prefix: Buffer, index: number, last: boolean): Buffer {
   return nonce;
 }
 
+/** `associatedData` here is the header followed by the caller's associated data, built once per stream. */
 function sealChunk(dataKey: Buffer, header: Buffer, associatedData: Buffer, index: number, last: boolean, plaintext: Buffer): Buffer {
   const cipher = createCipheriv('aes-256-gcm', dataKey, nonceFor(header.subarray(8, 15), index, last));
-  cipher.setAAD(Buffer.concat([header, associatedData]));
+  cipher.setAAD(associatedData);
   return Buffer.concat([cipher.update(plaintext), cipher.final(), cipher.getAuthTag()]);
 }
 
 function openChunk(dataKey: Buffer, header: Buffer, associatedData: Buffer, index: number, last: boolean, sealed: Buffer): Buffer {
   if (sealed.length < TAG_BYTES) throw new EnvelopeAuthenticationError('the object ends inside a chunk');
   const decipher = createDecipheriv('aes-256-gcm', dataKey, nonceFor(header.subarray(8, 15), index, last));
-  decipher.setAAD(Buffer.concat([header, associatedData]));
+  decipher.setAAD(associatedData);
   decipher.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES));
   try {
     return Buffer.concat([decipher.update(sealed.subarray(0, sealed.length - TAG_BYTES)), decipher.final()]);
@@ -133,7 +135,8 @@ class EncryptingTransform extends ChunkedTransform {
     header.writeUInt32BE(CHUNK_BYTES, 4);
     randomBytes(7).copy(header, 8);
     this.push(header);
-    this.chunker = new Chunker(CHUNK_BYTES, (piece, index, last) => sealChunk(dataKey, header, associatedData, index, last, piece));
+    const headerAndData = Buffer.concat([header, associatedData]);
+    this.chunker = new Chunker(CHUNK_BYTES, (piece, index, last) => sealChunk(dataKey, header, headerAndData, index, last, piece));
   }
 
   protected beforeChunker(chunk: Buffer): Buffer {
@@ -161,7 +164,8 @@ class DecryptingTransform extends ChunkedTransform {
     if (!header.subarray(0, 4).equals(MAGIC) || chunkBytes === 0 || chunkBytes > 16 * 1024 * 1024) {
       throw new EnvelopeAuthenticationError('the object does not start with an evidence envelope header');
     }
-    this.chunker = new Chunker(chunkBytes + TAG_BYTES, (sealed, index, last) => openChunk(this.dataKey, header, this.associatedData, index, last, sealed));
+    const headerAndData = Buffer.concat([header, this.associatedData]);
+    this.chunker = new Chunker(chunkBytes + TAG_BYTES, (sealed, index, last) => openChunk(this.dataKey, header, headerAndData, index, last, sealed));
     this.headerBytes = [];
     return joined.subarray(HEADER_BYTES);
   }

@@ -61,6 +61,16 @@ export interface EvidenceVault {
   /** Seals the plaintext file at `sourcePath` and stores it under `storageKey`. The caller deletes sourcePath afterwards. */
   store(evidenceId: string, storageKey: string, sourcePath: string, meta: { contentType: string }): Promise<EvidenceSealing>;
   /**
+   * For callers that already stream the plaintext somewhere (an upload being spooled): a
+   * transform that seals it on the way, so the bytes are written once, already encrypted, and
+   * the columns to record. Store the result with `storeSealed`.
+   */
+  createSealer(evidenceId: string): { seal: Transform; sealing: EvidenceSealing };
+  /** Whether storeSealed needs the ciphertext's SHA-256 (S3 verifies what it receives; a rename needs nothing). */
+  readonly needsCiphertextDigest: boolean;
+  /** Stores a file of ciphertext made by a sealer; size and SHA-256 (empty when not needed) are the ciphertext's. The caller deletes sealedPath afterwards. */
+  storeSealed(storageKey: string, sealedPath: string, meta: { sizeBytes: number; sha256Hex: string }): Promise<void>;
+  /**
    * The plaintext of an object, `sizeBytes` being the plaintext's. The first chunk is
    * authenticated before this resolves, so a wrong key or a tampered start is an
    * EvidenceUnreadableError here, before any byte is sent; a later tampered chunk errors the stream.
@@ -70,22 +80,30 @@ export interface EvidenceVault {
 }
 
 export function createEvidenceVault(storage: EvidenceStorage, keyRing: EvidenceKeyRing): EvidenceVault {
+  const createSealer = (evidenceId: string) => {
+    const { dataKey, sealed } = keyRing.newDataKey(evidenceId);
+    const seal = createEncryptStream(dataKey, evidenceId);
+    return { seal, sealing: { encryption: ENVELOPE_ENCRYPTION, dataKeyId: sealed.keyId, sealedDataKey: sealed.sealed } };
+  };
+  // The store sees only ciphertext: its type says nothing about the person's document.
+  const storeSealed = (storageKey: string, sealedPath: string, meta: { sizeBytes: number; sha256Hex: string }) =>
+    storage.putFile(storageKey, sealedPath, { contentType: 'application/octet-stream', ...meta });
   return {
     storage,
     keyRing,
     spoolDir: storage.spoolDir,
-    async store(evidenceId, storageKey, sourcePath, meta) {
-      const { dataKey, sealed } = keyRing.newDataKey(evidenceId);
+    needsCiphertextDigest: storage.kind === 's3',
+    createSealer,
+    storeSealed,
+    async store(evidenceId, storageKey, sourcePath) {
+      const { seal, sealing } = createSealer(evidenceId);
       const sealedPath = join(storage.spoolDir, `${randomUUID()}.sealed`);
       try {
-        const written = await sealFile(sourcePath, sealedPath, createEncryptStream(dataKey, evidenceId));
-        // The store sees only ciphertext: its type says nothing about the person's document.
-        await storage.putFile(storageKey, sealedPath, { contentType: 'application/octet-stream', sizeBytes: written.sizeBytes, sha256Hex: written.sha256Hex });
+        await storeSealed(storageKey, sealedPath, await sealFile(sourcePath, sealedPath, seal));
       } finally {
-        dataKey.fill(0);
         await unlink(sealedPath).catch(() => undefined);
       }
-      return { encryption: ENVELOPE_ENCRYPTION, dataKeyId: sealed.keyId, sealedDataKey: sealed.sealed };
+      return sealing;
     },
     async open(ref) {
       if (ref.encryption === 'none') return storage.get(ref.storageKey);
