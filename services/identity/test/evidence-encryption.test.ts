@@ -197,6 +197,17 @@ describe.each(STORES)('evidence encrypted at rest on the $name store', (fixture)
     expect((await storeBytes(randomBytes(10), rotated)).dataKeyId).toBe('2026-07');
   });
 
+  it('without EVIDENCE_KEYS seals under a key derived from SECRETS_KEY, which still opens its objects once EVIDENCE_KEYS is set', async () => {
+    const bytes = randomBytes(2000);
+    const derivedOnly = createEvidenceVault(storage, createEvidenceKeyRing(undefined, SECRETS_KEY));
+    const ref = await storeBytes(bytes, derivedOnly);
+    expect(ref.dataKeyId).toBe('secrets-key');
+    const configured = createEvidenceVault(storage, createEvidenceKeyRing([kek('2027-02')], SECRETS_KEY));
+    expect((await readAll((await configured.open(ref)).body)).equals(bytes)).toBe(true);
+    const otherSecrets = createEvidenceVault(storage, createEvidenceKeyRing([kek('2027-02')], randomBytes(32)));
+    await expect(otherSecrets.open(ref)).rejects.toMatchObject({ code: 'EVIDENCE_UNREADABLE' });
+  });
+
   it('reads a plaintext object of an earlier version as it is, and refuses one whose data key was destroyed', async () => {
     const bytes = randomBytes(5000);
     const id = randomUUID();

@@ -72,8 +72,8 @@ const TAG_BYTES = 16;
 
 /**
  * Without EVIDENCE_KEYS the key-encryption key is derived from SECRETS_KEY (HKDF, its own
- * label), so every deployment encrypts evidence from the start; the derived key has a fixed id
- * so a later EVIDENCE_KEYS can list it under that id ("secrets-key") and rotate away from it.
+ * label), so every deployment encrypts evidence from the start. It stays in the ring for opening
+ * once EVIDENCE_KEYS is set, so moving to configured keys is: set them, run evidence:rekey.
  */
 export const DERIVED_KEY_ID = 'secrets-key';
 
@@ -82,8 +82,10 @@ function derive(secretsKey: Buffer, label: string): Buffer {
 }
 
 export function createEvidenceKeyRing(configured: readonly KeyEncryptionKey[] | undefined, secretsKey: Buffer): EvidenceKeyRing {
-  const keys = configured && configured.length > 0 ? configured : [{ id: DERIVED_KEY_ID, key: derive(secretsKey, 'identity evidence key-encryption key') }];
-  const byId = new Map(keys.map((entry) => [entry.id, entry.key]));
+  const derived = { id: DERIVED_KEY_ID, key: derive(secretsKey, 'identity evidence key-encryption key') };
+  const keys = configured && configured.length > 0 ? configured : [derived];
+  // The derived key keeps opening what it sealed after EVIDENCE_KEYS is first set (until evidence:rekey moves it).
+  const byId = new Map([[derived.id, derived.key], ...keys.map((entry) => [entry.id, entry.key] as const)]);
   const current = keys[0]!;
   // Separate from the evidence keys: rotating those must not change the digests that find reuse.
   const documentNumberKey = derive(secretsKey, 'identity document-number digest');
