@@ -27,15 +27,24 @@ async function readAll(body: NodeJS.ReadableStream): Promise<Buffer> {
 const OLD = kek('2026-01');
 const NEW = kek('2026-07');
 
+/** An app sealing under OLD and a partner of it, for the describe block that calls it. */
+function appWithOldKey() {
+  const fixture = {} as { test: TestApp; acme: Partner };
+  beforeAll(async () => {
+    fixture.test = await buildTestApp({ RATE_LIMIT_PER_MINUTE: '100000', EVIDENCE_KEYS: asVariable([OLD]) });
+    fixture.acme = await partnerWithToken(fixture.test, 'Acme');
+  });
+  afterAll(() => fixture.test.close());
+  return fixture;
+}
+
 describe('key rotation and encrypting earlier plaintext evidence', () => {
+  const fixture = appWithOldKey();
   let test: TestApp;
   let acme: Partner;
-
-  beforeAll(async () => {
-    test = await buildTestApp({ RATE_LIMIT_PER_MINUTE: '100000', EVIDENCE_KEYS: asVariable([OLD]) });
-    acme = await partnerWithToken(test, 'Acme');
+  beforeAll(() => {
+    ({ test, acme } = fixture);
   });
-  afterAll(() => test.close());
 
   const vaultWith = async (keys: KeyEncryptionKey[]) => createEvidenceVault(await createEvidenceStorage({ kind: 'filesystem', dir: test.evidenceDir }), createEvidenceKeyRing(keys, test.dependencies.secretsKey));
   const upload = async (bytes: Buffer) => {
@@ -114,13 +123,12 @@ describe('key rotation and encrypting earlier plaintext evidence', () => {
 });
 
 describeNeeding('DATABASE_URL')('cli evidence:rekey and evidence:encrypt-existing (PostgreSQL)', () => {
+  const fixture = appWithOldKey();
   let test: TestApp;
   let acme: Partner;
-  beforeAll(async () => {
-    test = await buildTestApp({ RATE_LIMIT_PER_MINUTE: '100000', EVIDENCE_KEYS: asVariable([OLD]) });
-    acme = await partnerWithToken(test, 'Acme');
+  beforeAll(() => {
+    ({ test, acme } = fixture);
   });
-  afterAll(() => test.close());
 
   it('re-seals under the newest key with progress on stderr and one JSON object on stdout', async () => {
     const started = await startedCase(test, acme);

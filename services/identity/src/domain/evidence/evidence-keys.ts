@@ -64,7 +64,7 @@ export interface EvidenceKeyRing {
   /** The same data key sealed under the current key (rotation). */
   reseal(sealed: SealedDataKey, boundTo: string): SealedDataKey;
   /** HMAC-SHA-256 of a document number under a service key: finds reuse without keeping the number. */
-  documentNumberDigest(documentNumber: string): string;
+  documentNumberDigest: (documentNumber: string) => string;
 }
 
 const IV_BYTES = 12;

@@ -1,6 +1,6 @@
 import { selectRows } from '@svc/db';
 import { notifyWorkers } from '@svc/outbox';
-import { and, eq, inArray, lt, sql, type SQL } from 'drizzle-orm';
+import { and, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import { auditLog, jobs, tenants, verificationCases, type IdentityExecutor } from '../../db/schema.js';
 import { JOBS_CHANNEL, REDACT_CASE_JOB } from '../jobs/job-kinds.js';
 import { enqueueRedaction, markRequested } from './request-redaction.js';
