@@ -6,7 +6,8 @@ import { auditLog, caseEvents, evidence, jobs, ocrResults, webhookDeliveries } f
 import type { ChecksProvider } from '../src/domain/checks/checks-provider.js';
 import { sandboxSimulator } from '../src/domain/checks/sandbox-simulator.js';
 import { createCase, getCase, partnerWithToken, startedCase, submittedCase, type Partner } from './case-helpers.js';
-import { BASE, buildTestApp, type TestApp } from './helpers.js';
+import { createPortalUser, updateTenantSettings } from '../src/domain/tenants.js';
+import { BASE, buildTestApp, PASSWORD, type TestApp } from './helpers.js';
 
 /** Every file under dir, recursively (the file system store keeps objects at objects/<tenant>/<case>/<id>). */
 async function filesUnder(dir: string): Promise<string[]> {
@@ -149,6 +150,24 @@ describe('POST /verifications/{id}/redact', () => {
     const evidenceOnly = await partnerWithToken(test, 'EvidenceOnly', 'evidence');
     const response = await redact(evidenceOnly, decided.caseId);
     expect(response.statusCode).toBe(403);
+  });
+
+  it('from the portal: PartnerAdmin may redact, PartnerReadOnly may not; the session shows the retention policy', async () => {
+    const decided = await decidedCase(acme, 'N5000005');
+    const email = `support-${decided.caseId}@example.com`;
+    await test.db.transaction((tx) => createPortalUser(tx, { tenantId: acme.tenantId, email, password: PASSWORD, role: 'PartnerReadOnly' }, new Date()));
+    const login = await test.app.inject({ method: 'POST', url: `${BASE}/portal/login`, payload: { email, password: PASSWORD } });
+    const readOnly = { authorization: `Bearer ${login.json<{ sessionToken: string }>().sessionToken}` };
+    const refused = await test.app.inject({ method: 'POST', url: `${BASE}/verifications/${decided.caseId}/redact`, headers: readOnly });
+    expect(refused.statusCode).toBe(403);
+    expect((await getCase(test, acme, decided.caseId)).json()).toMatchObject({ redactedAt: null });
+    const accepted = await test.app.inject({ method: 'POST', url: `${BASE}/verifications/${decided.caseId}/redact`, headers: acme.portal });
+    expect(accepted.statusCode).toBe(202);
+    const session = await test.app.inject({ method: 'GET', url: `${BASE}/portal/session`, headers: readOnly });
+    expect(session.json()).toMatchObject({ tenant: { retention: { evidenceRetentionDays: 90, undecidedRetentionDays: 7, auditRetentionDays: 1826 } } });
+    await test.db.transaction((tx) => updateTenantSettings(tx, acme.tenantId, { evidenceRetentionDays: '45' }, new Date()));
+    const updated = await test.app.inject({ method: 'GET', url: `${BASE}/portal/session`, headers: readOnly });
+    expect(updated.json()).toMatchObject({ tenant: { retention: { evidenceRetentionDays: 45 } } });
   });
 
   it('allows a cancelled case', async () => {
