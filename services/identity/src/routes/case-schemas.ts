@@ -100,6 +100,7 @@ export const caseDetailSchema = z
     createdAt: timestamp,
     updatedAt: timestamp,
     completedAt: timestamp.nullable(),
+    redactionRequestedAt: timestamp.nullable().meta({ description: 'When redaction was asked for (by the partner or the retention policy); from then on evidence downloads answer 410' }),
     redactedAt: timestamp.nullable().meta({
       description: 'When the evidence and personal data were destroyed (POST /verifications/{caseId}/redact or the retention policy); null until then. Once set, ocrResult.fields is {} and mrzRawText null, and evidence downloads answer 410.',
     }),
