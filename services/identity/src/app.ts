@@ -19,9 +19,13 @@ import { INTERNAL_BASE_PATH, internalReviewRoutes } from './routes/internal-revi
 import { evidenceRoutes } from './routes/evidence.js';
 import { oauthClientRoutes } from './routes/oauth-clients.js';
 import { verificationRoutes } from './routes/verifications.js';
+import { redactionRoutes } from './routes/redaction.js';
+import { retentionBacklog } from './domain/redaction/retention-sweep.js';
 import { reportRoutes } from './routes/reports.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { createEvidenceStorage, type EvidenceStorage } from './domain/evidence/evidence-storage.js';
+import { createEvidenceKeyRing } from './domain/evidence/evidence-keys.js';
+import { createEvidenceVault } from './domain/evidence/evidence-vault.js';
 import { evidenceStorageConfig } from './domain/evidence/storage-config.js';
 import { startSpoolSweeper } from './domain/evidence/spool-sweeper.js';
 import { createUploadSlots } from './domain/capture/upload-slots.js';
@@ -96,7 +100,7 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
       if (!ownProvider) return { provider: 'none', ready: null, problems: [] };
       const status = await ownProvider.status?.();
       return { provider: config.CHECKS_PROVIDER, ready: status?.ready ?? null, problems: status?.problems ?? [] };
-    }),
+    }, () => retentionBacklog(database.db, { now: clock(), undecidedRetentionDays: config.UNDECIDED_RETENTION_DAYS })),
     database,
     redis,
     trustProxy: (address: string) => isTrustedProxy(address),
@@ -122,7 +126,7 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
     clock,
     keyPrefix: dependencies.rateLimitKeyPrefix,
   });
-  const storage = dependencies.evidenceStorage ?? (await createEvidenceStorage(evidenceStorageConfig(config)));
+  const storage = createEvidenceVault(dependencies.evidenceStorage ?? (await createEvidenceStorage(evidenceStorageConfig(config))), createEvidenceKeyRing(config.EVIDENCE_KEYS, dependencies.secretsKey));
   const spoolSweeper = startSpoolSweeper({ spoolDir: storage.spoolDir, maxAgeMs: config.HTTP_REQUEST_TIMEOUT_MS, intervalMs: config.SPOOL_SWEEP_INTERVAL_MS, clock, log: app.log });
   const box = createSecretBox(dependencies.secretsKey);
   const policy = { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS };
@@ -158,13 +162,22 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
   await app.register(oauthMetadataRoutes, { issuer: config.PUBLIC_BASE_URL, mtlsBaseUrl: config.MTLS_BASE_URL, apiBasePath: API_BASE_PATH });
   await app.register(
     async (api) => {
-      await api.register(portalRoutes, { db, clock, cookieSecure: config.PORTAL_COOKIE_SECURE, cookiePath: API_BASE_PATH, credentials, allowedOrigins: [config.PUBLIC_BASE_URL] });
+      await api.register(portalRoutes, {
+        db,
+        clock,
+        cookieSecure: config.PORTAL_COOKIE_SECURE,
+        cookiePath: API_BASE_PATH,
+        credentials,
+        allowedOrigins: [config.PUBLIC_BASE_URL],
+        retention: { undecidedRetentionDays: config.UNDECIDED_RETENTION_DAYS, auditRetentionDays: config.AUDIT_RETENTION_DAYS },
+      });
       await api.register(oauthClientRoutes, { db, clock, credentials });
       await api.register(oauthTokenRoutes, { db, clock, lastUsed, credentials });
-      await api.register(verificationRoutes, { db, clock, sessionTtlSeconds: config.SESSION_TTL_SECONDS });
+      await api.register(verificationRoutes, { db, clock, sessionTtlSeconds: config.SESSION_TTL_SECONDS, documentNumberDigest: storage.keyRing.documentNumberDigest });
       await api.register(reportRoutes, { db, clock });
       await api.register(webhookRoutes, { db, clock, box, policy });
       await api.register(evidenceRoutes, { db, clock, storage });
+      await api.register(redactionRoutes, { db, clock, afterRequest: () => worker.wake() });
     },
     { prefix: API_BASE_PATH },
   );

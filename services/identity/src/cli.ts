@@ -5,7 +5,13 @@ import { queueDepth } from '@svc/outbox';
 import { databaseSchema, jobs, type IdentityExecutor } from './db/schema.js';
 import { expireDueCases } from './domain/cases/expire-cases.js';
 import { createStaffUser } from './domain/staff.js';
-import { createPortalUser, createTenant, setTenantStatus } from './domain/tenants.js';
+import { encryptExistingEvidence, rekeyEvidence } from './domain/evidence/evidence-maintenance.js';
+import { createEvidenceKeyRing } from './domain/evidence/evidence-keys.js';
+import { createEvidenceStorage } from './domain/evidence/evidence-storage.js';
+import { createEvidenceVault, type EvidenceVault } from './domain/evidence/evidence-vault.js';
+import { evidenceStorageConfig } from './domain/evidence/storage-config.js';
+import { sweepRetention } from './domain/redaction/retention-sweep.js';
+import { createPortalUser, createTenant, setTenantStatus, updateTenantSettings } from './domain/tenants.js';
 
 const HELP = `usage: pnpm --filter @svc/identity cli <command> [flags]
 
@@ -16,6 +22,8 @@ commands:
                                    externalReference suffix #approve, #reject, #review, #fail, #expire)
   tenant:disable --id <tenantId>   every user, client and token of the tenant gets 403 ACCOUNT_DISABLED
   tenant:enable --id <tenantId>    undo tenant:disable
+  tenant:update --id <tenantId> --evidence-retention-days <1-3650>
+                                   days a decided case keeps its evidence before it is redacted (default 90)
   user:create --tenant <tenantId> --email <email> --password <password> --role PartnerAdmin|PartnerReadOnly
                                    add a portal user -> {"userId"}; PartnerReadOnly (support staff) reads
                                    everything in the portal and changes nothing
@@ -25,11 +33,24 @@ commands:
                                    and can release anyone's claim
   jobs:status                      queued, running and failed background jobs by kind -> {"jobs":[…]}
   cases:expire                     run one expiry sweep now (CASE_TTL_SECONDS, session expiry) -> {"expired"}
+  retention:sweep                  hand cases past their retention to redaction now, delete audit entries past
+                                   AUDIT_RETENTION_DAYS -> {"requested","requeued","auditEntriesDeleted"}
+  evidence:rekey                   re-seal every data key under the first key of EVIDENCE_KEYS (objects untouched;
+                                   resumable, progress on stderr) -> {"rekeyed","keyId"}
+  evidence:encrypt-existing        encrypt objects stored in plaintext by earlier versions (resumable, progress on
+                                   stderr) -> {"encrypted"}
 
 Prints one JSON object on stdout; on error one line on stderr and exit code 1.
 Uses DATABASE_URL, or the embedded database in DATA_DIR (stop the service first: it holds that database).`;
 
-type Context = IdentityExecutor;
+interface Context {
+  db: IdentityExecutor;
+  /** The evidence store with its key ring, opened only by the commands that need it. */
+  vault: () => Promise<EvidenceVault>;
+}
+
+/** Progress of a long maintenance run on stderr (stdout keeps its one JSON object). */
+const progressOnStderr = (label: string) => (progress: { done: number; total: number }) => process.stderr.write(`${label}: ${progress.done}/${progress.total}\n`);
 const text = (flags: CliFlags, name: string) => String(flags[name]);
 const stringFlags = (...names: string[]) => Object.fromEntries(names.map((name) => [name, 'string' as const]));
 
@@ -37,7 +58,7 @@ const COMMANDS: Record<string, CliCommand<Context>> = {
   'tenant:create': {
     flags: { ...stringFlags('name', 'admin-email', 'admin-password'), sandbox: 'boolean' },
     required: ['name', 'admin-email', 'admin-password'],
-    run: (db, flags) =>
+    run: ({ db }, flags) =>
       db.transaction((tx) =>
         createTenant(
           tx,
@@ -46,25 +67,40 @@ const COMMANDS: Record<string, CliCommand<Context>> = {
         ),
       ),
   },
-  'tenant:disable': { flags: stringFlags('id'), required: ['id'], run: (db, flags) => db.transaction((tx) => setTenantStatus(tx, text(flags, 'id'), 'disabled', new Date())) },
-  'tenant:enable': { flags: stringFlags('id'), required: ['id'], run: (db, flags) => db.transaction((tx) => setTenantStatus(tx, text(flags, 'id'), 'active', new Date())) },
+  'tenant:update': {
+    flags: stringFlags('id', 'evidence-retention-days'),
+    required: ['id', 'evidence-retention-days'],
+    run: ({ db }, flags) => db.transaction((tx) => updateTenantSettings(tx, text(flags, 'id'), { evidenceRetentionDays: text(flags, 'evidence-retention-days') }, new Date())),
+  },
+  'tenant:disable': { flags: stringFlags('id'), required: ['id'], run: ({ db }, flags) => db.transaction((tx) => setTenantStatus(tx, text(flags, 'id'), 'disabled', new Date())) },
+  'tenant:enable': { flags: stringFlags('id'), required: ['id'], run: ({ db }, flags) => db.transaction((tx) => setTenantStatus(tx, text(flags, 'id'), 'active', new Date())) },
   'user:create': {
     flags: stringFlags('tenant', 'email', 'password', 'role'),
     required: ['tenant', 'email', 'password', 'role'],
-    run: (db, flags) =>
+    run: ({ db }, flags) =>
       db.transaction((tx) => createPortalUser(tx, { tenantId: text(flags, 'tenant'), email: text(flags, 'email'), password: text(flags, 'password'), role: text(flags, 'role') }, new Date())),
   },
   'staff:create': {
     flags: stringFlags('email', 'password', 'role'),
     required: ['email', 'password'],
-    run: (db, flags) =>
+    run: ({ db }, flags) =>
       db.transaction((tx) => createStaffUser(tx, { email: text(flags, 'email'), password: text(flags, 'password'), role: flags.role === undefined ? undefined : text(flags, 'role') }, new Date())),
   },
-  'jobs:status': { flags: {}, required: [], run: async (db) => ({ jobs: await queueDepth(db, jobs) }) },
+  'jobs:status': { flags: {}, required: [], run: async ({ db }) => ({ jobs: await queueDepth(db, jobs) }) },
   'cases:expire': {
     flags: {},
     required: [],
-    run: async (db) => ({ expired: await expireDueCases(db, { now: new Date(), caseTtlSeconds: loadIdentityConfig(process.env).CASE_TTL_SECONDS }) }),
+    run: async ({ db }) => ({ expired: await expireDueCases(db, { now: new Date(), caseTtlSeconds: loadIdentityConfig(process.env).CASE_TTL_SECONDS }) }),
+  },
+  'evidence:rekey': { flags: {}, required: [], run: async ({ db, vault }) => rekeyEvidence(db, await vault(), progressOnStderr('rekeyed')) },
+  'evidence:encrypt-existing': { flags: {}, required: [], run: async ({ db, vault }) => encryptExistingEvidence(db, await vault(), progressOnStderr('encrypted')) },
+  'retention:sweep': {
+    flags: {},
+    required: [],
+    run: async ({ db }) => {
+      const config = loadIdentityConfig(process.env);
+      return sweepRetention(db, { now: new Date(), undecidedRetentionDays: config.UNDECIDED_RETENTION_DAYS, auditRetentionDays: config.AUDIT_RETENTION_DAYS, batchSize: config.RETENTION_SWEEP_BATCH });
+    },
   },
 };
 
@@ -75,6 +111,7 @@ await runCommandCli({
   async open() {
     const config = loadIdentityConfig(process.env);
     const dependencies = await createServiceDependencies({ config, schemaName, migrationsFolder, schema: databaseSchema });
-    return { context: dependencies.database.db, close: () => dependencies.close() };
+    const vault = async () => createEvidenceVault(await createEvidenceStorage(evidenceStorageConfig(config)), createEvidenceKeyRing(config.EVIDENCE_KEYS, dependencies.secretsKey));
+    return { context: { db: dependencies.database.db, vault }, close: () => dependencies.close() };
   },
 });

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { baseServiceEnvironment, deliveryQueueVariables, LOOPBACK_PROXIES, parseEnvironment, requireHeadersWithinRequestTimeout, requireSecretsKeyWithDatabase, retryScheduleVariable, trustedProxiesVariable } from '@svc/service-kit';
 import { z } from 'zod';
+import { evidenceKeysVariable } from './domain/evidence/evidence-keys.js';
 import { WEBHOOK_ATTEMPTS } from './domain/webhooks/webhook-events.js';
 
 const emptyAsUndefined = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
@@ -80,6 +81,19 @@ export const identityEnvironmentSchema = baseServiceEnvironment(3001)
     EVIDENCE_S3_ENDPOINT: z.preprocess(emptyAsUndefined, z.url({ error: 'must be a URL such as http://127.0.0.1:9000' }).optional()),
     EVIDENCE_S3_REGION: z.preprocess(emptyAsUndefined, z.string().default('us-east-1')),
     EVIDENCE_S3_FORCE_PATH_STYLE: booleanFlag(true),
+    /**
+     * Key-encryption keys of evidence at rest, `id:base64key[,…]` (32-byte keys); the first seals
+     * new objects' data keys. Unset: one key derived from SECRETS_KEY, id `secrets-key`.
+     */
+    EVIDENCE_KEYS: z.preprocess(emptyAsUndefined, evidenceKeysVariable),
+    /** Expired, cancelled and failed cases are redacted this many days after they closed (decided ones follow their tenant's evidenceRetentionDays). */
+    UNDECIDED_RETENTION_DAYS: positiveInteger(7),
+    /** How often the worker looks for cases past their retention. */
+    RETENTION_SWEEP_INTERVAL_MS: positiveInteger(60_000),
+    /** Cases one retention sweep hands to redaction at most (the rest wait for the next sweep). */
+    RETENTION_SWEEP_BATCH: positiveInteger(100),
+    /** The audit log outlives evidence: entries older than this are deleted by the retention sweep (5 years). */
+    AUDIT_RETENTION_DAYS: positiveInteger(1826),
     /**
      * Live tenants' checks: `local` runs OCR + MRZ, face match and liveness on this machine's CPU
      * (@svc/checks-local), `http` calls the three inference endpoints below, `none` sends every

@@ -3,7 +3,9 @@ import { loadIdentityConfig } from './config.js';
 import { migrationsFolder, schemaName } from './db/migrations.js';
 import { databaseSchema } from './db/schema.js';
 import { configuredChecksProvider } from './domain/checks/configured-provider.js';
+import { createEvidenceKeyRing } from './domain/evidence/evidence-keys.js';
 import { createEvidenceStorage } from './domain/evidence/evidence-storage.js';
+import { createEvidenceVault } from './domain/evidence/evidence-vault.js';
 import { evidenceStorageConfig } from './domain/evidence/storage-config.js';
 import { createIdentityWorker } from './workers/identity-worker.js';
 
@@ -22,7 +24,7 @@ await runWorker({
     const checksProvider = configuredChecksProvider(config);
     const worker = createIdentityWorker({
       db: dependencies.database.db,
-      storage: await createEvidenceStorage(evidenceStorageConfig(config)),
+      storage: createEvidenceVault(await createEvidenceStorage(evidenceStorageConfig(config)), createEvidenceKeyRing(config.EVIDENCE_KEYS, dependencies.secretsKey)),
       config,
       checksProvider,
       box: createSecretBox(dependencies.secretsKey),

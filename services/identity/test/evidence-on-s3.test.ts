@@ -6,6 +6,7 @@ import { eq } from 'drizzle-orm';
 import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evidence } from '../src/db/schema.js';
+import { sealedSize } from '../src/domain/evidence/envelope-stream.js';
 import { getCase, jpegBytes, partnerWithToken, sha256, startedCase, uploadEvidence, type Partner } from './case-helpers.js';
 import { BASE, buildTestApp, type TestApp } from './helpers.js';
 
@@ -35,7 +36,7 @@ describe('evidence in S3-compatible storage, through the API', () => {
     await rm(scratch, { recursive: true, force: true });
   });
 
-  it('stores the upload in the bucket under the server-chosen key and downloads the same bytes', async () => {
+  it('stores the upload encrypted in the bucket under the server-chosen key and downloads the same bytes', async () => {
     const started = await startedCase(test, acme);
     const bytes = jpegBytes(400_000);
     const uploaded = await uploadEvidence(test, started.captureToken, 'DocumentFront', bytes, 'front.jpg');
@@ -44,12 +45,17 @@ describe('evidence in S3-compatible storage, through the API', () => {
     const [row] = await test.db.select().from(evidence).where(eq(evidence.id, id));
     const client = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' });
     const object = await client.send(new GetObjectCommand({ Bucket: BUCKET, Key: row!.storageKey }));
-    expect(sha256(Buffer.from(await object.Body!.transformToByteArray()))).toBe(sha256(bytes));
-    expect(object.ContentType).toBe('image/jpeg');
+    // The bucket holds ciphertext only: neither the bytes nor their type are visible there.
+    const stored = Buffer.from(await object.Body!.transformToByteArray());
+    expect(stored.length).toBe(sealedSize(bytes.length));
+    expect(stored.includes(bytes.subarray(0, 64))).toBe(false);
+    expect(object.ContentType).toBe('application/octet-stream');
     client.destroy();
 
     const download = await test.app.inject({ method: 'GET', url: `${BASE}/evidence/${id}/file`, headers: acme.headers });
     expect(download.statusCode).toBe(200);
+    expect(download.headers['content-length']).toBe(String(bytes.length));
+    expect(download.headers.etag).toBe(`"${sha256(bytes)}"`);
     expect(sha256(download.rawPayload)).toBe(sha256(bytes));
     expect((await getCase(test, acme, started.caseId)).json()).toMatchObject({ documentEvidence: [expect.objectContaining({ id, sha256Hash: sha256(bytes) })] });
   });

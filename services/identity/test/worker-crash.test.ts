@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,7 +57,8 @@ describeNeeding('DATABASE_URL')('a worker process killed in the middle of a run-
   it('costs seconds: a second worker takes the jobs over once the short lease runs out and decides each case exactly once', async () => {
     const env = {
       DATABASE_URL: test.dependencies.databaseUrl!,
-      SECRETS_KEY: randomBytes(32).toString('hex'),
+      // The app's key: evidence keys derive from it, and the worker must open what the app stored.
+      SECRETS_KEY: test.dependencies.secretsKey.toString('hex'),
       CHECKS_PROVIDER: 'http',
       CHECKS_OCR_URL: fake.urls.ocrUrl,
       CHECKS_FACE_MATCH_URL: fake.urls.faceMatchUrl,

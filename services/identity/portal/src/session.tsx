@@ -7,7 +7,7 @@ export type PortalRole = 'PartnerAdmin' | 'PartnerReadOnly';
 /** GET /portal/session */
 export interface PortalSession {
   user: { id: string; email: string; role: PortalRole };
-  tenant: { id: string; name: string; sandbox: boolean };
+  tenant: { id: string; name: string; sandbox: boolean; retention: { evidenceRetentionDays: number; undecidedRetentionDays: number; auditRetentionDays: number } };
   expiresAt: string;
 }
 

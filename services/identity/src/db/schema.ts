@@ -15,6 +15,8 @@ export const tenants = identitySchema.table('tenants', {
   status: text('status').notNull().default('active'),
   /** A sandbox tenant's cases are decided by the built-in simulator, never by the real checks. */
   sandbox: boolean('sandbox').notNull().default(false),
+  /** Days a decided (approved or rejected) case keeps its evidence and personal data before the retention sweep redacts it. */
+  evidenceRetentionDays: integer('evidence_retention_days').notNull().default(90),
   createdAt: timestampTz('created_at').notNull().defaultNow(),
   updatedAt: timestampTz('updated_at').notNull().defaultNow(),
 });
@@ -139,8 +141,14 @@ export const verificationCases = identitySchema.table(
     createdAt: timestampTz('created_at').notNull(),
     updatedAt: timestampTz('updated_at').notNull(),
     completedAt: timestampTz('completed_at'),
+    /** Set when redaction is asked for (by the partner or the retention sweep); the redact-case job does the work. */
+    redactionRequestedAt: timestampTz('redaction_requested_at'),
+    /** Set when the job has destroyed the data keys, deleted the objects and blanked the personal fields. */
+    redactedAt: timestampTz('redacted_at'),
   },
   (table) => [
+    // The retention sweep scans closed cases not yet handed to redaction.
+    index('verification_cases_retention_idx').on(table.completedAt).where(sql`${table.redactionRequestedAt} is null and ${table.completedAt} is not null`),
     // One key never yields two cases, whatever the concurrency: the database decides, not a read-then-write.
     uniqueIndex('verification_cases_idempotency_key').on(table.tenantId, table.idempotencyKey),
     index('verification_cases_tenant_created_idx').on(table.tenantId, table.createdAt.desc(), table.id.desc()),
@@ -196,6 +204,12 @@ export const evidence = identitySchema.table(
     uploadedAt: timestampTz('uploaded_at').notNull(),
     /** Set when a later upload of the same type replaced it; the row and file stay for the audit trail. */
     replacedAt: timestampTz('replaced_at'),
+    /** 'none' for objects stored before encryption at rest (until `cli evidence:encrypt-existing`), else the envelope format. */
+    encryption: text('encryption').notNull().default('none'),
+    /** Id of the key-encryption key (EVIDENCE_KEYS) that sealed the data key. */
+    dataKeyId: text('data_key_id'),
+    /** The object's own AES-256 data key, sealed (AES-256-GCM) under dataKeyId; null once destroyed by redaction. */
+    sealedDataKey: text('sealed_data_key'),
   },
   (table) => [index('evidence_case_idx').on(table.caseId, table.uploadedAt)],
 );
@@ -207,8 +221,10 @@ export const ocrResults = identitySchema.table(
       .primaryKey()
       .references(() => verificationCases.id),
     tenantId: uuid('tenant_id').notNull(),
-    /** The extracted documentNumber, kept apart so a document reused on another case is found by index. */
+    /** Rows written before document-number digests only; new rows and redaction leave it null. */
     documentNumber: text('document_number'),
+    /** HMAC-SHA-256 of the documentNumber under a service key: finds a reused document by index without keeping the number. */
+    documentNumberDigest: text('document_number_digest'),
     modelName: text('model_name').notNull(),
     modelVersion: text('model_version').notNull(),
     confidenceScore: doublePrecision('confidence_score').notNull(),
@@ -221,7 +237,7 @@ export const ocrResults = identitySchema.table(
     inferenceLatencyMs: integer('inference_latency_ms').notNull(),
     updatedAt: timestampTz('updated_at'),
   },
-  (table) => [index('ocr_results_document_number_idx').on(table.tenantId, table.documentNumber)],
+  (table) => [index('ocr_results_document_number_idx').on(table.tenantId, table.documentNumber), index('ocr_results_document_number_digest_idx').on(table.tenantId, table.documentNumberDigest)],
 );
 
 export const faceMatchResults = identitySchema.table('face_match_results', {

@@ -103,7 +103,7 @@ export async function endPortalSession(db: IdentityExecutor, principal: PortalPr
 /** Who is signed in, for the portal's header and its role-dependent controls. */
 export async function describePortalSession(db: IdentityExecutor, principal: PortalPrincipal) {
   const [row] = await db
-    .select({ email: portalUsers.email, role: portalUsers.role, tenantName: tenants.name, sandbox: tenants.sandbox, expiresAt: portalSessions.expiresAt })
+    .select({ email: portalUsers.email, role: portalUsers.role, tenantName: tenants.name, sandbox: tenants.sandbox, evidenceRetentionDays: tenants.evidenceRetentionDays, expiresAt: portalSessions.expiresAt })
     .from(portalSessions)
     .innerJoin(portalUsers, eq(portalUsers.id, portalSessions.userId))
     .innerJoin(tenants, eq(tenants.id, portalSessions.tenantId))
@@ -111,7 +111,7 @@ export async function describePortalSession(db: IdentityExecutor, principal: Por
   if (!row) throw new UnauthenticatedError('The portal session is missing, expired or invalid.');
   return {
     user: { id: principal.userId, email: row.email, role: row.role },
-    tenant: { id: principal.tenantId, name: row.tenantName, sandbox: row.sandbox },
+    tenant: { id: principal.tenantId, name: row.tenantName, sandbox: row.sandbox, evidenceRetentionDays: row.evidenceRetentionDays },
     expiresAt: row.expiresAt.toISOString(),
   };
 }

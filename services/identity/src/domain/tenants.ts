@@ -71,3 +71,17 @@ export async function setTenantStatus(tx: IdentityExecutor, tenantId: string, st
   await writeAudit(tx, { tenantId: id, actor: 'cli', action: status === 'active' ? 'tenant.enabled' : 'tenant.disabled', target: `tenant:${id}`, before, after: { status } }, now);
   return { tenantId: id, status };
 }
+
+/** Up to ten years: long enough for any regulator we know of, short enough that a typo (36500) is caught. */
+export const evidenceRetentionDaysSchema = z.coerce.number({ error: 'must be a whole number of days' }).int('must be a whole number of days').min(1, 'must be at least 1 day').max(3650, 'must be at most 3650 days (10 years)');
+
+/** `tenant:update`: the tenant's settings that are not credentials (today the retention of decided cases' evidence). */
+export async function updateTenantSettings(tx: IdentityExecutor, tenantId: string, settings: { evidenceRetentionDays: string }, now: Date): Promise<{ tenantId: string; evidenceRetentionDays: number }> {
+  const id = parse(uuidSchema, tenantId, 'id');
+  const evidenceRetentionDays = parse(evidenceRetentionDaysSchema, settings.evidenceRetentionDays, 'evidence-retention-days');
+  const [before] = await tx.select({ evidenceRetentionDays: tenants.evidenceRetentionDays }).from(tenants).where(eq(tenants.id, id)).for('update');
+  if (!before) throw new NotFoundError(`No tenant with id ${id}.`);
+  await tx.update(tenants).set({ evidenceRetentionDays, updatedAt: now }).where(eq(tenants.id, id));
+  await writeAudit(tx, { tenantId: id, actor: 'cli', action: 'tenant.updated', target: `tenant:${id}`, before, after: { evidenceRetentionDays } }, now);
+  return { tenantId: id, evidenceRetentionDays };
+}

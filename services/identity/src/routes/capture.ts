@@ -12,14 +12,14 @@ import { EVIDENCE_TYPES, type EvidenceType } from '../domain/cases/case-states.j
 import { bearerCredential } from '../plugins/authentication.js';
 import { bodyAbortSignal } from '@svc/service-kit';
 import { multipartBoundary, watchMultipartBody, whenAborted } from '../domain/capture/multipart-body-guard.js';
-import type { EvidenceStorage } from '../domain/evidence/evidence-storage.js';
+import type { EvidenceVault } from '../domain/evidence/evidence-vault.js';
 import { caseStatusSchema, documentTypeSchema, evidenceRecordSchema, evidenceTypeSchema } from './case-schemas.js';
 
 export const CAPTURE_BASE_PATH = '/api/capture/v1';
 
 export interface CaptureRouteOptions {
   db: IdentityExecutor;
-  storage: EvidenceStorage;
+  storage: EvidenceVault;
   clock: () => Date;
   limits: UploadLimits;
   /** Concurrent uploads per client address and per process. */

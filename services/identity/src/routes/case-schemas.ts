@@ -100,6 +100,10 @@ export const caseDetailSchema = z
     createdAt: timestamp,
     updatedAt: timestamp,
     completedAt: timestamp.nullable(),
+    redactionRequestedAt: timestamp.nullable().meta({ description: 'When redaction was asked for (by the partner or the retention policy); from then on evidence downloads answer 410' }),
+    redactedAt: timestamp.nullable().meta({
+      description: 'When the evidence and personal data were destroyed (POST /verifications/{caseId}/redact or the retention policy); null until then. Once set, ocrResult.fields is {} and mrzRawText null, and evidence downloads answer 410.',
+    }),
     session: z.object({ id: z.uuid(), expiresAt: timestamp, isUsed: z.boolean(), usedAt: timestamp.nullable() }).nullable(),
     documentEvidence: z.array(evidenceRecordSchema).meta({ description: 'DocumentFront and DocumentBack; the current upload of each type' }),
     selfieEvidence: z.array(evidenceRecordSchema),

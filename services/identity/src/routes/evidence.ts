@@ -4,13 +4,13 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { IdentityExecutor } from '../db/schema.js';
 import { contentDisposition, openEvidenceDownload } from '../domain/evidence/evidence-download.js';
-import type { EvidenceStorage } from '../domain/evidence/evidence-storage.js';
+import type { EvidenceVault } from '../domain/evidence/evidence-vault.js';
 import { requirePartner } from '../plugins/authentication.js';
 import { RATE_LIMITED, partnerSecurity } from './openapi.js';
 
 export interface EvidenceRouteOptions {
   db: IdentityExecutor;
-  storage: EvidenceStorage;
+  storage: EvidenceVault;
   clock: () => Date;
 }
 
@@ -21,7 +21,7 @@ export const evidenceRoutes: FastifyPluginAsync<EvidenceRouteOptions> = async (a
       schema: {
         operationId: 'downloadEvidenceFile',
         summary: 'Download an evidence file',
-        description: 'Streams the original bytes with the content type sniffed at upload; no JSON envelope. Scope `evidence`. Every access is audited.',
+        description: 'Streams the original bytes (decrypted on the fly: evidence is encrypted at rest) with the content type sniffed at upload; no JSON envelope. Scope `evidence`. Every access is audited.',
         tags: ['evidence'],
         security: partnerSecurity,
         params: z.object({ evidenceId: z.uuid({ error: 'must be an evidence id (a UUID)' }) }),
@@ -32,7 +32,9 @@ export const evidenceRoutes: FastifyPluginAsync<EvidenceRouteOptions> = async (a
             401: 'UNAUTHENTICATED',
             403: "FORBIDDEN: another tenant's evidence, scope evidence missing; or ACCOUNT_DISABLED",
             404: 'NOT_FOUND',
+            410: 'EVIDENCE_REDACTED: the case was redacted (or its redaction is under way)',
             429: RATE_LIMITED,
+            500: 'EVIDENCE_UNREADABLE: the stored object failed authentication (altered, or sealed under a key not configured)',
           }),
         },
       },

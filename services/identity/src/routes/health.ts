@@ -18,6 +18,13 @@ const identityHealthSchema = healthResponseSchema
           problems: z.array(z.string()).describe('What is missing, e.g. "ffmpeg is not installed: apt-get install -y ffmpeg". Live cases go to manual review until it is fixed, never to a pass.'),
         })
         .describe("The live tenants' checks provider of this process: with `local`, its models and ffmpeg. Not ready → degraded."),
+      retention: z
+        .object({
+          due: z.number().int().describe('Closed cases past their retention, not yet handed to redaction (the next sweeps take them in batches)'),
+          redacting: z.number().int().describe('Cases whose redaction was asked for and is not finished'),
+        })
+        .nullable()
+        .describe('The retention backlog; null when the database is down'),
     }),
   })
   .meta({ id: 'IdentityHealth' });
@@ -25,20 +32,26 @@ const identityHealthSchema = healthResponseSchema
 /** The shared health body plus the job and delivery queues' depth, so queued work is visible without a CLI. */
 export type AutomatedChecksHealth = { provider: 'none' | 'http' | 'local' | 'injected'; ready: boolean | null; problems: string[] };
 
-export function identityHealthExtension(database: Database<IdentityDatabaseSchema>, automatedChecks: () => Promise<AutomatedChecksHealth>): HealthExtension {
+export function identityHealthExtension(
+  database: Database<IdentityDatabaseSchema>,
+  automatedChecks: () => Promise<AutomatedChecksHealth>,
+  retention: () => Promise<{ due: number; redacting: number }>,
+): HealthExtension {
   return {
     schema: identityHealthSchema,
     description: 'Database and Redis status, the job and delivery queues, and the automated checks. 200 when the database answers (Redis lost, or the local checks missing a model or ffmpeg → degraded), 503 otherwise.',
     async inspect(dependencies) {
       const checks = await automatedChecks().catch((error: unknown) => ({ provider: 'local' as const, ready: false, problems: [`status unavailable: ${(error as Error).name}`] }));
       const degraded = checks.ready === false;
-      if (dependencies.status === 'down') return { degraded, checks: { jobs: [], webhooks: [], automatedChecks: checks } };
-      const [jobDepth, webhookDepth] = await Promise.all([
+      if (dependencies.status === 'down') return { degraded, checks: { jobs: [], webhooks: [], automatedChecks: checks, retention: null } };
+      const [jobDepth, webhookDepth, backlog] = await Promise.all([
+
         queueDepth(database.db, jobs, { openOnly: true }).catch(() => []),
         queueDepth(database.db, webhookDeliveries, { openOnly: true }).catch(() => []),
+        retention().catch(() => null),
       ]);
       const serialise = (depth: QueueDepth[]) => depth.map((row) => ({ ...row, oldestCreatedAt: row.oldestCreatedAt?.toISOString() ?? null }));
-      return { degraded, checks: { jobs: serialise(jobDepth), webhooks: serialise(webhookDepth), automatedChecks: checks } };
+      return { degraded, checks: { jobs: serialise(jobDepth), webhooks: serialise(webhookDepth), automatedChecks: checks, retention: backlog } };
     },
   };
 }

@@ -19,6 +19,8 @@ export interface PortalRouteOptions {
   credentials: CredentialCache;
   /** Origins besides the request's own host whose browser logins are accepted (PUBLIC_BASE_URL). */
   allowedOrigins: readonly string[];
+  /** The service-wide parts of the retention policy shown beside the tenant's own. */
+  retention: { undecidedRetentionDays: number; auditRetentionDays: number };
 }
 
 function portalPrincipal(request: Parameters<typeof requirePrincipal>[0]) {
@@ -101,7 +103,18 @@ export const portalRoutes: FastifyPluginAsync<PortalRouteOptions> = async (app, 
         response: {
           200: z.object({
             user: z.object({ id: z.uuid(), email: z.string(), role: z.enum(PORTAL_ROLES) }),
-            tenant: z.object({ id: z.uuid(), name: z.string(), sandbox: z.boolean() }),
+            tenant: z.object({
+              id: z.uuid(),
+              name: z.string(),
+              sandbox: z.boolean(),
+              retention: z
+                .object({
+                  evidenceRetentionDays: z.number().int().meta({ description: "Days after a case is approved or rejected until its evidence and personal data are redacted (the tenant's setting, default 90)" }),
+                  undecidedRetentionDays: z.number().int().meta({ description: 'The same for expired, cancelled and failed cases (UNDECIDED_RETENTION_DAYS)' }),
+                  auditRetentionDays: z.number().int().meta({ description: 'Days the audit log is kept (AUDIT_RETENTION_DAYS)' }),
+                })
+                .meta({ id: 'RetentionPolicy' }),
+            }),
             expiresAt: z.iso.datetime({ offset: true }),
           }),
           ...problemResponses({ 401: 'UNAUTHENTICATED', 403: 'ACCOUNT_DISABLED, or FORBIDDEN for an API access token' }),
@@ -111,7 +124,12 @@ export const portalRoutes: FastifyPluginAsync<PortalRouteOptions> = async (app, 
     async (request, reply) => {
       void reply.header('Cache-Control', 'no-store');
       const session = await describePortalSession(options.db, portalPrincipal(request));
-      return { ...session, user: { ...session.user, role: session.user.role as (typeof PORTAL_ROLES)[number] } };
+      const { evidenceRetentionDays, ...tenant } = session.tenant;
+      return {
+        ...session,
+        user: { ...session.user, role: session.user.role as (typeof PORTAL_ROLES)[number] },
+        tenant: { ...tenant, retention: { evidenceRetentionDays, ...options.retention } },
+      };
     },
   );
 

@@ -17,6 +17,8 @@ export interface VerificationRouteOptions {
   db: IdentityExecutor;
   clock: () => Date;
   sessionTtlSeconds: number;
+  /** Keyed digest of a document number (reuse detection without keeping the number). */
+  documentNumberDigest: (documentNumber: string) => string;
 }
 
 /** Counted exactly on every request up to this many matching cases; beyond it, once per COUNT_TTL_MS. */
@@ -211,7 +213,7 @@ export const verificationRoutes: FastifyPluginAsync<VerificationRouteOptions> = 
     },
     async (request) => {
       const { tenantId, actor } = requirePartner(request);
-      return db.transaction((tx) => correctOcrFields(tx, tenantId, request.params.caseId, request.body, actor, clock()));
+      return db.transaction((tx) => correctOcrFields(tx, tenantId, request.params.caseId, request.body, actor, clock(), options.documentNumberDigest));
     },
   );
 };

@@ -6,14 +6,18 @@ import { jobs, type IdentityExecutor } from '../db/schema.js';
 import { expireDueCases } from '../domain/cases/expire-cases.js';
 import type { ChecksProvider } from '../domain/checks/checks-provider.js';
 import { createRunChecksHandler, failCaseAfterChecks } from '../domain/checks/run-checks.js';
-import type { EvidenceStorage } from '../domain/evidence/evidence-storage.js';
-import { JOBS_CHANNEL, RUN_CHECKS_JOB } from '../domain/jobs/job-kinds.js';
+import type { EvidenceVault } from '../domain/evidence/evidence-vault.js';
+import { JOBS_CHANNEL, REDACT_CASE_JOB, RUN_CHECKS_JOB } from '../domain/jobs/job-kinds.js';
+import { createRedactCaseHandler } from '../domain/redaction/redact-case.js';
+import { retentionBacklog, sweepRetention } from '../domain/redaction/retention-sweep.js';
 import { createWebhookDeliveryWorker, type WebhookDeliveryWorkerOptions } from './webhook-delivery-worker.js';
 
 export interface IdentityWorkerOptions {
   db: IdentityExecutor;
-  storage: EvidenceStorage;
-  config: Pick<IdentityConfig, 'CASE_TTL_SECONDS' | 'EXPIRY_SWEEP_INTERVAL_MS' | 'JOB_LEASE_MS' | 'CHECKS_RETRY_SCHEDULE_MS' | 'CHECKS_OCR_THRESHOLD' | 'CHECKS_FACE_THRESHOLD' | 'CHECKS_LIVENESS_THRESHOLD' | 'CHECKS_FACE_REJECT_BELOW'> &
+  storage: EvidenceVault;
+  config: Pick<
+    IdentityConfig,
+    'UNDECIDED_RETENTION_DAYS' | 'RETENTION_SWEEP_INTERVAL_MS' | 'RETENTION_SWEEP_BATCH' | 'AUDIT_RETENTION_DAYS' | 'CASE_TTL_SECONDS' | 'EXPIRY_SWEEP_INTERVAL_MS' | 'JOB_LEASE_MS' | 'CHECKS_RETRY_SCHEDULE_MS' | 'CHECKS_OCR_THRESHOLD' | 'CHECKS_FACE_THRESHOLD' | 'CHECKS_LIVENESS_THRESHOLD' | 'CHECKS_FACE_REJECT_BELOW'> &
     WebhookDeliveryWorkerOptions['config'];
   /** Opens webhook signing secrets. */
   box: SecretBox;
@@ -42,6 +46,8 @@ export interface IdentityWorker {
   purgeDeliveries(): Promise<number>;
   /** One sweep, for tests and the CLI. */
   sweepExpired(): Promise<number>;
+  /** One retention sweep (cases past retention to redaction, old audit entries deleted), for tests and the CLI. */
+  sweepRetention(): Promise<{ requested: number; requeued: number; auditEntriesDeleted: number }>;
 }
 
 /**
@@ -64,9 +70,13 @@ export function createIdentityWorker(options: IdentityWorkerOptions): IdentityWo
         thresholds: { ocrConfidence: config.CHECKS_OCR_THRESHOLD, faceSimilarity: config.CHECKS_FACE_THRESHOLD, liveness: config.CHECKS_LIVENESS_THRESHOLD, faceRejectBelow: config.CHECKS_FACE_REJECT_BELOW },
         clock,
       }),
+      [REDACT_CASE_JOB]: createRedactCaseHandler({ db: options.db, vault: options.storage, clock }),
     },
-    // The queue's transaction is the service's database under a generic type.
-    onGiveUp: (tx, job, error) => failCaseAfterChecks(tx as unknown as IdentityExecutor, job, error, clock()),
+    // The queue's transaction is the service's database under a generic type. A redaction that gives up stays
+    // requested (downloads keep answering 410) and is queued again by the next retention sweep.
+    onGiveUp: async (tx, job, error) => {
+      if (job.kind === RUN_CHECKS_JOB) await failCaseAfterChecks(tx as unknown as IdentityExecutor, job, error, clock());
+    },
     retryScheduleMs: config.CHECKS_RETRY_SCHEDULE_MS,
     leaseMs: config.JOB_LEASE_MS,
     clock,
@@ -88,9 +98,22 @@ export function createIdentityWorker(options: IdentityWorkerOptions): IdentityWo
     ...(options.metrics ? { metrics: options.metrics } : {}),
     logger: options.logger,
   });
-  let sweepTimer: NodeJS.Timeout | undefined;
-  let sweeping: Promise<unknown> = Promise.resolve();
+  const timers = new Set<NodeJS.Timeout>();
+  const sweeps = new Set<Promise<unknown>>();
   let running = false;
+  const retentionPolicy = () => ({
+    now: clock(),
+    undecidedRetentionDays: config.UNDECIDED_RETENTION_DAYS,
+    auditRetentionDays: config.AUDIT_RETENTION_DAYS,
+    batchSize: config.RETENTION_SWEEP_BATCH,
+  });
+  options.metrics?.watchQueue('retention', async () => {
+    const backlog = await retentionBacklog(options.db, retentionPolicy());
+    return [
+      { kind: 'past-retention', status: 'pending', count: backlog.due, oldestCreatedAt: null },
+      { kind: 'redaction', status: 'in_flight', count: backlog.redacting, oldestCreatedAt: null },
+    ];
+  });
 
   const sweepExpired = async () => {
     const count = await expireDueCases(options.db, { now: clock(), caseTtlSeconds: config.CASE_TTL_SECONDS });
@@ -98,14 +121,27 @@ export function createIdentityWorker(options: IdentityWorkerOptions): IdentityWo
     return count;
   };
 
-  function scheduleSweep(delayMs: number): void {
+  const sweepRetentionOnce = async () => {
+    const result = await sweepRetention(options.db, retentionPolicy());
+    if (result.requested + result.requeued + result.auditEntriesDeleted > 0) options.logger.info(result, 'retention sweep');
+    return result;
+  };
+
+  /** Runs `sweep` now and then every intervalMs after each run ends, until stop(). */
+  function schedulePeriodic(name: string, intervalMs: number, sweep: () => Promise<unknown>, delayMs = 0): void {
     if (!running) return;
-    sweepTimer = setTimeout(() => {
-      sweeping = sweepExpired()
-        .catch((error: unknown) => options.logger.warn({ err: error }, 'expiry sweep failed; retrying at the next interval'))
-        .finally(() => scheduleSweep(config.EXPIRY_SWEEP_INTERVAL_MS));
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      const run = sweep()
+        .catch((error: unknown) => options.logger.warn({ err: error }, `${name} failed; retrying at the next interval`))
+        .finally(() => {
+          sweeps.delete(run);
+          schedulePeriodic(name, intervalMs, sweep, intervalMs);
+        });
+      sweeps.add(run);
     }, delayMs);
-    sweepTimer.unref();
+    timer.unref();
+    timers.add(timer);
   }
 
   return {
@@ -114,17 +150,20 @@ export function createIdentityWorker(options: IdentityWorkerOptions): IdentityWo
       running = true;
       jobWorker.start();
       webhookWorker.start();
-      scheduleSweep(0);
+      schedulePeriodic('expiry sweep', config.EXPIRY_SWEEP_INTERVAL_MS, sweepExpired);
+      schedulePeriodic('retention sweep', config.RETENTION_SWEEP_INTERVAL_MS, sweepRetentionOnce);
     },
     async stop() {
       running = false;
-      clearTimeout(sweepTimer);
-      await Promise.all([jobWorker.stop(), webhookWorker.close(), sweeping]);
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+      await Promise.all([jobWorker.stop(), webhookWorker.close(), ...sweeps]);
     },
     wake: () => jobWorker.wake(),
     runJobs: () => jobWorker.runOnce(),
     deliverWebhooks: () => webhookWorker.runOnce(),
     purgeDeliveries: () => webhookWorker.purgeFinished(),
     sweepExpired,
+    sweepRetention: sweepRetentionOnce,
   };
 }

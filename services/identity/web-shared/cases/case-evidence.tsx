@@ -20,7 +20,13 @@ export function CaseEvidence({ verification }: { verification: CaseDetail }) {
       <ul class="evidence-list" data-testid="evidence-list">
         {all.map((evidence) => (
           <li key={evidence.id} class="evidence-item" data-evidence-type={evidence.evidenceType}>
-            <EvidencePreview evidence={evidence} onEnlarge={() => setViewing(evidence)} />
+            {verification.redactionRequestedAt ? (
+              <div class="evidence-thumb placeholder" data-testid="evidence-redacted">
+                {t('evidenceRedacted')}
+              </div>
+            ) : (
+              <EvidencePreview evidence={evidence} onEnlarge={() => setViewing(evidence)} />
+            )}
             <EvidenceFacts evidence={evidence} />
           </li>
         ))}

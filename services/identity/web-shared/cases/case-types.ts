@@ -109,6 +109,10 @@ export interface CaseDetail {
   createdAt: string;
   updatedAt: string;
   completedAt: string | null;
+  /** Set once the evidence and personal data were destroyed (on request or by the retention policy). */
+  redactedAt: string | null;
+  /** Set from the redaction request on: the files answer 410 from then. */
+  redactionRequestedAt: string | null;
   session: { id: string; expiresAt: string; isUsed: boolean; usedAt: string | null } | null;
   documentEvidence: EvidenceRecord[];
   selfieEvidence: EvidenceRecord[];

@@ -6,6 +6,8 @@ export const caseHref = (caseId: string) => `${CASES_HREF}/${caseId}`;
 
 const en = {
   casesTitle: 'Cases',
+  retentionPolicy:
+    'Retention: evidence and personal data are redacted {decided} days after a case is approved or rejected, and {undecided} days after it expires, is cancelled or fails. The audit log is kept {auditYears} years.',
   statusFilter: 'Status',
   allStatuses: 'All statuses',
   search: 'Search',
@@ -119,6 +121,14 @@ const en = {
   reviewDecisions: 'Review decisions',
   noReviewDecisions: 'No manual review.',
   reviewer: 'Reviewer {id}…',
+  redactCase: 'Redact case',
+  redactTitle: "Redact this case's personal data?",
+  redactBody:
+    'Irreversible: the evidence files are destroyed (their keys first, so no copy or backup can be read), and the OCR fields, MRZ text and file names are blanked. Status, decision, scores, hashes and the audit trail stay. A verification.redacted webhook is sent when done.',
+  redacting: 'Redacting…',
+  redactionRequested: 'Redaction requested: the evidence is being destroyed.',
+  redacted: 'Redacted',
+  evidenceRedacted: 'Destroyed by redaction',
   cancelCase: 'Cancel case',
   cancelTitle: 'Cancel this case?',
   cancelBody: 'Cancelling is irreversible: the end user can no longer submit evidence and the case closes as Cancelled. The reason is kept in the audit trail.',
@@ -132,6 +142,8 @@ export type CaseMessageKey = keyof typeof en;
 
 const ar: Record<CaseMessageKey, string> = {
   casesTitle: 'الحالات',
+  retentionPolicy:
+    'الاحتفاظ: تُحجب الأدلة والبيانات الشخصية بعد {decided} يومًا من قبول الحالة أو رفضها، وبعد {undecided} أيام من انتهاء صلاحيتها أو إلغائها أو فشلها. يُحفظ سجل التدقيق {auditYears} سنوات.',
   statusFilter: 'الحالة',
   allStatuses: 'كل الحالات',
   search: 'بحث',
@@ -245,6 +257,14 @@ const ar: Record<CaseMessageKey, string> = {
   reviewDecisions: 'قرارات المراجعة',
   noReviewDecisions: 'لا توجد مراجعة يدوية.',
   reviewer: 'المراجِع {id}…',
+  redactCase: 'حجب بيانات الحالة',
+  redactTitle: 'حجب البيانات الشخصية لهذه الحالة؟',
+  redactBody:
+    'إجراء نهائي: تُتلف ملفات الأدلة (مفاتيحها أولًا، فلا تُقرأ أي نسخة أو نسخة احتياطية)، وتُمحى حقول التعرف الضوئي ونص MRZ وأسماء الملفات. تبقى الحالة والقرار والدرجات والبصمات وسجل التدقيق. يُرسل webhook ‏verification.redacted عند الانتهاء.',
+  redacting: 'جارٍ الحجب…',
+  redactionRequested: 'طُلب الحجب: يجري إتلاف الأدلة.',
+  redacted: 'حُجبت البيانات',
+  evidenceRedacted: 'أُتلف بالحجب',
   cancelCase: 'إلغاء الحالة',
   cancelTitle: 'إلغاء هذه الحالة؟',
   cancelBody: 'الإلغاء نهائي لا رجعة فيه: لن يتمكن المستخدم النهائي من إرسال الأدلة وتُغلق الحالة بوضع «ملغاة». يُحفظ السبب في سجل التدقيق.',

@@ -5,14 +5,14 @@ import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { PayloadTooLargeError, ProblemError } from '@svc/problem-json';
-import { fileTypeFromFile } from 'file-type';
+import { fileTypeFromBuffer } from 'file-type';
 import { and, eq, isNull } from 'drizzle-orm';
 import { evidence, type IdentityExecutor } from '../../db/schema.js';
 import { writeAudit } from '../audit.js';
 import type { EvidenceType } from '../cases/case-states.js';
 import { lockCase } from '../cases/case-transitions.js';
 import { toEvidenceRecord } from '../cases/read-cases.js';
-import type { EvidenceStorage } from '../evidence/evidence-storage.js';
+import type { EvidenceVault } from '../evidence/evidence-vault.js';
 import { assertCapturing, endUserActor, type CaptureSession } from './capture-sessions.js';
 
 export interface UploadLimits {
@@ -49,37 +49,56 @@ export class UnsupportedEvidenceContentError extends ProblemError {
 
 interface SpooledFile {
   path: string;
+  /** The plaintext's size and SHA-256 (what the partner sees), and its first bytes for sniffing. */
   sizeBytes: number;
   sha256Hex: string;
+  head: Buffer;
+  /** The ciphertext written to `path`: what the store receives and verifies. */
+  sealed: { sizeBytes: number; sha256Hex: string };
 }
 
-/**
- * Streams the upload to a spool file while hashing and counting it; past `maxBytes` it stops
- * with 413 and leaves nothing behind. Memory stays constant whatever the file size.
- */
-async function spool(stream: Readable, spoolDir: string, maxBytes: number, evidenceType: EvidenceType, signal: AbortSignal): Promise<SpooledFile> {
-  const path = join(spoolDir, `${randomUUID()}.upload`);
-  const hash = createHash('sha256');
+/** Bytes kept from the start of an upload for sniffing its type: more than any accepted format's signature needs. */
+const SNIFF_BYTES = 64 * 1024;
+
+/** Counts (and unless `hashing` is false, hashes) what passes; `limit` stops it with the error it builds. */
+function meter(limit?: { maxBytes: number; error: () => Error }, onChunk?: (chunk: Buffer, offset: number) => void, hashing = true) {
+  const hash = hashing ? createHash('sha256') : null;
   let sizeBytes = 0;
-  const meter = new Transform({
+  const transform = new Transform({
     transform(chunk: Buffer, _encoding, callback) {
-      sizeBytes += chunk.length;
-      if (sizeBytes > maxBytes) {
-        callback(new PayloadTooLargeError(`${evidenceType} may be at most ${maxBytes} bytes (${(maxBytes / 1_048_576).toFixed(0)} MB).`));
+      if (limit && sizeBytes + chunk.length > limit.maxBytes) {
+        callback(limit.error());
         return;
       }
-      hash.update(chunk);
+      onChunk?.(chunk, sizeBytes);
+      sizeBytes += chunk.length;
+      hash?.update(chunk);
       callback(null, chunk);
     },
   });
+  return { transform, result: () => ({ sizeBytes, sha256Hex: hash?.digest('hex') ?? '' }) };
+}
+
+/**
+ * Streams the upload through encryption to a spool file, hashing and counting the plaintext
+ * before and the ciphertext after; past `maxBytes` it stops with 413 and leaves nothing behind.
+ * The person's bytes never touch the disk in the clear, and memory stays constant whatever the size.
+ */
+async function spool(stream: Readable, storage: EvidenceVault, maxBytes: number, evidenceType: EvidenceType, seal: Transform, signal: AbortSignal): Promise<SpooledFile> {
+  const path = join(storage.spoolDir, `${randomUUID()}.upload`);
+  const headChunks: Buffer[] = [];
+  const plaintext = meter({ maxBytes, error: () => new PayloadTooLargeError(`${evidenceType} may be at most ${maxBytes} bytes (${(maxBytes / 1_048_576).toFixed(0)} MB).`) }, (chunk, offset) => {
+    if (offset < SNIFF_BYTES) headChunks.push(chunk.subarray(0, SNIFF_BYTES - offset));
+  });
+  const ciphertext = meter(undefined, undefined, storage.needsCiphertextDigest);
   try {
     // The signal ends a body that stalls or is cut: the streams are destroyed (the descriptor freed) at once.
-    await pipeline(stream, meter, createWriteStream(path, { mode: 0o600 }), { signal });
+    await pipeline(stream, plaintext.transform, seal, ciphertext.transform, createWriteStream(path, { mode: 0o600 }), { signal });
   } catch (error) {
     await unlink(path).catch(() => undefined);
     throw signal.aborted ? signal.reason : error;
   }
-  return { path, sizeBytes, sha256Hex: hash.digest('hex') };
+  return { path, ...plaintext.result(), head: Buffer.concat(headChunks), sealed: ciphertext.result() };
 }
 
 /** A file name safe to store and show: no path, no control characters, bounded length. */
@@ -108,20 +127,21 @@ export interface EvidenceUpload {
  */
 export async function receiveEvidence(
   db: IdentityExecutor,
-  storage: EvidenceStorage,
+  storage: EvidenceVault,
   session: CaptureSession,
   upload: EvidenceUpload,
   options: { limits: UploadLimits; correlationId: string; clock: () => Date },
 ) {
   const maxBytes = maxBytesFor(upload.evidenceType, options.limits);
-  const spooled = await spool(upload.stream, storage.spoolDir, maxBytes, upload.evidenceType, upload.signal);
+  const evidenceId = randomUUID();
+  const { seal, sealing } = storage.createSealer(evidenceId);
+  const spooled = await spool(upload.stream, storage, maxBytes, upload.evidenceType, seal, upload.signal);
   try {
     if (upload.wasTruncated()) throw new PayloadTooLargeError(`${upload.evidenceType} may be at most ${maxBytes} bytes.`);
-    const sniffed = (await fileTypeFromFile(spooled.path))?.mime ?? null;
+    const sniffed = (await fileTypeFromBuffer(spooled.head))?.mime ?? null;
     if (!sniffed || !ACCEPTED_CONTENT[upload.evidenceType].types.includes(sniffed)) throw new UnsupportedEvidenceContentError(upload.evidenceType, sniffed);
-    const evidenceId = randomUUID();
     const storageKey = `${session.tenantId}/${session.caseId}/${evidenceId}`;
-    await storage.putFile(storageKey, spooled.path, { contentType: sniffed, sizeBytes: spooled.sizeBytes, sha256Hex: spooled.sha256Hex });
+    await storage.storeSealed(storageKey, spooled.path, spooled.sealed);
     try {
       return await db.transaction(async (tx) => {
         const now = options.clock();
@@ -144,6 +164,7 @@ export async function receiveEvidence(
             originalFileName: cleanFileName(upload.fileName, `${upload.evidenceType}`),
             sha256Hash: spooled.sha256Hex,
             storageKey,
+            ...sealing,
             uploadedAt: now,
           })
           .returning();

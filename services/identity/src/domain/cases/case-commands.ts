@@ -24,6 +24,8 @@ export async function correctOcrFields(
   input: { fields: Record<string, string>; notes?: string | undefined },
   actor: CaseActor,
   now: Date,
+  /** The corrected number is kept only as its digest (reuse detection sees the correction). */
+  documentNumberDigest: (documentNumber: string) => string,
 ) {
   const locked = await lockCase(tx, caseId, tenantId);
   const status = locked.status as CaseStatus;
@@ -48,7 +50,9 @@ export async function correctOcrFields(
     .set({
       extractedFieldsJson: JSON.stringify(extracted),
       // Kept in step so reuse detection sees the corrected number.
-      ...(input.fields.documentNumber === undefined ? {} : { documentNumber: input.fields.documentNumber.trim() || null }),
+      ...(input.fields.documentNumber === undefined
+        ? {}
+        : { documentNumber: null, documentNumberDigest: input.fields.documentNumber.trim() ? documentNumberDigest(input.fields.documentNumber.trim()) : null }),
       updatedAt: now,
     })
     .where(eq(ocrResults.caseId, caseId))

@@ -67,13 +67,13 @@ export interface CaseEventPayload {
 }
 
 /**
- * The event of a state's arrival, its payload frozen now (the spec's Payload table): logged in
+ * The event of a state's arrival (or `eventType`, for events that are not a state: redaction), its payload frozen now (the spec's Payload table): logged in
  * case_events and fanned out to the tenant's subscribed endpoints in the caller's transaction.
  */
-export async function recordCaseEvent(tx: IdentityExecutor, row: CaseRow, now: Date): Promise<CaseEventPayload> {
+export async function recordCaseEvent(tx: IdentityExecutor, row: CaseRow, now: Date, eventType: string = eventTypeFor(row.status as CaseStatus)): Promise<CaseEventPayload> {
   const id = randomUUID();
   const payload: CaseEventPayload = {
-    eventType: eventTypeFor(row.status as CaseStatus),
+    eventType,
     eventId: `evt_${id}`,
     timestamp: now.toISOString(),
     apiVersion: 'v1',

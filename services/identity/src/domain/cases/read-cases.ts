@@ -147,6 +147,8 @@ export async function getCaseDetail(db: IdentityExecutor, tenantId: string, case
     createdAt: verification.createdAt.toISOString(),
     updatedAt: verification.updatedAt.toISOString(),
     completedAt: iso(verification.completedAt),
+    redactionRequestedAt: iso(verification.redactionRequestedAt),
+    redactedAt: iso(verification.redactedAt),
     session: { id: session.id, expiresAt: session.expiresAt.toISOString(), isUsed: session.usedAt !== null, usedAt: iso(session.usedAt) },
     ...sections,
     ocrResult: ocr ? toOcrResult(fromJsonRow<OcrRow>(ocr)) : null,

@@ -1,10 +1,10 @@
 import { PermanentJobError, type Job } from '@svc/outbox';
-import { and, eq, ne } from 'drizzle-orm';
+import { and, eq, ne, or } from 'drizzle-orm';
 import { faceMatchResults, fraudSignals, livenessResults, ocrResults, type IdentityExecutor } from '../../db/schema.js';
 import type { DocumentType, EvidenceType } from '../cases/case-states.js';
 import { lockCase, transitionCase, type CaseRow } from '../cases/case-transitions.js';
 import { currentEvidence, type EvidenceRow } from '../cases/read-cases.js';
-import type { EvidenceStorage } from '../evidence/evidence-storage.js';
+import type { EvidenceVault } from '../evidence/evidence-vault.js';
 import { ManualReviewRequiredError, TransientProviderError, type ChecksProvider, type EvidenceFile } from './checks-provider.js';
 import { decideCase, fraudSignalsOf, type CheckThresholds, type FraudSignalFinding } from './decide-case.js';
 import { checkMrz, type MrzCheck } from './mrz.js';
@@ -12,7 +12,7 @@ import { SANDBOX_THRESHOLDS, sandboxOutcome, sandboxSimulator } from './sandbox-
 
 export interface RunChecksOptions {
   db: IdentityExecutor;
-  storage: EvidenceStorage;
+  storage: EvidenceVault;
   /** The live tenants' provider; null when none is configured (their cases wait for a person). */
   provider: ChecksProvider | null;
   thresholds: CheckThresholds;
@@ -38,13 +38,14 @@ async function timed<T>(clock: () => Date, check: string, call: () => Promise<T>
   }
 }
 
-function evidenceFile(storage: EvidenceStorage, row: EvidenceRow): EvidenceFile {
+function evidenceFile(storage: EvidenceVault, row: EvidenceRow): EvidenceFile {
   return {
     evidenceType: row.evidenceType as EvidenceType,
     contentType: row.contentType,
     sizeBytes: row.fileSizeBytes,
     sha256Hex: row.sha256Hash,
-    open: async () => (await storage.get(row.storageKey)).body,
+    // The plaintext through the same authenticated path as downloads.
+    open: async () => (await storage.open(row)).body,
   };
 }
 
@@ -124,15 +125,17 @@ export function createRunChecksHandler(options: RunChecksOptions): (job: Job) =>
     const { ocr, faceMatch, liveness } = answers;
     const mrz = checkMrz(ocr.answer.mrzRawText);
     const documentNumber = ocr.answer.fields.documentNumber?.trim() || null;
+    const documentNumberDigest = documentNumber === null ? null : options.storage.keyRing.documentNumberDigest(documentNumber);
     await settle(db, caseId, async (tx, locked) => {
       const now = clock();
-      const signals = [...fraudSignalsOf(ocr.answer, liveness.answer, now), ...(await signalsFromHistory(tx, locked, { mrz, documentNumber }))];
+      const signals = [...fraudSignalsOf(ocr.answer, liveness.answer, now), ...(await signalsFromHistory(tx, locked, { mrz, documentNumber, documentNumberDigest }))];
       const decision = decideCase({ ocr: ocr.answer, faceMatch: faceMatch.answer, liveness: liveness.answer }, thresholds, signals);
       const { fields, ...ocrAnswer } = ocr.answer;
       await tx.insert(ocrResults).values({
         caseId,
         tenantId: locked.tenantId,
-        documentNumber,
+        // The digest only: the number itself lives in the fields, which redaction blanks.
+        documentNumberDigest,
         ...ocrAnswer,
         extractedFieldsJson: JSON.stringify(fields),
         mrzIsValid: mrz.valid,
@@ -172,14 +175,21 @@ export function createRunChecksHandler(options: RunChecksOptions): (job: Job) =>
  * number already read on another case of the same tenant (one identity document, several people
  * or several attempts). Sandbox cases never compare against live ones: the tenant differs.
  */
-async function signalsFromHistory(tx: IdentityExecutor, locked: CaseRow, found: { mrz: MrzCheck; documentNumber: string | null }): Promise<FraudSignalFinding[]> {
+async function signalsFromHistory(tx: IdentityExecutor, locked: CaseRow, found: { mrz: MrzCheck; documentNumber: string | null; documentNumberDigest: string | null }): Promise<FraudSignalFinding[]> {
   const signals: FraudSignalFinding[] = [];
   if (found.mrz.valid === false) signals.push({ type: 'MrzCheckDigitFailure', severity: 'medium', detail: `The MRZ does not validate (${found.mrz.failures.join('; ')}).` });
-  if (found.documentNumber) {
+  if (found.documentNumber && found.documentNumberDigest) {
     const [other] = await tx
       .select({ caseId: ocrResults.caseId })
       .from(ocrResults)
-      .where(and(eq(ocrResults.tenantId, locked.tenantId), eq(ocrResults.documentNumber, found.documentNumber), ne(ocrResults.caseId, locked.id)))
+      .where(
+        and(
+          eq(ocrResults.tenantId, locked.tenantId),
+          // Rows from before digests keep the number itself until they are redacted.
+          or(eq(ocrResults.documentNumberDigest, found.documentNumberDigest), eq(ocrResults.documentNumber, found.documentNumber)),
+          ne(ocrResults.caseId, locked.id),
+        ),
+      )
       .limit(1);
     if (other) signals.push({ type: 'DocumentNumberReused', severity: 'medium', detail: `The document number was already read on case ${other.caseId}.` });
   }

@@ -10,6 +10,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'verification.expired',
   'verification.cancelled',
   'verification.failed',
+  // Not a state: the case's evidence and personal data were destroyed (on request or by retention).
+  'verification.redacted',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

@@ -5,9 +5,10 @@ import { useLanguage, useMessages } from '../../../../web-shared/i18n.js';
 import { Link } from '../../../../web-shared/router.js';
 import { useSession } from '../../session.js';
 import { CancelCase } from './cancel-case.js';
+import { RedactCase } from './redact-case.js';
 import { CaseEvidence } from '../../../../web-shared/cases/case-evidence.js';
 import { FraudSignals, ReviewDecisions } from '../../../../web-shared/cases/case-findings.js';
-import { canCancel } from '../../../../web-shared/cases/case-logic.js';
+import { canCancel, isTerminalStatus } from '../../../../web-shared/cases/case-logic.js';
 import { CaseTimeline } from '../../../../web-shared/cases/case-timeline.js';
 import type { CaseDetail as CaseDetailData, CaseHistoryEntry } from '../../../../web-shared/cases/case-types.js';
 import { CheckScores } from '../../../../web-shared/cases/check-scores.js';
@@ -42,7 +43,13 @@ export function CaseDetail({ caseId }: { caseId: string }) {
                 {verification.externalReference ?? t('caseWithoutReference')}
               </span>
             }
-            actions={canWrite && canCancel(verification.status) ? <CancelCase caseId={verification.id} onCancelled={reloadAll} /> : undefined}
+            actions={
+              !canWrite ? undefined : canCancel(verification.status) ? (
+                <CancelCase caseId={verification.id} onCancelled={reloadAll} />
+              ) : isTerminalStatus(verification.status) && verification.redactionRequestedAt === null ? (
+                <RedactCase caseId={verification.id} onRequested={() => history.reload()} />
+              ) : undefined
+            }
           />
           <div class="case-grid">
             <div class="case-main">
@@ -115,6 +122,12 @@ function CaseSummary({ verification }: { verification: CaseDetailData }) {
           <dt>{t('completed')}</dt>
           <dd>{when(verification.completedAt)}</dd>
         </div>
+        {verification.redactedAt ? (
+          <div>
+            <dt>{t('redacted')}</dt>
+            <dd data-testid="redacted-at">{when(verification.redactedAt)}</dd>
+          </div>
+        ) : null}
         {verification.session ? (
           <div>
             <dt>{t('session')}</dt>

@@ -4,6 +4,7 @@ import { EmptyState, ErrorNotice, Loading, PageHeader, Pagination, StatusBadge, 
 import { formatDateTime, formatNumber } from '../../../../web-shared/format.js';
 import { useLanguage, useMessages } from '../../../../web-shared/i18n.js';
 import { Link, setQuery, useLocation } from '../../../../web-shared/router.js';
+import { useSession } from '../../session.js';
 import { listQueryFromUrl, PAGE_SIZE } from '../../../../web-shared/cases/case-logic.js';
 import { CASE_STATUSES, type CaseListItem, type CasePage } from '../../../../web-shared/cases/case-types.js';
 import { caseHref, caseMessages } from '../../../../web-shared/cases/messages.js';
@@ -29,6 +30,7 @@ export function CaseList() {
   return (
     <section class="cases" aria-labelledby="cases-title">
       <PageHeader title={<span id="cases-title">{t('casesTitle')}</span>} />
+      <RetentionPolicy />
       <form class="case-filters" role="search" onSubmit={submitSearch}>
         <div class="field">
           <label for="case-status-filter">{t('statusFilter')}</label>
@@ -67,6 +69,18 @@ export function CaseList() {
         </>
       ) : null}
     </section>
+  );
+}
+
+/** What a compliance team asks first: how long this tenant's evidence and audit trail are kept. */
+function RetentionPolicy() {
+  const t = useMessages(caseMessages);
+  const { language } = useLanguage();
+  const { retention } = useSession().tenant;
+  return (
+    <p class="muted retention-policy" data-testid="retention-policy">
+      {t('retentionPolicy', { decided: retention.evidenceRetentionDays, undecided: retention.undecidedRetentionDays, auditYears: formatNumber(Math.round((retention.auditRetentionDays / 365.25) * 10) / 10, language) })}
+    </p>
   );
 }
 

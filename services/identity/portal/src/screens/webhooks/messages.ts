@@ -195,6 +195,7 @@ export const eventDescriptions: Messages<
   | 'verification.expired'
   | 'verification.cancelled'
   | 'verification.failed'
+  | 'verification.redacted'
 > = {
   en: {
     'verification.session_issued': 'Session issued',
@@ -207,6 +208,7 @@ export const eventDescriptions: Messages<
     'verification.expired': 'Expired',
     'verification.cancelled': 'Cancelled',
     'verification.failed': 'Failed',
+    'verification.redacted': 'Redacted',
   },
   ar: {
     'verification.session_issued': 'إصدار الجلسة',
@@ -219,5 +221,6 @@ export const eventDescriptions: Messages<
     'verification.expired': 'منتهي الصلاحية',
     'verification.cancelled': 'ملغى',
     'verification.failed': 'فشل',
+    'verification.redacted': 'حُجبت البيانات',
   },
 };

@@ -12,6 +12,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'verification.expired',
   'verification.cancelled',
   'verification.failed',
+  'verification.redacted',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
