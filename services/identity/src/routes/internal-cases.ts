@@ -3,7 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { IdentityExecutor } from '../db/schema.js';
-import type { EvidenceStorage } from '../domain/evidence/evidence-storage.js';
+import type { EvidenceVault } from '../domain/evidence/evidence-vault.js';
 import { claimCase, releaseClaim } from '../domain/review/claims.js';
 import { REVIEW_REASON_CODES, reviewCase } from '../domain/review/review-case.js';
 import { reviewHistory } from '../domain/review/review-history.js';
@@ -17,7 +17,7 @@ import { requireStaff } from './staff-request.js';
 export interface InternalCaseRouteOptions {
   db: IdentityExecutor;
   clock: () => Date;
-  storage: EvidenceStorage;
+  storage: EvidenceVault;
   ffmpegPath: string;
 }
 
@@ -164,7 +164,7 @@ export const internalCaseRoutes: FastifyPluginAsync<InternalCaseRouteOptions> = 
     },
     async (request) => {
       const reviewer = requireStaff(request);
-      return db.transaction((tx) => reviewCase(tx, { caseId: request.params.caseId, reviewerId: reviewer.staffId, ...request.body, correlationId: request.id }, clock()));
+      return db.transaction((tx) => reviewCase(tx, { caseId: request.params.caseId, reviewerId: reviewer.staffId, ...request.body, correlationId: request.id }, clock(), options.storage.keyRing.documentNumberDigest));
     },
   );
 

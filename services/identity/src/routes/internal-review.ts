@@ -3,7 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { IdentityExecutor } from '../db/schema.js';
-import type { EvidenceStorage } from '../domain/evidence/evidence-storage.js';
+import type { EvidenceVault } from '../domain/evidence/evidence-vault.js';
 import { authenticateStaffSession, endStaffSession, STAFF_IDLE_SECONDS, STAFF_ROLES, STAFF_SESSION_PREFIX, STAFF_SESSION_SECONDS, staffLogin } from '../domain/staff.js';
 import { emailSchema } from '../domain/tenants.js';
 import { bearerCredential, refuseCrossOrigin } from '../plugins/authentication.js';
@@ -17,7 +17,7 @@ export const CONSOLE_COOKIE = 'svc_console_session';
 export interface InternalReviewRouteOptions {
   db: IdentityExecutor;
   clock: () => Date;
-  storage: EvidenceStorage;
+  storage: EvidenceVault;
   /** Makes the stills of liveness videos. */
   ffmpegPath: string;
   cookieSecure: boolean;

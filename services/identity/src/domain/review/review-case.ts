@@ -32,14 +32,20 @@ function decisionReasonOf(input: ReviewInput): string {
  * moved on, or never needed a person), so two reviewers racing on one case produce one
  * decision; another reviewer's live claim is a 409 naming them.
  */
-export async function reviewCase(tx: IdentityExecutor, input: ReviewInput, now: Date): Promise<{ caseId: string; status: CaseStatus }> {
+export async function reviewCase(
+  tx: IdentityExecutor,
+  input: ReviewInput,
+  now: Date,
+  /** A corrected document number is kept only as its digest (see correctOcrFields). */
+  documentNumberDigest: (documentNumber: string) => string,
+): Promise<{ caseId: string; status: CaseStatus }> {
   const locked = await lockCase(tx, input.caseId, null);
   if (locked.status !== 'PendingManualReview') {
     throw new InvalidCaseStateError(locked.id, locked.status as CaseStatus, 'be reviewed (only a case in PendingManualReview can)', { conflictEvenIfClosed: true });
   }
   await settleClaimForDecision(tx, locked.id, input.reviewerId, now);
   const actor = { actor: `staff:${input.reviewerId}`, correlationId: input.correlationId };
-  if (input.corrections) await correctOcrFields(tx, locked.tenantId, locked.id, input.corrections, actor, now);
+  if (input.corrections) await correctOcrFields(tx, locked.tenantId, locked.id, input.corrections, actor, now, documentNumberDigest);
   await tx.insert(reviewDecisions).values({ caseId: locked.id, reviewerId: input.reviewerId, decision: input.decision, reasonCode: input.reasonCode ?? null, reason: input.reason, decidedAt: now });
   const updated = await transitionCase(tx, locked, {
     trigger: input.decision === 'Approved' ? 'approve' : 'reject',

@@ -5,7 +5,7 @@ import { writeAudit } from '../audit.js';
 import { caseHistory } from '../cases/case-history.js';
 import { getCaseDetail } from '../cases/read-cases.js';
 import { openEvidenceDownload } from '../evidence/evidence-download.js';
-import type { EvidenceStorage } from '../evidence/evidence-storage.js';
+import type { EvidenceVault } from '../evidence/evidence-vault.js';
 import type { StaffPrincipal } from '../staff.js';
 import { claimHolderOf } from './claims.js';
 import { compareOcrWithMrz } from './mrz-comparison.js';
@@ -35,19 +35,19 @@ export async function staffCaseView(db: IdentityExecutor, caseId: string, staff:
 }
 
 /** An evidence file for a reviewer: the partner download's own checks and audit row, with the staff actor. */
-export async function openStaffEvidence(db: IdentityExecutor, storage: EvidenceStorage, evidenceId: string, staff: StaffPrincipal, correlationId: string, now: Date) {
+export async function openStaffEvidence(db: IdentityExecutor, storage: EvidenceVault, evidenceId: string, staff: StaffPrincipal, correlationId: string, now: Date) {
   const [row] = await db.select({ tenantId: evidence.tenantId }).from(evidence).where(eq(evidence.id, evidenceId));
   if (!row) throw new NotFoundError(`No evidence with id ${evidenceId}.`);
   return openEvidenceDownload(db, storage, row.tenantId, evidenceId, { actor: `staff:${staff.staffId}`, correlationId }, now);
 }
 
 /** The liveness video's stills for a reviewer: audited like the video itself, made once per video. */
-export async function staffLivenessFrames(db: IdentityExecutor, storage: EvidenceStorage, strips: FrameStrips, evidenceId: string, staff: StaffPrincipal, correlationId: string, now: Date): Promise<Buffer> {
+export async function staffLivenessFrames(db: IdentityExecutor, storage: EvidenceVault, strips: FrameStrips, evidenceId: string, staff: StaffPrincipal, correlationId: string, now: Date): Promise<Buffer> {
   const [row] = await db.select().from(evidence).where(eq(evidence.id, evidenceId));
   if (!row || row.evidenceType !== 'LivenessVideo') throw new NotFoundError(`No liveness video with evidence id ${evidenceId}.`);
   await writeAudit(db, { tenantId: row.tenantId, actor: `staff:${staff.staffId}`, action: 'evidence.frames_viewed', target: `evidence:${evidenceId}`, correlationId, after: { caseId: row.caseId } }, now);
   try {
-    return await strips.get(row.sha256Hash, async () => (await storage.get(row.storageKey)).body);
+    return await strips.get(row.sha256Hash, async () => (await storage.open(row)).body);
   } catch (error) {
     if (!(error instanceof FramesUnavailableError)) throw error;
     throw new ProblemError({ status: 422, code: 'FRAMES_UNAVAILABLE', title: 'Frames Unavailable', detail: `No stills could be made from liveness video ${evidenceId}; watch the video itself.` });
