@@ -72,10 +72,14 @@ async function spool(stream: Readable, spoolDir: string, maxBytes: number, evide
       callback(null, chunk);
     },
   });
+  if (signal.aborted) throw signal.reason;
+  const file = createWriteStream(path, { mode: 0o600 });
   try {
     // The signal ends a body that stalls or is cut: the streams are destroyed (the descriptor freed) at once.
-    await pipeline(stream, meter, createWriteStream(path, { mode: 0o600 }), { signal });
+    await pipeline(stream, meter, file, { signal });
   } catch (error) {
+    // The file is opened asynchronously: removed before its open completed, it would be created after and stay.
+    if (!file.closed) await new Promise<void>((resolve) => file.once('close', () => resolve()));
     await unlink(path).catch(() => undefined);
     throw signal.aborted ? signal.reason : error;
   }
