@@ -29,7 +29,7 @@ const {
     sources: { usage: '--sources=1-250 (attacker addresses)', range: [1, 250], fallback: 1 },
     'silence-ms': { usage: '--silence-ms=N (HTTP_SILENCE_TIMEOUT_MS)', range: [100, 600_000], fallback: 30_000 },
     'per-ip': { usage: '--per-ip=N (CAPTURE_UPLOADS_PER_IP)', range: [1, 100_000], fallback: 8 },
-    'uploads-max': { usage: '--uploads-max=N (CAPTURE_UPLOADS_MAX)', range: [1, 100_000], fallback: 256 },
+    'uploads-max': { usage: '--uploads-max=N (CAPTURE_UPLOADS_MAX)', range: [1, 100_000], fallback: 1024 },
   },
 });
 
