@@ -37,3 +37,4 @@ export { describeBaseApp } from './base-app-suite.js';
 export { expectCliFailure } from './cli-expectations.js';
 export { expectLintReadyOpenApi, type DocumentedOperation } from './openapi-expectations.js';
 export { describeListenerEdges } from './listener-suite.js';
+export { rawExchange, type RawExchange } from './raw-exchange.js';

@@ -6,8 +6,8 @@
  * and never a 5xx or a hang. Used by route-fuzzer.ts for the operations named in `uploads`.
  */
 import { randomBytes } from 'node:crypto';
-import { connect } from 'node:net';
 import fc from 'fast-check';
+import { rawExchange } from '@svc/service-kit/testing';
 import type { FastifyInstance } from 'fastify';
 
 export interface UploadFuzzSpec {
@@ -51,44 +51,11 @@ interface Answer {
 }
 
 /** Sends the first `sent` bytes of a body declared whole, then stays silent until the server answers or closes. */
-function stalledRequest(origin: string, path: string, headers: Record<string, string>, contentType: string, payload: Buffer, sent: number, timeoutMs: number): Promise<Answer> {
+async function stalledRequest(origin: string, path: string, headers: Record<string, string>, contentType: string, payload: Buffer, sent: number, timeoutMs: number): Promise<Answer> {
   const { hostname, port } = new URL(origin);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname);
-    let received = '';
-    let stalledAt = Date.now();
-    const timer = setTimeout(() => {
-      socket.destroy();
-      reject(new Error(`stalled upload: no answer within ${timeoutMs} ms`));
-    }, timeoutMs);
-    const head = [`POST ${path} HTTP/1.1`, `Host: ${hostname}`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`), `Content-Type: ${contentType}`, `Content-Length: ${payload.length}`, '', ''].join('\r\n');
-    socket.on('connect', () => {
-      socket.write(head);
-      socket.write(payload.subarray(0, sent), () => (stalledAt = Date.now()));
-    });
-    let done = false;
-    // An answer may come before the body is whole (the file part ended): it is read by its length, not the close.
-    socket.on('data', (chunk: Buffer) => {
-      received += chunk.toString('utf8');
-      const headEnd = received.indexOf('\r\n\r\n');
-      const length = Number(/\r\ncontent-length:\s*(\d+)/i.exec(received.slice(0, Math.max(headEnd, 0)))?.[1] ?? -1);
-      if (headEnd !== -1 && length >= 0 && Buffer.byteLength(received.slice(headEnd + 4)) >= length) socket.destroy();
-    });
-    socket.on('error', () => undefined);
-    socket.on('close', () => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      const headEnd = received.indexOf('\r\n\r\n');
-      const head = headEnd === -1 ? '' : received.slice(0, headEnd);
-      resolve({
-        status: Number(head.split(' ')[1] ?? 0),
-        contentType: /\r\ncontent-type:\s*([^\r]+)/i.exec(head)?.[1] ?? '',
-        body: headEnd === -1 ? received : received.slice(headEnd + 4),
-        afterStallMs: Date.now() - stalledAt,
-      });
-    });
-  });
+  const head = [`POST ${path} HTTP/1.1`, `Host: ${hostname}`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`), `Content-Type: ${contentType}`, `Content-Length: ${payload.length}`, '', ''].join('\r\n');
+  const answer = await rawExchange(Number(port), [head, payload.subarray(0, sent)], { timeoutMs, host: hostname });
+  return { status: answer.status, contentType: answer.headers['content-type'] ?? '', body: answer.body, afterStallMs: answer.afterLastWriteMs };
 }
 
 /** Whole bodies most of the time (the success path), then each way of breaking them. */

@@ -91,10 +91,14 @@ async function spool(stream: Readable, storage: EvidenceVault, maxBytes: number,
     if (offset < SNIFF_BYTES) headChunks.push(chunk.subarray(0, SNIFF_BYTES - offset));
   });
   const ciphertext = meter(undefined, undefined, storage.needsCiphertextDigest);
+  if (signal.aborted) throw signal.reason;
+  const file = createWriteStream(path, { mode: 0o600 });
   try {
     // The signal ends a body that stalls or is cut: the streams are destroyed (the descriptor freed) at once.
-    await pipeline(stream, plaintext.transform, seal, ciphertext.transform, createWriteStream(path, { mode: 0o600 }), { signal });
+    await pipeline(stream, plaintext.transform, seal, ciphertext.transform, file, { signal });
   } catch (error) {
+    // The file is opened asynchronously: removed before its open completed, it would be created after and stay.
+    if (!file.closed) await new Promise<void>((resolve) => file.once('close', () => resolve()));
     await unlink(path).catch(() => undefined);
     throw signal.aborted ? signal.reason : error;
   }
