@@ -5,12 +5,7 @@ import { queueDepth } from '@svc/outbox';
 import { databaseSchema, jobs, type IdentityExecutor } from './db/schema.js';
 import { expireDueCases } from './domain/cases/expire-cases.js';
 import { createStaffUser } from './domain/staff.js';
-import { encryptExistingEvidence, rekeyEvidence } from './domain/evidence/evidence-maintenance.js';
-import { createEvidenceKeyRing } from './domain/evidence/evidence-keys.js';
-import { createEvidenceStorage } from './domain/evidence/evidence-storage.js';
-import { createEvidenceVault, type EvidenceVault } from './domain/evidence/evidence-vault.js';
-import { evidenceStorageConfig } from './domain/evidence/storage-config.js';
-import { sweepRetention } from './domain/redaction/retention-sweep.js';
+import type { EvidenceVault } from './domain/evidence/evidence-vault.js';
 import { createPortalUser, createTenant, setTenantStatus, updateTenantSettings } from './domain/tenants.js';
 
 const HELP = `usage: pnpm --filter @svc/identity cli <command> [flags]
@@ -92,13 +87,23 @@ const COMMANDS: Record<string, CliCommand<Context>> = {
     required: [],
     run: async ({ db }) => ({ expired: await expireDueCases(db, { now: new Date(), caseTtlSeconds: loadIdentityConfig(process.env).CASE_TTL_SECONDS }) }),
   },
-  'evidence:rekey': { flags: {}, required: [], run: async ({ db, vault }) => rekeyEvidence(db, await vault(), progressOnStderr('rekeyed')) },
-  'evidence:encrypt-existing': { flags: {}, required: [], run: async ({ db, vault }) => encryptExistingEvidence(db, await vault(), progressOnStderr('encrypted')) },
+  // The evidence and retention modules load only for their commands: every other command starts as fast as before.
+  'evidence:rekey': {
+    flags: {},
+    required: [],
+    run: async ({ db, vault }) => (await import('./domain/evidence/evidence-maintenance.js')).rekeyEvidence(db, await vault(), progressOnStderr('rekeyed')),
+  },
+  'evidence:encrypt-existing': {
+    flags: {},
+    required: [],
+    run: async ({ db, vault }) => (await import('./domain/evidence/evidence-maintenance.js')).encryptExistingEvidence(db, await vault(), progressOnStderr('encrypted')),
+  },
   'retention:sweep': {
     flags: {},
     required: [],
     run: async ({ db }) => {
       const config = loadIdentityConfig(process.env);
+      const { sweepRetention } = await import('./domain/redaction/retention-sweep.js');
       return sweepRetention(db, { now: new Date(), undecidedRetentionDays: config.UNDECIDED_RETENTION_DAYS, auditRetentionDays: config.AUDIT_RETENTION_DAYS, batchSize: config.RETENTION_SWEEP_BATCH });
     },
   },
@@ -111,7 +116,15 @@ await runCommandCli({
   async open() {
     const config = loadIdentityConfig(process.env);
     const dependencies = await createServiceDependencies({ config, schemaName, migrationsFolder, schema: databaseSchema });
-    const vault = async () => createEvidenceVault(await createEvidenceStorage(evidenceStorageConfig(config)), createEvidenceKeyRing(config.EVIDENCE_KEYS, dependencies.secretsKey));
+    const vault = async () => {
+      const [{ createEvidenceVault }, { createEvidenceStorage }, { createEvidenceKeyRing }, { evidenceStorageConfig }] = await Promise.all([
+        import('./domain/evidence/evidence-vault.js'),
+        import('./domain/evidence/evidence-storage.js'),
+        import('./domain/evidence/evidence-keys.js'),
+        import('./domain/evidence/storage-config.js'),
+      ]);
+      return createEvidenceVault(await createEvidenceStorage(evidenceStorageConfig(config)), createEvidenceKeyRing(config.EVIDENCE_KEYS, dependencies.secretsKey));
+    };
     return { context: { db: dependencies.database.db, vault }, close: () => dependencies.close() };
   },
 });

@@ -4,8 +4,8 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Page } from 'playwright-core';
-import { buildViteApp, screenshotPath as screenshotIn } from '@svc/service-kit/browser-testing';
+import type { Browser, Page } from 'playwright-core';
+import { buildViteApp, removeQuietly, screenshotPath as screenshotIn, type WatchedPage } from '@svc/service-kit/browser-testing';
 import { runCliProcess, startServiceProcess, type ServiceProcess } from '@svc/service-kit/testing';
 import { makeCertificate, type TestCertificate } from '../certificates.js';
 
@@ -264,4 +264,13 @@ export async function runSandboxCaseToApproval(partner: PartnerApi, externalRefe
   const result = await runSandboxCase(partner, { ...(externalReference ? { externalReference } : {}), until: ['Approved', 'Rejected', 'PendingManualReview', 'Failed'] });
   if (result.status !== 'Approved') throw new Error(`sandbox case ${result.caseId} ended ${result.status}, not Approved`);
   return result;
+}
+
+/** What a browser test started, released in the order that frees each part: pages, browser, service, files. */
+export async function tearDownPortalTest(started: { opened: WatchedPage[]; browser: Browser | undefined; service: IdentityService | undefined; webRoot: string }): Promise<void> {
+  for (const watched of started.opened) await watched.context.close().catch(() => undefined);
+  await started.browser?.close();
+  await started.service?.stop();
+  if (started.service) removeQuietly(started.service.dataDir);
+  removeQuietly(started.webRoot);
 }

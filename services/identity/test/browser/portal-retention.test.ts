@@ -8,11 +8,11 @@ import {
   launchChromium,
   openPage,
   partnerApi,
-  removeQuietly,
   runIdentityCli,
   runSandboxCaseToApproval,
   signIn,
   startIdentity,
+  tearDownPortalTest,
   type IdentityService,
   type TenantAdmin,
   type WatchedPage,
@@ -38,13 +38,7 @@ describeEmbeddedOnly('portal: retention policy and redaction, in Chromium', () =
     browser = await launchChromium();
   }, 240_000);
 
-  afterAll(async () => {
-    for (const watched of opened) await watched.context.close().catch(() => undefined);
-    await browser?.close();
-    await service?.stop();
-    if (service) removeQuietly(service.dataDir);
-    removeQuietly(webRoot);
-  });
+  afterAll(() => tearDownPortalTest({ opened, browser, service, webRoot }));
 
   const signedIn = async (admin: TenantAdmin) => {
     const watched = await openPage(browser, { width: 1280 });

@@ -1,4 +1,5 @@
 /// <reference lib="dom" />
+import { WEBHOOK_EVENT_TYPES } from '../../src/domain/webhooks/webhook-events.js';
 import { describeEmbeddedOnly } from '@svc/db/testing';
 import { unlabelledControls } from '@svc/service-kit/browser-testing';
 import { findFreePort } from '@svc/service-kit/testing';
@@ -85,7 +86,7 @@ describeEmbeddedOnly('portal webhooks screens in Chromium', () => {
     await page.reload();
     await page.getByTestId('webhook-facts').waitFor();
     expect(await page.content()).not.toContain('whsec_');
-    expect(await page.getByTestId('webhook-event-types').locator('li').count()).toBe(10);
+    expect(await page.getByTestId('webhook-event-types').locator('li').count()).toBe(WEBHOOK_EVENT_TYPES.length);
 
     await page.getByRole('button', { name: 'Rotate secret' }).click();
     const dialog = page.getByRole('dialog');
