@@ -27,6 +27,8 @@ const { seconds, warmupSeconds } = benchSeconds('node services/identity/bench/ev
 const CASES = 200;
 const IMAGE_BYTES = 2 * 1024 * 1024;
 const PATH = `${CAPTURE}/evidence`;
+// Every upload of the bench comes from one address: the per-address cap would answer 429.
+const UPLOAD_ENV = { CAPTURE_UPLOADS_PER_IP: '1000' };
 
 const bench = identityBench({ workDirPrefix: 'identity-bench-evidence-upload-', databasePrefix: 'bench_upload_', evidence: true });
 
@@ -51,7 +53,7 @@ async function main() {
   ensureWrk();
   if (bench.databaseUrl) await bench.createDatabase();
   await bench.createTenant();
-  const origin = await bench.startService();
+  const origin = await bench.startService({ env: UPLOAD_ENV });
   const auth = await bench.authenticate(origin);
   const tokens = [];
   for (let index = 0; index < CASES; index += 1) {
@@ -68,7 +70,7 @@ async function main() {
   const spool = join(bench.workDir, 'evidence', 'bare-spool');
   mkdirSync(spool, { recursive: true });
   const row = await measurePath(`identity POST ${PATH} (2 MB image)`, {
-    service: bench.serviceSide(),
+    service: bench.serviceSide(UPLOAD_ENV),
     bare: bareSide({ name: 'bare', method: 'POST', route: PATH, bodyFile: bodyFileOf(bench.workDir, expected.body), contentType: expected.contentType, packageDir: serviceDir, status: 201, options: { spool } }),
     request: (sideOrigin) => ({ url: `${sideOrigin}${PATH}`, method: 'POST', headers, bodyFile, rotateHeader: { name: 'authorization', values: tokens } }),
     check: (sideOrigin) => probe(`${sideOrigin}${PATH}`, { method: 'POST', headers: { ...headers, authorization: tokens[1] }, body: upload.body, status: 201 }),
