@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, killTracked, root, sleep, spawnTracked, collectLines, stopChild } from '../bench/out-of-process.mjs';
+import { collectLines, cpuSeconds, freePort, killTracked, root, sleep, spawnTracked, stopChild } from '../bench/out-of-process.mjs';
 import { freshDatabase } from '../bench/service-bench.mjs';
 import { openDatabase } from './database.mjs';
 import { injectFaults } from './faults.mjs';
@@ -125,12 +125,14 @@ async function main() {
   const identityContext = { recorder, origin: identityFront.origin, running, auth: () => partner.headers, thumbprint: partner.thumbprint, clientId: partner.clientId, caseIdsByKey: new Map(), tokenChecks: { revoked: 0, usesAfterRevocation: 0 } };
   const fxContext = { recorder, origin: fxFront.origin, running, key, adminToken, keyed: { answered: 0, uncertain: 0 }, ratePosts: 0, streams: { opened: 0, events: 0 }, stopSignal: stopController.signal };
 
-  const samples = { rss: {}, queues: [], connections: [] };
+  const samples = { rss: {}, cpu: {}, queues: [], connections: [] };
   const sampler = setInterval(async () => {
     const at = Date.now();
     for (const slot of slots) {
       const kb = slot.alive() ? rssKilobytes(slot.child.pid) : null;
       if (kb !== null) (samples.rss[`${slot.name}#${slot.starts}`] ??= []).push({ at, kb });
+      const cpu = slot.alive() ? cpuSeconds(slot.child.pid) : null;
+      if (cpu !== null) samples.cpu[`${slot.name}#${slot.starts}`] = { startedAt: slot.instances.at(-1).startedAt, at, cpu };
     }
     try {
       const [row] = await sql`select
@@ -201,6 +203,13 @@ async function main() {
     latencyMs: Object.fromEntries(['identity', 'fx'].map((service) => [service, invariantsFreeLatency(recorder.requests, service)])),
     cases: identityContext.caseIdsByKey.size, ratePosts: fxContext.ratePosts, streams: fxContext.streams, faultsInjected: faults,
     peakRssMb: Object.fromEntries(slots.map((slot) => [slot.name, Math.round(Math.max(0, ...Object.entries(samples.rss).filter(([name]) => name.startsWith(`${slot.name}#`)).flatMap(([, list]) => list.map((sample) => sample.kb))) / 1024)])),
+    // Mean CPU of each slot over the run (100 = one core), from its instances' /proc counters: the basis of resource requests.
+    meanCpuPercent: Object.fromEntries(slots.map((slot) => {
+      const instances = Object.entries(samples.cpu).filter(([name]) => name.startsWith(`${slot.name}#`)).map(([, sample]) => sample);
+      const busy = instances.reduce((sum, sample) => sum + sample.cpu, 0);
+      const lived = instances.reduce((sum, sample) => sum + (sample.at - sample.startedAt) / 1000, 0);
+      return [slot.name, lived > 0 ? Math.round((busy / lived) * 100) : null];
+    })),
     peakConnections: Math.max(0, ...samples.connections.map((sample) => sample.connections)),
     unexpectedAnswers: { count: recorder.unexpected.length, first: recorder.unexpected.slice(0, 10) },
     invariants: results,
