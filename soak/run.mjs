@@ -6,7 +6,8 @@
 // again 2-5 s later, Redis restarted once, every PostgreSQL backend of one service terminated once.
 // Then the queues are drained (bounded) and the invariants checked and printed, each with its
 // count; summary.json and report.html go to --out (default a new directory under the system's
-// temporary directory). Exit 1 on any broken invariant. --self-check adds a worker that acknowledges
+// temporary directory). Exit 1 on any broken invariant, 3 when the harness itself failed (setup,
+// a crash, its time budget), so a self-check can tell the two apart. --self-check adds a worker that acknowledges
 // deliveries before sending (soak/doubles/): the run must then FAIL, else an invariant cannot fail.
 // PostgreSQL: the server DATABASE_URL names (default postgres://postgres@127.0.0.1:5432/postgres);
 // a fresh database soak_<time>_<pid> is created there and dropped at the end. Needs `pnpm build`,
@@ -244,7 +245,7 @@ async function restartRedis(port, directory) {
 // The whole run is bounded: the load, a drain of at most 5 minutes, setup and checks.
 const watchdog = setTimeout(() => {
   log('watchdog: the run overran its budget');
-  cleanup().finally(() => process.exit(1));
+  cleanup().finally(() => process.exit(3));
 }, (options.minutes * 60 + 900) * 1000);
 for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => cleanup().finally(() => process.exit(130)));
 
@@ -258,5 +259,5 @@ main()
     clearTimeout(watchdog);
     log(`failed: ${error.stack ?? error}`);
     await cleanup();
-    process.exit(1);
+    process.exit(3);
   });
