@@ -2,6 +2,7 @@
 // reader above its per-IP limit (429s are expected and counted, never errors), a keyed reader
 // under its per-key limit whose successes are counted per key, an admin posting market rates in
 // a small random walk, and a live stream reader that reconnects whenever its instance dies.
+import { TextDecoder } from 'node:util';
 import { request } from './traffic.mjs';
 
 const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));

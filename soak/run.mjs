@@ -121,10 +121,9 @@ async function main() {
   const recorder = createRecorder();
   const startedAt = Date.now();
   const endAt = startedAt + options.minutes * 60_000;
-  const stopController = new AbortController();
   const running = () => Date.now() < endAt;
   const identityContext = { recorder, origin: identityFront.origin, running, auth: () => partner.headers, thumbprint: partner.thumbprint, clientId: partner.clientId, caseIdsByKey: new Map(), tokenChecks: { revoked: 0, usesAfterRevocation: 0 } };
-  const fxContext = { recorder, origin: fxFront.origin, running, key, adminToken, keyed: { answered: 0, uncertain: 0 }, ratePosts: 0, streams: { opened: 0, events: 0 }, stopSignal: stopController.signal };
+  const fxContext = { recorder, origin: fxFront.origin, running, key, adminToken, keyed: { answered: 0, uncertain: 0 }, ratePosts: 0, streams: { opened: 0, events: 0 }, stopSignal: AbortSignal.timeout(endAt - Date.now()) };
 
   const samples = { rss: {}, cpu: {}, queues: [], connections: [] };
   const sampler = setInterval(async () => {
@@ -164,7 +163,6 @@ async function main() {
 
   await faulting;
   await sleep(Math.max(0, endAt - Date.now()));
-  stopController.abort();
   await Promise.race([Promise.allSettled(lanes), sleep(120_000)]);
   clearInterval(progress);
   clearInterval(sampler);

@@ -37,7 +37,7 @@ export async function request(recorder, { service, route, origin, method = 'GET'
     }
     answer = { status: response.status, body: text, json: parsed, connectionError, headers: response.headers };
   } catch (error) {
-    answer = { status: 0, body: String(error?.cause?.code ?? error?.name ?? error), json: null, connectionError: true, headers: new Headers() };
+    answer = { status: 0, body: String(error?.cause?.code ?? error?.name ?? error), json: null, connectionError: true, headers: { get: () => null, has: () => false } };
   }
   recorder.requests.push({ at, service, route, status: answer.status, ms: performance.now() - started, connectionError: answer.connectionError });
   return answer;
