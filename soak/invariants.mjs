@@ -1,6 +1,7 @@
 // The invariants the soak checks at the end, each as {name, ok, count, detail}: read from the
 // database (the source of truth), the receiver's receipts and what the harness itself recorded.
 import { createHash } from 'node:crypto';
+import { mapConcurrent } from '../bench/out-of-process.mjs';
 
 const STATE_OF_EVENT = {
   'verification.session_issued': 'SessionIssued',
@@ -88,11 +89,12 @@ export async function evidenceReadable(sql, download) {
     select v.id::text, v.sha256_hash from identity.evidence v join identity.verification_cases c on c.id = v.case_id
     where c.redaction_requested_at is null`;
   const mismatched = [];
-  for (const row of rows) {
+  // A few at a time: a long run stores thousands of objects, and each download decrypts through an API.
+  await mapConcurrent(rows, 8, async (row) => {
     const bytes = await download(row.id);
     const digest = bytes === null ? null : createHash('sha256').update(bytes).digest('hex');
     if (digest !== row.sha256_hash) mismatched.push({ evidenceId: row.id, got: digest === null ? 'unreadable' : 'other bytes' });
-  }
+  });
   return result('every evidence object readable with its recorded SHA-256', mismatched.length === 0 && rows.length > 0, rows.length, { mismatched: mismatched.slice(0, 10), mismatchedCount: mismatched.length });
 }
 

@@ -179,8 +179,15 @@ async function main() {
 
   const receipts = (await (await fetch(`${receiver.origin}/receipts`)).text()).split('\n').filter(Boolean).map((line) => JSON.parse(line));
   const download = async (evidenceId) => {
-    const response = await fetch(`${identityFront.origin}/api/partner/v1/evidence/${evidenceId}/file`, { headers: partner.headers, signal: AbortSignal.timeout(30_000) });
-    return response.status === 200 ? Buffer.from(await response.arrayBuffer()) : null;
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      try {
+        const response = await fetch(`${identityFront.origin}/api/partner/v1/evidence/${evidenceId}/file`, { headers: partner.headers, signal: AbortSignal.timeout(30_000) });
+        return response.status === 200 ? Buffer.from(await response.arrayBuffer()) : null;
+      } catch {
+        await sleep(500);
+      }
+    }
+    return null;
   };
   const counted = await keyedUsage(fxContext);
   const results = [
