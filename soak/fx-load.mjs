@@ -50,6 +50,23 @@ export async function keyedUsage(context) {
   return null;
 }
 
+/**
+ * Two rate alerts on the market dollar (up and down by half a percent: the admin's random walk
+ * crosses them every few posts), created with a key of their own so the keyed reader's monthly
+ * counter stays the reader's alone; each secret is handed to the receiver.
+ */
+export async function createAlerts(context, alertKey, receiver) {
+  const headers = { 'x-api-key': alertKey.publicKey, 'x-api-secret': alertKey.privateKey };
+  for (const [name, alertType] of [['fx-up', 2], ['fx-down', 3]]) {
+    const answer = await request(context.recorder, {
+      service: 'fx', route: 'POST /client/webhooks', origin: context.origin, method: 'POST', path: '/api/v1/client/webhooks', headers,
+      json: { webhookUrl: `${receiver.origin}/hooks/${name}`, currency: 'USD', source: 'MARKET', alertType, thresholdValue: 0.5, label: `soak ${name}` },
+    });
+    if (answer.status !== 201) throw new Error(`creating the ${name} alert: ${answer.status} ${answer.body.slice(0, 300)}`);
+    receiver.child.stdin.write(`${JSON.stringify({ name, secret: answer.json.signingSecret, scheme: 'fx' })}\n`);
+  }
+}
+
 export async function adminPoster(context) {
   let mid = 15_000;
   while (context.running()) {

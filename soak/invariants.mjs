@@ -67,6 +67,25 @@ export async function everyEventDelivered(sql, { endpointId, endpointName, subsc
   });
 }
 
+/** Every fx alert firing either received with a valid signature or given up after its attempts; none left waiting. */
+export async function everyAlertFiringSettled(sql, receipts) {
+  const deliveries = await sql`select id::text, status, attempt_count, max_attempts from fx.alert_deliveries`;
+  const received = new Set(receipts.filter((receipt) => receipt.name.startsWith('fx-') && receipt.ok).map((receipt) => receipt.deliveryId));
+  const badSignatures = receipts.filter((receipt) => receipt.name.startsWith('fx-') && !receipt.ok).length;
+  const lost = deliveries.filter((delivery) => delivery.status === 'succeeded' && !received.has(delivery.id));
+  const givenUpEarly = deliveries.filter((delivery) => delivery.status === 'failed' && delivery.attempt_count < delivery.max_attempts);
+  const waiting = deliveries.filter((delivery) => delivery.status === 'pending' || delivery.status === 'in_flight');
+  const ok = deliveries.length > 0 && lost.length === 0 && givenUpEarly.length === 0 && waiting.length === 0 && badSignatures === 0;
+  return result('every fx alert firing delivered or given up as its schedule says', ok, deliveries.length, {
+    delivered: deliveries.filter((delivery) => delivery.status === 'succeeded').length,
+    givenUp: deliveries.filter((delivery) => delivery.status === 'failed').length,
+    succeededButNotReceived: lost.length,
+    givenUpBeforeLastAttempt: givenUpEarly.length,
+    stillWaiting: waiting.length,
+    badSignatures,
+  });
+}
+
 export function revokedTokensRefused(recorder, tokenChecks) {
   const accepted = recorder.violations.revokedTokenAccepted;
   return result('no token used successfully after its revocation was acknowledged', accepted.length === 0 && tokenChecks.revoked > 0, tokenChecks.revoked, { usesAfterRevocation: tokenChecks.usesAfterRevocation, accepted: accepted.slice(0, 10) });

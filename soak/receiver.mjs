@@ -1,6 +1,6 @@
 // The soak's webhook receiver, in a process of its own: plain node:http. Each endpoint the harness
 // registers gets a path /hooks/<name>; the parent sends its signing secret as one stdin line
-// {"name":"…","secret":"whsec_…"}. Every POST is read to its end, its signature checked with
+// {"name":"…","secret":"whsec_…","scheme":"identity"|"fx"} (the two services sign differently). Every POST is read to its end, its signature checked with
 // @svc/webhook-signing against that endpoint's secret, and answered 204 whatever the check says (a
 // bad signature is counted, never retried into a pass). Before its secret is known an endpoint
 // answers 503, so the service retries: the delivery is not lost, only late.
@@ -9,7 +9,7 @@
 import { createServer } from 'node:http';
 import { serveForParent } from '../services/identity/bench/helper-server.mjs';
 // The built workspace package (pnpm build): it is a dependency of the services, not of the root.
-import { verifyIdentityWebhook } from '../packages/webhook-signing/dist/index.js';
+import { verifyFxWebhook, verifyIdentityWebhook } from '../packages/webhook-signing/dist/index.js';
 
 const secrets = new Map();
 const receipts = [];
@@ -36,13 +36,13 @@ const server = createServer((request, response) => {
   request.once('error', () => response.destroy());
   request.once('end', () => {
     const name = match[1];
-    const secret = secrets.get(name);
+    const { secret, scheme } = secrets.get(name) ?? {};
     if (secret === undefined) {
       answer(response, 503);
       return;
     }
     const rawBody = Buffer.concat(chunks);
-    const result = verifyIdentityWebhook({ secret, headers: request.headers, rawBody });
+    const result = (scheme === 'fx' ? verifyFxWebhook : verifyIdentityWebhook)({ secret, headers: request.headers, rawBody });
     let event = null;
     try {
       event = JSON.parse(rawBody.toString('utf8'));
@@ -70,8 +70,8 @@ process.stdin.setEncoding('utf8').on('data', (chunk) => {
   pending = lines.pop();
   for (const line of lines) {
     if (!line.trim()) continue;
-    const { name, secret } = JSON.parse(line);
-    secrets.set(name, secret);
+    const { name, secret, scheme = 'identity' } = JSON.parse(line);
+    secrets.set(name, { secret, scheme });
   }
 });
 

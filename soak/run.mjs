@@ -21,7 +21,7 @@ import { freshDatabase } from '../bench/service-bench.mjs';
 import { openDatabase } from './database.mjs';
 import { injectFaults } from './faults.mjs';
 import { fleetSlot, rssKilobytes, startHelper, startRedis } from './fleet.mjs';
-import { adminPoster, anonymousReader, keyedReader, keyedUsage, streamReader } from './fx-load.mjs';
+import { adminPoster, anonymousReader, createAlerts, keyedReader, keyedUsage, streamReader } from './fx-load.mjs';
 import { caseLane, endpointLane, tokenLane } from './identity-load.mjs';
 import * as invariants from './invariants.mjs';
 import { requestSeries, writeReport } from './report.mjs';
@@ -110,6 +110,7 @@ async function main() {
   const steady = await webhookEndpoint(identityFront.origin, partner.headers, receiver, 'steady', EVENT_TYPES);
   const toggled = await webhookEndpoint(identityFront.origin, partner.headers, receiver, 'toggled', ['verification.approved', 'verification.cancelled']);
   const key = await fxKey({ ...process.env, ...fxEnv });
+  const alertKey = await fxKey({ ...process.env, ...fxEnv });
 
   if (options.selfCheck) {
     const double = spawnTracked(process.execPath, [join(root, 'soak', 'doubles', 'ack-before-send-worker.mjs'), database.url], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -124,6 +125,8 @@ async function main() {
   const running = () => Date.now() < endAt;
   const identityContext = { recorder, origin: identityFront.origin, running, auth: () => partner.headers, thumbprint: partner.thumbprint, clientId: partner.clientId, caseIdsByKey: new Map(), tokenChecks: { revoked: 0, usesAfterRevocation: 0 } };
   const fxContext = { recorder, origin: fxFront.origin, running, key, adminToken, keyed: { answered: 0, uncertain: 0 }, ratePosts: 0, streams: { opened: 0, events: 0 }, stopSignal: AbortSignal.timeout(endAt - Date.now()) };
+
+  await createAlerts(fxContext, alertKey, receiver);
 
   const samples = { rss: {}, cpu: {}, queues: [], connections: [] };
   const sampler = setInterval(async () => {
@@ -172,7 +175,9 @@ async function main() {
   log('load stopped; waiting for the queues to drain (at most 5 min)');
   const drainDeadline = Date.now() + 300_000;
   for (;;) {
-    const [row] = await sql`select (select count(*)::int from identity.webhook_deliveries where status in ('pending', 'in_flight')) + (select count(*)::int from identity.jobs where status in ('pending', 'in_flight')) as waiting`;
+    const [row] = await sql`select (select count(*)::int from identity.webhook_deliveries where status in ('pending', 'in_flight'))
+      + (select count(*)::int from identity.jobs where status in ('pending', 'in_flight'))
+      + (select count(*)::int from fx.alert_deliveries where status in ('pending', 'in_flight')) as waiting`;
     if (row.waiting === 0 || Date.now() > drainDeadline) break;
     await sleep(500);
   }
@@ -194,6 +199,7 @@ async function main() {
     await invariants.casesExplainedByHistory(sql),
     await invariants.oneCasePerKey(sql, identityContext.caseIdsByKey),
     await invariants.everyEventDelivered(sql, steady, receipts),
+    await invariants.everyAlertFiringSettled(sql, receipts),
     invariants.revokedTokensRefused(recorder, identityContext.tokenChecks),
     invariants.noServerErrors(recorder, faults),
     await invariants.evidenceReadable(sql, download),
