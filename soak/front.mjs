@@ -16,6 +16,8 @@ const server = createServer((request, response) => {
     response.writeHead(incoming.statusCode ?? 502, incoming.headers);
     incoming.pipe(response);
     incoming.once('error', () => response.destroy());
+    // An upstream killed mid-answer (a live stream) ends the client's response too, so it reconnects.
+    incoming.once('close', () => incoming.complete || response.destroy());
   });
   outgoing.once('error', () => {
     if (response.headersSent) {
