@@ -1,0 +1,146 @@
+// The invariants the soak checks at the end, each as {name, ok, count, detail}: read from the
+// database (the source of truth), the receiver's receipts and what the harness itself recorded.
+import { createHash } from 'node:crypto';
+import { mapConcurrent } from '../bench/out-of-process.mjs';
+
+const STATE_OF_EVENT = {
+  'verification.session_issued': 'SessionIssued',
+  'verification.capture_started': 'CaptureStarted',
+  'verification.evidence_uploaded': 'EvidenceUploaded',
+  'verification.automated_checks_running': 'AutomatedChecksRunning',
+  'verification.pending_manual_review': 'PendingManualReview',
+  'verification.approved': 'Approved',
+  'verification.rejected': 'Rejected',
+  'verification.expired': 'Expired',
+  'verification.failed': 'Failed',
+  'verification.cancelled': 'Cancelled',
+};
+
+const result = (name, ok, count, detail = {}) => ({ name, ok, count, detail });
+const countBy = (list, keyOf) => list.reduce((counts, item) => ({ ...counts, [keyOf(item)]: (counts[keyOf(item)] ?? 0) + 1 }), {});
+
+/** Every case's status is the state its newest state event reached (redaction events are not states). */
+export async function casesExplainedByHistory(sql) {
+  const stateEvents = Object.keys(STATE_OF_EVENT);
+  const rows = await sql`
+    select c.id, c.status, (select e.event_type from identity.case_events e
+                             where e.case_id = c.id and e.event_type = any(${stateEvents})
+                             order by e.occurred_at desc, e.id desc limit 1) as last_event
+    from identity.verification_cases c`;
+  const unexplained = rows.filter((row) => STATE_OF_EVENT[row.last_event] !== row.status);
+  return result('every case in a state its history explains', unexplained.length === 0, rows.length, { unexplained: unexplained.slice(0, 10) });
+}
+
+/** One case per idempotency key: in the database, and in every answer the harness got for a key. */
+export async function oneCasePerKey(sql, caseIdsByKey) {
+  const [{ duplicated }] = await sql`select count(*)::int as duplicated from (select 1 from identity.verification_cases group by tenant_id, idempotency_key having count(*) > 1) d`;
+  const split = [...caseIdsByKey].filter(([, ids]) => ids.size > 1).map(([key, ids]) => ({ key, ids: [...ids] }));
+  return result('one case per idempotency key', duplicated === 0 && split.length === 0, caseIdsByKey.size, { keysWithSeveralCasesInDatabase: duplicated, keysAnsweredWithSeveralCases: split.slice(0, 10) });
+}
+
+/**
+ * Every event of the always-active endpoint's tenant fanned out to it, and every such delivery
+ * received with a valid signature; duplicates (a delivery received more than once) are counted.
+ */
+export async function everyEventDelivered(sql, { endpointId, endpointName, subscribedTypes, subscribedAt }, receipts) {
+  const missingFanOut = await sql`
+    select e.id from identity.case_events e
+    where e.event_type = any(${subscribedTypes}) and e.occurred_at >= ${subscribedAt}
+      and not exists (select 1 from identity.webhook_deliveries d where d.subscription_id = ${endpointId} and d.payload like '%' || e.id::text || '%')`;
+  const deliveries = await sql`select id::text, status from identity.webhook_deliveries where subscription_id = ${endpointId}`;
+  const received = new Map();
+  let badSignatures = 0;
+  for (const receipt of receipts) {
+    if (receipt.name !== endpointName) continue;
+    if (!receipt.ok) badSignatures += 1;
+    else received.set(receipt.deliveryId, (received.get(receipt.deliveryId) ?? 0) + 1);
+  }
+  const notReceived = deliveries.filter((delivery) => !received.has(delivery.id));
+  const duplicates = [...received.values()].reduce((sum, times) => sum + times - 1, 0);
+  const ok = missingFanOut.length === 0 && notReceived.length === 0 && badSignatures === 0 && deliveries.length > 0;
+  return result('every case event delivered to every subscribed endpoint, signature valid', ok, deliveries.length, {
+    eventsWithoutDelivery: missingFanOut.length,
+    deliveriesNotReceived: notReceived.length,
+    notReceivedByStatus: countBy(notReceived, (delivery) => delivery.status),
+    badSignatures,
+    duplicates,
+  });
+}
+
+/** Every fx alert firing either received with a valid signature or given up after its attempts; none left waiting. */
+export async function everyAlertFiringSettled(sql, receipts) {
+  const deliveries = await sql`select id::text, status, attempt_count, max_attempts from fx.alert_deliveries`;
+  const received = new Set(receipts.filter((receipt) => receipt.name.startsWith('fx-') && receipt.ok).map((receipt) => receipt.deliveryId));
+  const badSignatures = receipts.filter((receipt) => receipt.name.startsWith('fx-') && !receipt.ok).length;
+  const lost = deliveries.filter((delivery) => delivery.status === 'succeeded' && !received.has(delivery.id));
+  const givenUpEarly = deliveries.filter((delivery) => delivery.status === 'failed' && delivery.attempt_count < delivery.max_attempts);
+  const waiting = deliveries.filter((delivery) => delivery.status === 'pending' || delivery.status === 'in_flight');
+  const ok = deliveries.length > 0 && lost.length === 0 && givenUpEarly.length === 0 && waiting.length === 0 && badSignatures === 0;
+  return result('every fx alert firing delivered or given up as its schedule says', ok, deliveries.length, {
+    delivered: deliveries.filter((delivery) => delivery.status === 'succeeded').length,
+    givenUp: deliveries.filter((delivery) => delivery.status === 'failed').length,
+    succeededButNotReceived: lost.length,
+    givenUpBeforeLastAttempt: givenUpEarly.length,
+    stillWaiting: waiting.length,
+    badSignatures,
+  });
+}
+
+export function revokedTokensRefused(recorder, tokenChecks) {
+  const accepted = recorder.violations.revokedTokenAccepted;
+  return result('no token used successfully after its revocation was acknowledged', accepted.length === 0 && tokenChecks.revoked > 0, tokenChecks.revoked, { usesAfterRevocation: tokenChecks.usesAfterRevocation, accepted: accepted.slice(0, 10) });
+}
+
+/** 5xx a service sent, outside the dying moments (`graceMs` after a kill) of a killed instance; connection errors apart. */
+export function noServerErrors(recorder, faults, graceMs = 2000) {
+  const kills = faults.filter((fault) => fault.kind === 'kill').map((fault) => fault.at);
+  const dying = (at) => kills.some((killedAt) => at >= killedAt - 100 && at <= killedAt + graceMs);
+  const serverErrors = recorder.requests.filter((entry) => !entry.connectionError && entry.status >= 500);
+  const outside = serverErrors.filter((entry) => !dying(entry.at));
+  const connectionErrors = recorder.requests.filter((entry) => entry.connectionError).length;
+  const byRoute = countBy(outside, (entry) => `${entry.status} ${entry.route}`);
+  return result('no 5xx outside a killed instance\'s dying moments', outside.length === 0, recorder.requests.length, { serverErrors: serverErrors.length, outsideDyingMoments: outside.length, byRoute, connectionErrors });
+}
+
+/** Every stored evidence object of a case not handed to redaction downloads with its recorded SHA-256. */
+export async function evidenceReadable(sql, download) {
+  const rows = await sql`
+    select v.id::text, v.sha256_hash from identity.evidence v join identity.verification_cases c on c.id = v.case_id
+    where c.redaction_requested_at is null`;
+  const mismatched = [];
+  // A few at a time: a long run stores thousands of objects, and each download decrypts through an API.
+  await mapConcurrent(rows, 8, async (row) => {
+    const bytes = await download(row.id);
+    const digest = bytes === null ? null : createHash('sha256').update(bytes).digest('hex');
+    if (digest !== row.sha256_hash) mismatched.push({ evidenceId: row.id, got: digest === null ? 'unreadable' : 'other bytes' });
+  });
+  return result('every evidence object readable with its recorded SHA-256', mismatched.length === 0 && rows.length > 0, rows.length, { mismatched: mismatched.slice(0, 10), mismatchedCount: mismatched.length });
+}
+
+export function connectionsWithinPools(samples, bound) {
+  const peak = Math.max(0, ...samples.map((sample) => sample.connections));
+  return result('PostgreSQL connections never above the configured pool sizes summed', peak <= bound, samples.length, { peak, bound });
+}
+
+/**
+ * RSS growth over the second half of the run, for each process instance alive through all of it
+ * (one restarted in the second half is warming up, not leaking): the mean of its last three
+ * samples against the mean of its first three in that half.
+ */
+export function rssStable(rssSamples, { halfAt, endAt }, limit = 0.1) {
+  const growth = [];
+  for (const [key, samples] of Object.entries(rssSamples)) {
+    const half = samples.filter((sample) => sample.at >= halfAt);
+    if (half.length < 6 || samples[0].at > halfAt || half.at(-1).at < endAt - 15_000) continue;
+    const mean = (list) => list.reduce((sum, sample) => sum + sample.kb, 0) / list.length;
+    growth.push({ process: key, growth: Number((mean(half.slice(-3)) / mean(half.slice(0, 3)) - 1).toFixed(3)) });
+  }
+  const worst = growth.filter((entry) => entry.growth >= limit);
+  return result('each process\'s RSS over the second half growing less than 10%', worst.length === 0, growth.length, { growth });
+}
+
+/** The counter may include requests whose answer was lost to a kill (`uncertain`), never more. */
+export function keyedCounters({ answered, uncertain }, counted) {
+  const ok = counted !== null && counted >= answered && counted <= answered + uncertain;
+  return result('per-key monthly counter equal to the requests the harness made with the key', ok, answered, { answered, lostAnswers: uncertain, counter: counted });
+}
