@@ -43,9 +43,21 @@ if (!['GET', 'POST'].includes(method) || !route?.startsWith('/') || !bodyFile) {
 const requireHere = createRequire(join(process.cwd(), 'package.json'));
 // postgres.js is a dependency of @svc/db (patched there), not of the services themselves.
 const requireDb = createRequire(new URL('../packages/db/package.json', import.meta.url));
+/** A package's entry from the working directory: require's resolution, else (an ESM-only workspace package) its exports' `import` entry. */
+function resolveEntry(name) {
+  try {
+    return (name === 'postgres' ? requireDb : requireHere).resolve(name);
+  } catch (error) {
+    const dir = join(process.cwd(), 'node_modules', name);
+    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    const entry = manifest.exports?.['.']?.import ?? manifest.exports?.['.']?.default ?? manifest.main;
+    if (!entry) throw error;
+    return join(dir, entry);
+  }
+}
 const load = async (name) => {
   try {
-    return await import(pathToFileURL((name === 'postgres' ? requireDb : requireHere).resolve(name)).href);
+    return await import(pathToFileURL(resolveEntry(name)).href);
   } catch (error) {
     console.error(`bare-server: ${name} cannot be loaded from ${process.cwd()} (${error.message}); start it in a service directory`);
     process.exit(2);
