@@ -177,7 +177,8 @@ const envFor = (mode) => {
   const env = { ...process.env };
   delete env.DATABASE_URL;
   delete env.REDIS_URL;
-  return mode === EMBEDDED ? env : { ...env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl };
+  // A run's own counter namespace: its floods must not rate-limit whatever else shares this Redis (a test run, say).
+  return mode === EMBEDDED ? env : { ...env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, RATE_LIMIT_KEY_PREFIX: `bench:${process.pid}:${started}:` };
 };
 
 let failures = 0;

@@ -116,6 +116,8 @@ export function baseServiceEnvironment(defaultPort: number) {
     ...metricsVariables(),
     DATABASE_URL: databaseUrlVariable,
     REDIS_URL: redisUrlVariable,
+    /** Namespace of the rate-limit counters in Redis, so environments (or test runs) sharing one Redis never count each other's requests. */
+    RATE_LIMIT_KEY_PREFIX: optionalString,
     DATA_DIR: optionalString,
     SECRETS_KEY: secretsKeyVariable,
     LOG_LEVEL: logLevelVariable,

@@ -44,7 +44,7 @@ export function describeListenerEdges(options: {
       const database = await createTestDatabase({ schemaName: options.schemaName, migrationsFolder: options.migrationsFolder });
       await database.database.close();
       cleanupDatabase = () => database.cleanup();
-      env = { ...env, DATABASE_URL: database.url ?? undefined, SECRETS_KEY: randomBytes(32).toString('hex'), REDIS_URL: process.env.REDIS_URL };
+      env = { ...env, DATABASE_URL: database.url ?? undefined, SECRETS_KEY: randomBytes(32).toString('hex'), REDIS_URL: process.env.REDIS_URL, RATE_LIMIT_KEY_PREFIX: `test:${randomBytes(6).toString('hex')}:` };
     }
     service = await startServiceProcess({
       cwd: options.serviceDir,

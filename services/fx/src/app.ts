@@ -92,7 +92,7 @@ export async function buildApp(dependencies: FxAppDependencies): Promise<Service
   lastUsed.start();
   // Keys first: the limiter picks per-key limits from request.apiClient.
   await app.register(apiKeysPlugin, { db, clock, lastUsed });
-  const rateLimits = await registerRateLimits(app, { limits, redis, clock, keyPrefix: dependencies.rateLimitKeyPrefix, db });
+  const rateLimits = await registerRateLimits(app, { limits, redis, clock, keyPrefix: dependencies.rateLimitKeyPrefix ?? config.RATE_LIMIT_KEY_PREFIX, db });
   limiter.current = rateLimits;
   const box = createSecretBox(dependencies.secretsKey);
   const policy = { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS };

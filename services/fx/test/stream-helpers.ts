@@ -22,7 +22,7 @@ export async function createFxStore(): Promise<FxStore> {
     const database: TestDatabase<Record<string, never>> = await createTestDatabase({ schemaName, migrationsFolder });
     await database.database.close();
     return {
-      env: { DATABASE_URL: database.url ?? '', SECRETS_KEY: randomBytes(32).toString('hex'), ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}) },
+      env: { DATABASE_URL: database.url ?? '', SECRETS_KEY: randomBytes(32).toString('hex'), ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL, RATE_LIMIT_KEY_PREFIX: `fx-test:${randomBytes(6).toString('hex')}:` } : {}) },
       cleanup: () => database.cleanup(),
     };
   }

@@ -124,7 +124,7 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
     basePaths: [API_BASE_PATH, CAPTURE_BASE_PATH, INTERNAL_BASE_PATH],
     redis,
     clock,
-    keyPrefix: dependencies.rateLimitKeyPrefix,
+    keyPrefix: dependencies.rateLimitKeyPrefix ?? config.RATE_LIMIT_KEY_PREFIX,
   });
   const storage = createEvidenceVault(dependencies.evidenceStorage ?? (await createEvidenceStorage(evidenceStorageConfig(config))), createEvidenceKeyRing(config.EVIDENCE_KEYS, dependencies.secretsKey));
   const spoolSweeper = startSpoolSweeper({ spoolDir: storage.spoolDir, maxAgeMs: config.HTTP_REQUEST_TIMEOUT_MS, intervalMs: config.SPOOL_SWEEP_INTERVAL_MS, clock, log: app.log });
