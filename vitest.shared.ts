@@ -13,8 +13,10 @@ export function sharedVitestConfig(packageName: string) {
     test: {
       include: ['test/**/*.test.ts'],
       pool: 'forks',
-      testTimeout: 30_000,
-      hookTimeout: 60_000,
+      // Deadlines, not delays: a passing test never waits for them, and tests that start service
+      // processes (tsx) or a browser need minutes, not seconds, when the machine is loaded.
+      testTimeout: 90_000,
+      hookTimeout: 180_000,
       reporters: reportDir ? ['default', ['json', { outputFile: join(reportDir, `${packageName.replace(/[@/]/g, '_')}.json`) }]] : ['default'],
     },
   });

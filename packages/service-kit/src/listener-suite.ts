@@ -59,7 +59,7 @@ export function describeListenerEdges(options: {
       healthPath: options.healthPath,
     });
     port = Number(new URL(service.baseUrl).port);
-  }, 60_000);
+  }, 180_000);
 
   afterAll(async () => {
     await service?.stop('SIGKILL');

@@ -44,7 +44,8 @@ export async function startServiceProcess(options: {
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const baseUrl = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+  // A deadline, not a delay: generous, because a tsx start on a loaded two-core machine can take most of a minute.
+  const deadline = Date.now() + (options.timeoutMs ?? 90_000);
   let gone = false;
   void exited.then(() => (gone = true));
   for (;;) {
@@ -83,7 +84,7 @@ export async function runServiceProcessToExit(options: { cwd: string; entry: str
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 30_000);
+  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 90_000);
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   clearTimeout(timer);
   return { code, output };

@@ -39,7 +39,7 @@ export function startFx(store: FxStore, env: Record<string, string> = {}): Promi
     cwd: serviceDir,
     entry: 'src/server.ts',
     healthPath: '/api/v1/health',
-    timeoutMs: 60_000,
+    timeoutMs: 120_000,
     env: { ...store.env, FX_ADMIN_TOKEN: ADMIN_TOKEN, RATE_LIMIT_ANON_PER_MINUTE: '100000', RATE_LIMIT_ANON_PER_HOUR: '1000000', ...env },
   });
 }

@@ -39,7 +39,7 @@ describe('the case list: cursor paging beside page, and an honest totalCount', (
     clock.advance(1500);
     for (let index = 0; index < 4; index++) expect((await createCase(test, acme, { documentType: 'SyrianNationalId' })).statusCode).toBe(201);
     expect((await createCase(test, other)).statusCode).toBe(201);
-  }, 60_000);
+  }, 180_000);
 
   afterAll(async () => {
     await test?.close();
@@ -131,7 +131,7 @@ describe('the case list: cursor paging beside page, and an honest totalCount', (
 
     clock.advance(30_001);
     expect(await listPage(big, 'pageSize=1')).toMatchObject({ totalCount: COUNT_EXACT_UP_TO + 2, totalCountAsOf: clock.now().toISOString() });
-  }, 60_000);
+  }, 180_000);
 });
 
 describe('the count cache', () => {

@@ -15,7 +15,7 @@ describe('cut multipart uploads over a real socket, against a service process', 
   beforeAll(async () => {
     edge = await startCaptureService();
     captureToken = await edge.newCaptureToken();
-  }, 60_000);
+  }, 180_000);
   afterAll(() => edge?.close());
 
   // File sizes around the parser's 16 KB buffering (the old hang below it, the old 500 above), up to 20 MB.
@@ -29,7 +29,7 @@ describe('cut multipart uploads over a real socket, against a service process', 
       expectProblem(answer, 400, 'INCOMPLETE_BODY');
       expect(answer.afterLastWriteMs).toBeLessThan(1_000);
       await waitFor('the spool to be empty', () => edge.spoolFiles().length === 0, 5_000);
-    }, 30_000);
+    }, 180_000);
   }
 
   // Whole bodies cut anywhere: in the headers of a part, in the field, in the file, one byte in.

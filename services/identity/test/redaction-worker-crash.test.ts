@@ -49,7 +49,7 @@ describeNeeding('DATABASE_URL')('a worker killed with SIGKILL in the middle of a
     blackHoleEndpoint = `http://127.0.0.1:${(blackHole.address() as { port: number }).port}`;
     test = await buildTestApp({ RATE_LIMIT_PER_MINUTE: '100000', EVIDENCE_S3_BUCKET: BUCKET, EVIDENCE_S3_ENDPOINT: endpoint, DATA_DIR: scratch });
     acme = await partnerWithToken(test, 'Acme', undefined, { sandbox: true });
-  }, 30_000);
+  }, 180_000);
 
   afterAll(async () => {
     for (const worker of workers) if (isRunning(worker)) await stopWorker(worker, 'SIGKILL', 5000).catch(() => undefined);

@@ -20,7 +20,7 @@ describe('200 stalled uploads from one client, against a service process', () =>
   beforeAll(async () => {
     edge = await startCaptureService({ HTTP_SILENCE_TIMEOUT_MS: String(SILENCE_MS), CAPTURE_UPLOADS_PER_IP: String(PER_IP) });
     captureToken = await edge.newCaptureToken();
-  }, 60_000);
+  }, 180_000);
   afterAll(() => edge?.close());
 
   it(`refuses all beyond ${PER_IP} with 429 and Retry-After, cuts the others at the silence limit with 408, and gives back every descriptor`, async () => {
@@ -60,7 +60,7 @@ describe('200 stalled uploads from one client, against a service process', () =>
 
     // Slots are given back: the next upload goes through.
     expect((await rawUpload(edge.port, { captureToken, contentType, payload })).status).toBe(201);
-  }, 60_000);
+  }, 180_000);
 });
 
 describe('SIGTERM while uploads are stalled, against a service process', () => {
@@ -69,7 +69,7 @@ describe('SIGTERM while uploads are stalled, against a service process', () => {
   beforeAll(async () => {
     // The default silence limit (30 s): only the shutdown can end these uploads within the test.
     edge = await startCaptureService({ SHUTDOWN_GRACE_MS: '1000' });
-  }, 60_000);
+  }, 180_000);
   afterAll(() => edge?.close());
 
   it('answers each stalled upload 503 SHUTTING_DOWN after the grace, empties the spool and exits 0 within 5 s', async () => {
@@ -87,5 +87,5 @@ describe('SIGTERM while uploads are stalled, against a service process', () => {
       expect(answer.status, answer.body).toBe(503);
       expect(problemOf(answer)).toMatchObject({ status: 503, code: 'SHUTTING_DOWN' });
     }
-  }, 60_000);
+  }, 180_000);
 });

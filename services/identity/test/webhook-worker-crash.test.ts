@@ -66,7 +66,7 @@ describeNeeding('DATABASE_URL')('webhook deliveries of a worker process killed m
     receiver.answer(HOOK_PATH, () => ({ status: 204, ...(++seen > ANSWERED && holding ? { delayMs: 120_000 } : {}) }));
     partner = await partnerWithToken(test, 'Live');
     dataDir = await mkdtemp(join(tmpdir(), 'identity-webhook-worker-crash-'));
-  }, 30_000);
+  }, 180_000);
 
   afterAll(async () => {
     for (const worker of workers) if (isRunning(worker)) await stopWorker(worker, 'SIGKILL', 5000).catch(() => undefined);

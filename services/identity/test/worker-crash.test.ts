@@ -38,7 +38,7 @@ describeNeeding('DATABASE_URL')('a worker process killed in the middle of a run-
     fake = await startFakeInferenceServer();
     live = await partnerWithToken(test, 'Live');
     dataDir = await mkdtemp(join(tmpdir(), 'identity-worker-crash-'));
-  }, 30_000);
+  }, 180_000);
 
   afterAll(async () => {
     for (const worker of workers) if (isRunning(worker)) await stopWorker(worker, 'SIGKILL', 5000).catch(() => undefined);

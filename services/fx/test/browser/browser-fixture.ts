@@ -23,7 +23,7 @@ export async function startFx(webRoot: string, env: Record<string, string> = {})
     cwd: SERVICE_DIR,
     entry: 'src/server.ts',
     healthPath: '/api/v1/health',
-    timeoutMs: 60_000,
+    timeoutMs: 120_000,
     env: {
       DATA_DIR: dataDir,
       FX_WEB_ROOT: webRoot,

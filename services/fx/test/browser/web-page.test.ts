@@ -267,5 +267,6 @@ describe.skipIf(withDatabase)('fx public rates page in Chromium', () => {
         await expectClean(watched);
       }
     }
-  });
+    // Four page loads and full-page screenshots: on a loaded two-core machine that outlasts the 30 s default.
+  }, 120_000);
 });
