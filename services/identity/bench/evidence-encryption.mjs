@@ -13,7 +13,8 @@
 //   of the store, stays up throughout); the client runs in a process of its own
 //   (bench/evidence-transfer-client.mjs), one transfer at a time, after a warm-up upload and
 //   download checked byte for byte. A ratio is encrypted / plaintext within a round (medians of
-//   the round's transfers), reported as the median of the rounds with their min-max.
+//   the round's transfers), reported as the median of the rounds with their min-max. The same is
+//   reported for megabytes per CPU-second of the server (/proc), which a busy machine disturbs less.
 // Usage, after `pnpm build`, from the repository root:
 //   node services/identity/bench/evidence-encryption.mjs [sizeMB] [rounds] [--transfers=N] [--store=filesystem|s3]
 //   (defaults 50 MB, 5 rounds, 3 timed transfers each way per server per round, file system).
@@ -175,6 +176,8 @@ async function main() {
           side: name,
           uploadMBps: round2(median(result.uploads.map((transfer) => sizeMb / transfer.seconds))),
           downloadMBps: round2(median(result.downloads.map((transfer) => sizeMb / transfer.seconds))),
+          uploadMBPerCpuSecond: round2(median(result.uploads.map((transfer) => sizeMb / Math.max(transfer.cpuSeconds, 0.01)))),
+          downloadMBPerCpuSecond: round2(median(result.downloads.map((transfer) => sizeMb / Math.max(transfer.cpuSeconds, 0.01)))),
           uploadRssGrowthMb: round2(Math.max(...result.uploads.map((transfer) => transfer.rssGrowthBytes)) / MB),
           downloadRssGrowthMb: round2(Math.max(...result.downloads.map((transfer) => transfer.rssGrowthBytes)) / MB),
           load1m: load1m(),
@@ -197,6 +200,8 @@ async function main() {
   const sideSummary = (name) => ({
     uploadMBps: round2(median(of(name).map((turn) => turn.uploadMBps))),
     downloadMBps: round2(median(of(name).map((turn) => turn.downloadMBps))),
+    uploadMBPerCpuSecond: round2(median(of(name).map((turn) => turn.uploadMBPerCpuSecond))),
+    downloadMBPerCpuSecond: round2(median(of(name).map((turn) => turn.downloadMBPerCpuSecond))),
     uploadRssGrowthMb: Math.max(...of(name).map((turn) => turn.uploadRssGrowthMb)),
     downloadRssGrowthMb: Math.max(...of(name).map((turn) => turn.downloadRssGrowthMb)),
   });
@@ -210,15 +215,19 @@ async function main() {
     encrypted: sideSummary('encrypted'),
     uploadRatio: ratio('uploadMBps'),
     downloadRatio: ratio('downloadMBps'),
+    uploadCpuRatio: ratio('uploadMBPerCpuSecond'),
+    downloadCpuRatio: ratio('downloadMBPerCpuSecond'),
     load: { before: loadBefore, after: loadAfter },
   };
   console.log(JSON.stringify(summary));
-  const { plaintext, encrypted, uploadRatio, downloadRatio } = summary;
+  const { plaintext, encrypted, uploadRatio, downloadRatio, uploadCpuRatio, downloadCpuRatio } = summary;
   console.log(`\n## identity evidence encryption over HTTP: ${sizeMb} MB object, ${flags.store} store, ${summary.database} database, ${rounds} rounds x ${flags.transfers} transfers (${cpus().length} CPUs, node ${process.version})\n`);
   console.log('| | plaintext (same build) | encrypted | ratio, median (min-max) |');
   console.log('|---|---:|---:|---:|');
   console.log(`| upload, median MB/s | ${plaintext.uploadMBps} | ${encrypted.uploadMBps} | ${uploadRatio.median} (${uploadRatio.min}-${uploadRatio.max}) |`);
   console.log(`| download, median MB/s | ${plaintext.downloadMBps} | ${encrypted.downloadMBps} | ${downloadRatio.median} (${downloadRatio.min}-${downloadRatio.max}) |`);
+  console.log(`| upload, MB per server CPU-second | ${plaintext.uploadMBPerCpuSecond} | ${encrypted.uploadMBPerCpuSecond} | ${uploadCpuRatio.median} (${uploadCpuRatio.min}-${uploadCpuRatio.max}) |`);
+  console.log(`| download, MB per server CPU-second | ${plaintext.downloadMBPerCpuSecond} | ${encrypted.downloadMBPerCpuSecond} | ${downloadCpuRatio.median} (${downloadCpuRatio.min}-${downloadCpuRatio.max}) |`);
   console.log(`| upload, max server RSS growth MB | ${plaintext.uploadRssGrowthMb} | ${encrypted.uploadRssGrowthMb} | |`);
   console.log(`| download, max server RSS growth MB | ${plaintext.downloadRssGrowthMb} | ${encrypted.downloadRssGrowthMb} | |`);
   console.log(`\nload before: ${loadBefore.uptime}\nload after: ${loadAfter.uptime}`);

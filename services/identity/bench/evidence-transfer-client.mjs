@@ -8,7 +8,9 @@
 // partnerHeaders}. The first token's upload and its download are the warm-up (untimed) and are
 // checked in full: status, Content-Length, ETag and the SHA-256 of the bytes. Every other token
 // makes one timed upload, then each uploaded object one timed download (length checked).
-// Output: one JSON line {uploads: [{seconds, rssGrowthBytes}], downloads: [...]}.
+// The server's CPU time over each transfer is read from /proc/<pid>/stat too: on a busy machine,
+// megabytes per CPU-second of the server say what the path costs when wall-clock MB/s is noisy.
+// Output: one JSON line {uploads: [{seconds, cpuSeconds, rssGrowthBytes}], downloads: [...]}.
 import { createHash } from 'node:crypto';
 import { createReadStream, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
@@ -17,9 +19,16 @@ const job = JSON.parse(process.argv[2]);
 const CAPTURE_EVIDENCE = '/api/capture/v1/evidence';
 const statusPath = `/proc/${job.serverPid}/status`;
 
+/** CPU time (user + system, seconds) of the server so far, from /proc (USER_HZ 100). */
+function serverCpuSeconds() {
+  const stat = readFileSync(`/proc/${job.serverPid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 const kilobytesOf = (status, field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
 
-/** Runs `transfer` while watching the server's RSS: {seconds, rssGrowthBytes, result}. */
+/** Runs `transfer` while watching the server's RSS and CPU: {seconds, cpuSeconds, rssGrowthBytes, result}. */
 async function measured(transfer) {
   const before = kilobytesOf(readFileSync(statusPath, 'utf8'), 'VmRSS');
   let resetPeak = true;
@@ -30,6 +39,7 @@ async function measured(transfer) {
   }
   let sampled = before;
   const sampler = resetPeak ? null : setInterval(() => (sampled = Math.max(sampled, kilobytesOf(readFileSync(statusPath, 'utf8'), 'VmRSS'))), 5);
+  const cpuBefore = serverCpuSeconds();
   const started = process.hrtime.bigint();
   let result;
   try {
@@ -38,9 +48,10 @@ async function measured(transfer) {
     if (sampler) clearInterval(sampler);
   }
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const cpuSeconds = serverCpuSeconds() - cpuBefore;
   const status = readFileSync(statusPath, 'utf8');
   const peak = resetPeak ? kilobytesOf(status, 'VmHWM') : Math.max(sampled, kilobytesOf(status, 'VmRSS'));
-  return { seconds, rssGrowthBytes: peak - before, result };
+  return { seconds, cpuSeconds, rssGrowthBytes: peak - before, result };
 }
 
 /** One HTTP exchange; `body` a readable to pipe, `onData` sees the answer's bytes; resolves {status, headers, text}. */
@@ -94,13 +105,13 @@ if (sha256 !== job.sha256 || checked.headers.etag !== `"${job.sha256}"`) throw n
 const uploads = [];
 const ids = [];
 for (const token of tokens) {
-  const { seconds, rssGrowthBytes, result } = await measured(() => upload(token));
-  uploads.push({ seconds, rssGrowthBytes });
+  const { result, ...figures } = await measured(() => upload(token));
+  uploads.push(figures);
   ids.push(result);
 }
 const downloads = [];
 for (const id of ids) {
-  const { seconds, rssGrowthBytes } = await measured(() => download(id));
-  downloads.push({ seconds, rssGrowthBytes });
+  const { result: _answer, ...figures } = await measured(() => download(id));
+  downloads.push(figures);
 }
 console.log(JSON.stringify({ uploads, downloads }));
