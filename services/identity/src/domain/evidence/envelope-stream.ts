@@ -220,17 +220,17 @@ class DecryptingTransform extends EnvelopeTransform {
     decipher.setAAD(this.headerAndData!);
     const ciphertext = this.pending.take(count - TAG_BYTES);
     decipher.setAuthTag(this.pending.takeJoined(TAG_BYTES));
-    // Held back, in one buffer (one write for the reader), until the tag has been checked.
-    const plaintext = Buffer.allocUnsafe(count - TAG_BYTES);
-    let offset = 0;
-    for (const piece of ciphertext) offset += decipher.update(piece).copy(plaintext, offset);
+    // Held back until the tag has been checked, as the pieces the store handed over. Joined into
+    // one buffer per chunk, a reader's RSS over a 50 MB object grew more in the tests (0.1-40 MB,
+    // large buffers waiting for the garbage collector) than this way (0.1-13 MB).
+    const plaintext = ciphertext.map((piece) => decipher.update(piece));
     try {
       decipher.final();
     } catch {
       throw new EnvelopeAuthenticationError(`chunk ${this.index} failed authentication`);
     }
     this.index += 1;
-    if (plaintext.length > 0) this.push(plaintext);
+    for (const piece of plaintext) if (piece.length > 0) this.push(piece);
     this.announce();
   }
 
