@@ -25,7 +25,7 @@ import { reportRoutes } from './routes/reports.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { createEvidenceStorage, type EvidenceStorage } from './domain/evidence/evidence-storage.js';
 import { createEvidenceKeyRing } from './domain/evidence/evidence-keys.js';
-import { createEvidenceVault } from './domain/evidence/evidence-vault.js';
+import { createEvidenceVault, type EvidenceVault } from './domain/evidence/evidence-vault.js';
 import { evidenceStorageConfig } from './domain/evidence/storage-config.js';
 import { startSpoolSweeper } from './domain/evidence/spool-sweeper.js';
 import { createUploadSlots } from './domain/capture/upload-slots.js';
@@ -54,6 +54,12 @@ export interface IdentityAppDependencies {
   lastUsedFlushMs?: number;
   /** Where evidence files live; default from the configuration (EVIDENCE_DIR / EVIDENCE_S3_*). */
   evidenceStorage?: EvidenceStorage;
+  /**
+   * The evidence vault itself, in place of the encrypting one over evidenceStorage. Only code can
+   * pass it (no setting turns encryption off): the encryption bench runs the same build with a
+   * vault that stores plaintext, to measure what encryption costs.
+   */
+  evidenceVault?: EvidenceVault;
   /** The live tenants' automated checks; default none (their cases go to manual review). */
   checksProvider?: ChecksProvider | null;
   /** Receives the app's credential cache (tests wait for its announcements). */
@@ -126,7 +132,9 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
     clock,
     keyPrefix: dependencies.rateLimitKeyPrefix ?? config.RATE_LIMIT_KEY_PREFIX,
   });
-  const storage = createEvidenceVault(dependencies.evidenceStorage ?? (await createEvidenceStorage(evidenceStorageConfig(config))), createEvidenceKeyRing(config.EVIDENCE_KEYS, dependencies.secretsKey));
+  const storage =
+    dependencies.evidenceVault ??
+    createEvidenceVault(dependencies.evidenceStorage ?? (await createEvidenceStorage(evidenceStorageConfig(config))), createEvidenceKeyRing(config.EVIDENCE_KEYS, dependencies.secretsKey));
   const spoolSweeper = startSpoolSweeper({ spoolDir: storage.spoolDir, maxAgeMs: config.HTTP_REQUEST_TIMEOUT_MS, intervalMs: config.SPOOL_SWEEP_INTERVAL_MS, clock, log: app.log });
   const box = createSecretBox(dependencies.secretsKey);
   const policy = { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS };

@@ -2,8 +2,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Readable, Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { pipeline, type Readable, Transform } from 'node:stream';
+import { pipeline as pipelinePromise } from 'node:stream/promises';
 import { ProblemError } from '@svc/problem-json';
 import { createDecryptStream, createEncryptStream, ENVELOPE_ENCRYPTION, EnvelopeAuthenticationError } from './envelope-stream.js';
 import { DataKeyUnavailableError, type EvidenceKeyRing } from './evidence-keys.js';
@@ -116,7 +116,7 @@ export function createEvidenceVault(storage: EvidenceStorage, keyRing: EvidenceK
         throw error;
       }
       const stored = await storage.get(ref.storageKey);
-      return { body: await authenticatedPlaintext(ref.id, stored.body, createDecryptStream(dataKey, ref.id)), sizeBytes: ref.fileSizeBytes };
+      return { body: await authenticatedPlaintext(dataKey, ref.id, stored.body), sizeBytes: ref.fileSizeBytes };
     },
     delete: (storageKey) => storage.delete(storageKey),
   };
@@ -133,38 +133,32 @@ async function sealFile(sourcePath: string, targetPath: string, seal: Transform)
       callback(null, chunk);
     },
   });
-  await pipeline(createReadStream(sourcePath), seal, meter, createWriteStream(targetPath, { mode: 0o600 }));
+  await pipelinePromise(createReadStream(sourcePath), seal, meter, createWriteStream(targetPath, { mode: 0o600 }));
   return { sizeBytes, sha256Hex: hash.digest('hex') };
 }
 
-/** Reads up to the first plaintext chunk (or the end) before answering, then hands on the rest as it comes. */
-async function authenticatedPlaintext(evidenceId: string, ciphertext: Readable, decrypt: Transform): Promise<Readable> {
-  const plaintext = ciphertext.pipe(decrypt);
-  ciphertext.once('error', (error) => decrypt.destroy(error));
-  const iterator = plaintext[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-  const unreadable = (error: unknown) => (error instanceof EnvelopeAuthenticationError ? new EvidenceUnreadableError(evidenceId, error) : error);
-  let first: IteratorResult<Buffer>;
-  try {
-    first = await iterator.next();
-  } catch (error) {
-    ciphertext.destroy();
-    throw unreadable(error);
-  }
-  async function* rest(): AsyncGenerator<Buffer> {
-    try {
-      if (first.done) return;
-      yield first.value;
-      for (;;) {
-        const next = await iterator.next();
-        if (next.done) return;
-        yield next.value;
-      }
-    } catch (error) {
-      throw unreadable(error);
-    } finally {
-      ciphertext.destroy();
-      decrypt.destroy();
-    }
-  }
-  return Readable.from(rest(), { objectMode: false });
+/**
+ * The decrypting stream itself, piped from the ciphertext, once its first chunk has been
+ * authenticated (or the whole object, when it is a single chunk): the caller hands it straight to
+ * the reply, with no intermediate stream. Failures reach it as EvidenceUnreadableError. `pipeline`
+ * ties the two: whichever fails or is closed first (a client gone away) ends the other, so the
+ * store's descriptor or socket is always released, and it listens for errors meanwhile, so a
+ * failure before the caller reads is held on the stream, not thrown into the process.
+ */
+async function authenticatedPlaintext(dataKey: Buffer, evidenceId: string, ciphertext: Readable): Promise<Readable> {
+  const unreadable = (error: Error) => (error instanceof EnvelopeAuthenticationError ? new EvidenceUnreadableError(evidenceId, error) : error);
+  const plaintext = createDecryptStream(dataKey, evidenceId, { wrapError: unreadable });
+  pipeline(ciphertext, plaintext, () => undefined);
+  await new Promise<void>((resolve, reject) => {
+    const settle = (error?: Error) => {
+      plaintext.off('authenticated', onAuthenticated).off('error', onError).off('close', onClose);
+      if (error) reject(error);
+      else resolve();
+    };
+    const onAuthenticated = () => settle();
+    const onError = (error: Error) => settle(unreadable(error));
+    const onClose = () => settle(plaintext.errored ? unreadable(plaintext.errored) : new Error(`The object of evidence ${evidenceId} closed before its first chunk was read.`));
+    plaintext.on('authenticated', onAuthenticated).on('error', onError).on('close', onClose);
+  });
+  return plaintext;
 }
