@@ -22,7 +22,7 @@ export interface CaptureSession {
  * of an integration: exchanges the one-time session token a case was created with for a
  * capture token, then uploads and submits. No client certificate: this side is public.
  */
-export async function openCaptureSession(options: { baseUrl: string; sessionToken: string; ca?: string | Buffer }): Promise<CaptureSession> {
+export async function openCaptureSession(options: { baseUrl: string; sessionToken: string; ca?: string | Buffer | (string | Buffer)[] }): Promise<CaptureSession> {
   const agent = new Agent(options.ca ? { connect: { ca: options.ca } } : {});
   const api = createClient<paths>({ baseUrl: options.baseUrl.replace(/\/+$/, ''), fetch: fetchThrough(agent) });
   api.use(throwOnError);
