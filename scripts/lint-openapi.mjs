@@ -5,39 +5,21 @@
 // `redocly lint` (root redocly.yaml: the recommended rules) on all of them. Any error or
 // warning fails. Node built-ins only; needs `pnpm build` first.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-// The benches' process helpers (Node built-ins only): free port, readiness wait, a stop that always ends the child.
-import { collectLines, freePort, root, spawnTracked, stopChild, waitForHttp } from '../bench/out-of-process.mjs';
+import { builtServices, root, servedDocument } from './served-openapi.mjs';
 
 // fx documents its admin routes only when they exist, i.e. with an admin token.
 const extraEnvironment = { fx: { FX_ADMIN_TOKEN: 'openapi-lint-admin-token' } };
 
-async function servedDocument(service, outputDir) {
-  const server = join(root, 'services', service, 'dist', 'server.js');
-  const dataDir = mkdtempSync(join(tmpdir(), `openapi-${service}-`));
-  const port = await freePort();
-  const environment = { ...process.env, ...extraEnvironment[service], PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
-  // The embedded default: a document must not depend on which store is configured.
-  delete environment.DATABASE_URL;
-  delete environment.REDIS_URL;
-  delete environment.SECRETS_KEY;
-  const child = spawnTracked(process.execPath, [server], { cwd: join(root, 'services', service), env: environment, stdio: ['ignore', 'pipe', 'pipe'] });
-  const output = collectLines(child);
-  const url = `http://127.0.0.1:${port}/docs/json`;
-  try {
-    await waitForHttp(url, { child, timeoutMs: 60_000, describe: () => `:\n${output.tail.join('\n')}` });
-    const file = join(outputDir, `${service}.openapi.json`);
-    writeFileSync(file, await (await fetch(url)).text());
-    return file;
-  } finally {
-    await stopChild(child);
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+async function savedDocument(service, outputDir) {
+  const file = join(outputDir, `${service}.openapi.json`);
+  writeFileSync(file, await servedDocument(service, extraEnvironment[service]));
+  return file;
 }
 
-const services = readdirSync(join(root, 'services')).filter((name) => existsSync(join(root, 'services', name, 'dist', 'server.js')));
+const services = builtServices();
 if (services.length === 0) {
   console.error('lint-openapi: no services/*/dist/server.js; run `pnpm build` first');
   process.exit(1);
@@ -45,7 +27,7 @@ if (services.length === 0) {
 const outputDir = process.env.OPENAPI_OUTPUT_DIR ?? mkdtempSync(join(tmpdir(), 'openapi-lint-'));
 let files;
 try {
-  files = await Promise.all(services.map((service) => servedDocument(service, outputDir)));
+  files = await Promise.all(services.map((service) => savedDocument(service, outputDir)));
 } catch (error) {
   console.error(`lint-openapi: ${error.message}`);
   process.exit(1);

@@ -1,20 +1,8 @@
 /** The shapes and rules of the OAuth clients screen, as plain functions the components share. */
 
-/** GET /oauth/clients item (routes/oauth-clients.ts). */
-export interface OAuthClient {
-  id: string;
-  clientId: string;
-  clientName: string;
-  certificateThumbprint: string;
-  certificateSubjectDN: string;
-  certificateNotBefore: string;
-  certificateNotAfter: string;
-  allowedScopes: string;
-  isActive: boolean;
-  createdAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-}
+import type { OAuthClient } from '@svc/identity-client/types';
+
+export type { OAuthClient };
 
 /** POST /portal/certificates/inspect */
 export interface CertificateDetails {

@@ -1,29 +1,9 @@
 import { api, ApiError, apiUrl } from '../../../../web-shared/api.js';
 import type { Language } from '../../../../web-shared/i18n.js';
+import type { ReportSummary } from '@svc/identity-client/types';
 
-/** The eleven case states, in the spec's order (services/identity/src/domain/cases/case-states.ts). */
-export const CASE_STATUSES = [
-  'Requested',
-  'SessionIssued',
-  'CaptureStarted',
-  'EvidenceUploaded',
-  'AutomatedChecksRunning',
-  'PendingManualReview',
-  'Approved',
-  'Rejected',
-  'Expired',
-  'Cancelled',
-  'Failed',
-] as const;
-export type CaseStatus = (typeof CASE_STATUSES)[number];
-
-export interface ReportSummary {
-  from: string;
-  to: string;
-  totalCases: number;
-  byStatus: Record<CaseStatus, number>;
-  automationRate: number;
-}
+export { CASE_STATUSES } from '@svc/identity-client/types';
+export type { CaseStatus, ReportSummary } from '@svc/identity-client/types';
 
 /** Days as the date inputs hold them (YYYY-MM-DD, the browser's local calendar), both inclusive. */
 export interface DayRange {

@@ -1,56 +1,8 @@
 import { api } from '../../../../web-shared/api.js';
+import type { WebhookDelivery, WebhookDeliveryPage as DeliveryPage, WebhookEndpoint } from '@svc/identity-client/types';
 
-/** The spec's event types, in its order (services/identity/src/domain/webhooks/webhook-events.ts). */
-export const WEBHOOK_EVENT_TYPES = [
-  'verification.session_issued',
-  'verification.capture_started',
-  'verification.evidence_uploaded',
-  'verification.automated_checks_running',
-  'verification.pending_manual_review',
-  'verification.approved',
-  'verification.rejected',
-  'verification.expired',
-  'verification.cancelled',
-  'verification.failed',
-  'verification.redacted',
-] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
-
-/** The event type of POST /webhooks/{id}/test: never subscribable, but it appears in the log. */
-export const TEST_EVENT_TYPE = 'webhook.test';
-
-export interface WebhookEndpoint {
-  id: string;
-  url: string;
-  eventTypes: string[];
-  isActive: boolean;
-  createdAt: string;
-}
-
-export type DeliveryStatus = 'pending' | 'in_flight' | 'succeeded' | 'failed';
-
-export interface WebhookDelivery {
-  id: string;
-  eventType: string;
-  caseId: string | null;
-  /** 0 when no answer arrived; null before the first attempt. */
-  httpStatus: number | null;
-  attemptCount: number;
-  lastAttemptAt: string | null;
-  succeeded: boolean;
-  status: DeliveryStatus;
-  nextAttemptAt: string | null;
-  lastError: string | null;
-  createdAt: string;
-}
-
-export interface DeliveryPage {
-  deliveries: WebhookDelivery[];
-  page: number;
-  pageSize: number;
-  totalCount: number;
-  totalPages: number;
-}
+export { TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '@svc/identity-client/types';
+export type { WebhookDelivery, WebhookDeliveryPage as DeliveryPage, WebhookDeliveryStatus as DeliveryStatus, WebhookEndpoint, WebhookEventType } from '@svc/identity-client/types';
 
 export interface DeliveryFilter {
   page: number;

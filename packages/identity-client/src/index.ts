@@ -1,0 +1,11 @@
+export { ApiError } from '@svc/client-core';
+export type { Problem } from '@svc/client-core';
+export { createIdentityClient, PARTNER_API_BASE } from './client.js';
+export type { IdentityClient, IdentityClientOptions } from './client.js';
+export { openCaptureSession } from './capture.js';
+export type { CaptureSession } from './capture.js';
+export { allVerifications, allWebhookDeliveries } from './pagination.js';
+export { TokenSource } from './token-source.js';
+export type { TokenSourceOptions } from './token-source.js';
+export * from './types.js';
+export * from './webhooks.js';

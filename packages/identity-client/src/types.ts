@@ -1,0 +1,62 @@
+/**
+ * The identity API's types and enumerations, generated from the OpenAPI document the service
+ * serves. Browser-safe (no Node imports): the portal and the review console import their
+ * response types and status lists from here, so they cannot drift from the server.
+ */
+import { caseStatusValues, documentTypeValues, evidenceTypeValues, webhookDeliveryStatusValues, webhookEventTypeInputValues } from './generated/openapi.js';
+import type { components, operations, paths } from './generated/openapi.js';
+
+export type { components, operations, paths };
+export type {
+  CaseHistory,
+  CaseStatus,
+  DocumentType,
+  EvidenceRecord,
+  EvidenceType,
+  FaceMatch,
+  FraudSignal,
+  IdentityHealth,
+  Liveness,
+  OAuthAuthorizationServerMetadata,
+  OAuthClient,
+  OcrResult,
+  RedactionAccepted,
+  RetentionPolicy,
+  ReviewDecision,
+  VerificationCase,
+  VerificationCaseListItem,
+  WebhookDelivery,
+  WebhookEndpoint,
+} from './generated/openapi.js';
+
+type Json<Path extends keyof paths, Method extends 'get' | 'post', Status extends number> = paths[Path][Method] extends {
+  responses: { [S in Status]: { content: { 'application/json': infer Body } } };
+}
+  ? Body
+  : never;
+
+/** Every case status, in the lifecycle's order. */
+export const CASE_STATUSES = caseStatusValues;
+export const DOCUMENT_TYPES = documentTypeValues;
+export const EVIDENCE_TYPES = evidenceTypeValues;
+/** The event types an endpoint can subscribe to (`webhook.test` is sent on request only). */
+export const WEBHOOK_EVENT_TYPES = webhookEventTypeInputValues;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+export const TEST_EVENT_TYPE = 'webhook.test';
+export const WEBHOOK_DELIVERY_STATUSES = webhookDeliveryStatusValues;
+export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
+
+/** One entry of a case's timeline (`GET /verifications/{caseId}/history`). */
+export type CaseHistoryEntry = components['schemas']['CaseHistory']['data'][number];
+/** A page of `GET /verifications`. */
+export type VerificationCasePage = Json<'/api/partner/v1/verifications', 'get', 200>;
+/** `POST /verifications`' answer: the case id and the end user's one-time session token. */
+export type CreatedVerification = Json<'/api/partner/v1/verifications', 'post', 201>;
+/** A page of `GET /webhooks/{id}/deliveries`. */
+export type WebhookDeliveryPage = Json<'/api/partner/v1/webhooks/{id}/deliveries', 'get', 200>;
+/** `POST /webhooks`' answer: the endpoint and its signing secret, shown only then. */
+export type CreatedWebhookEndpoint = Json<'/api/partner/v1/webhooks', 'post', 201>;
+/** `GET /reports/summary`. */
+export type ReportSummary = Json<'/api/partner/v1/reports/summary', 'get', 200>;
+/** `POST /oauth/token`'s answer. */
+export type TokenResponse = Json<'/api/partner/v1/oauth/token', 'post', 200>;
