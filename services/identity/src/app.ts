@@ -173,7 +173,10 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
       });
       await api.register(oauthClientRoutes, { db, clock, credentials });
       await api.register(oauthTokenRoutes, { db, clock, lastUsed, credentials });
-      await api.register(verificationRoutes, { db, clock, sessionTtlSeconds: config.SESSION_TTL_SECONDS, documentNumberDigest: storage.keyRing.documentNumberDigest });
+      await api.register(verificationRoutes, { db, clock, sessionTtlSeconds: config.SESSION_TTL_SECONDS,
+        captureOrigin: config.CAPTURE_ORIGIN,
+        allowLocalhostReturnUrl: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+        documentNumberDigest: storage.keyRing.documentNumberDigest });
       await api.register(reportRoutes, { db, clock });
       await api.register(webhookRoutes, { db, clock, box, policy });
       await api.register(evidenceRoutes, { db, clock, storage });

@@ -114,6 +114,9 @@ export interface CaseDetail {
   /** Set from the redaction request on: the files answer 410 from then. */
   redactionRequestedAt: string | null;
   session: { id: string; expiresAt: string; isUsed: boolean; usedAt: string | null } | null;
+  /** The partner API's detail only (the review console's has neither). */
+  returnUrl?: string | null;
+  consent?: { givenAt: string; language: string; userAgent: string | null } | null;
   documentEvidence: EvidenceRecord[];
   selfieEvidence: EvidenceRecord[];
   videoEvidence: EvidenceRecord[];
