@@ -81,6 +81,8 @@ export const identityEnvironmentSchema = baseServiceEnvironment(3001)
     PORTAL_WEB_ROOT: optionalText,
     /** The reviewers' console's build; default dist/console beside the compiled code. */
     CONSOLE_WEB_ROOT: optionalText,
+    /** The hosted capture page's build; default dist/capture beside the compiled code. */
+    CAPTURE_WEB_ROOT: optionalText,
     /** Marks the portal cookie Secure; off only for plain-HTTP local development. */
     PORTAL_COOKIE_SECURE: booleanFlag(true),
     /** Lifetime of a case's one-time session token (the spec's 2 hours); it also bounds capture. */
