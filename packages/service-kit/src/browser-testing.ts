@@ -21,13 +21,14 @@ export function buildViteApp(serviceDir: string, appDir: string, prefix = 'vite-
   return outDir;
 }
 
-export async function launchChromium(): Promise<Browser> {
+/** `extraArgs`: e.g. the fake camera's `--use-fake-device-for-media-stream` flags. */
+export async function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   if (!existsSync(CHROMIUM_PATH)) throw new Error(`${CHROMIUM_PATH} is missing: install Debian's chromium (apt-get install -y chromium)`);
   return chromium.launch({
     executablePath: CHROMIUM_PATH,
     headless: true,
     // Without the background-networking flags Chromium keeps dialling Google's hosts, which this machine's closed network refuses.
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', ...extraArgs],
   });
 }
 

@@ -19,6 +19,10 @@ export interface WebAppOptions {
   /** Extra sources beyond 'self' (e.g. `data:` images). */
   imgSrc?: string[];
   mediaSrc?: string[];
+  /** Referrer-Policy of the pages and assets; default strict-origin-when-cross-origin. */
+  referrerPolicy?: 'no-referrer' | 'same-origin' | 'strict-origin-when-cross-origin';
+  /** A Permissions-Policy header for the pages (e.g. `camera=(self), microphone=()`); none by default. */
+  permissionsPolicy?: string;
 }
 
 /**
@@ -50,7 +54,7 @@ export const webAppPlugin: FastifyPluginAsync<WebAppOptions> = async (app, optio
         // No upgrade-insecure-requests: a local http://localhost would have its assets rewritten to https.
       },
     },
-    referrerPolicy: { policy: 'strict-origin-when-cross-origin' },
+    referrerPolicy: { policy: options.referrerPolicy ?? 'strict-origin-when-cross-origin' },
     // For browsers without frame-ancestors: same answer, never framed.
     xFrameOptions: { action: 'deny' },
     crossOriginResourcePolicy: { policy: 'same-origin' },
@@ -70,6 +74,7 @@ export const webAppPlugin: FastifyPluginAsync<WebAppOptions> = async (app, optio
       const html = await readFile(indexFile, 'utf8').catch(() => null);
       if (html === null) throw notBuilt();
       // no-cache: the HTML names the hashed assets of the current build, so it is revalidated every time.
+      if (options.permissionsPolicy) reply.header('Permissions-Policy', options.permissionsPolicy);
       return reply
         .header('Cache-Control', 'no-cache')
         .type('text/html; charset=utf-8')

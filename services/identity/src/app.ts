@@ -10,6 +10,7 @@ import { sql } from 'drizzle-orm';
 import { authenticationPlugin } from './plugins/authentication.js';
 import { portalPagePlugin } from './plugins/portal-page.js';
 import { consolePagePlugin } from './plugins/console-page.js';
+import { capturePagePlugin } from './plugins/capture-page.js';
 import { watchReviewQueue } from './plugins/review-queue-metrics.js';
 import { clientCertificatePlugin } from './plugins/client-certificate.js';
 import { registerIdentityRateLimit } from './plugins/rate-limit.js';
@@ -167,6 +168,7 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
   await app.register(authenticationPlugin, { db, clock, basePath: API_BASE_PATH, lastUsed, credentials, allowedOrigins: [config.PUBLIC_BASE_URL] });
   await app.register(portalPagePlugin, { root: config.PORTAL_WEB_ROOT });
   await app.register(consolePagePlugin, { root: config.CONSOLE_WEB_ROOT });
+  await app.register(capturePagePlugin, { root: config.CAPTURE_WEB_ROOT });
   await app.register(oauthMetadataRoutes, { issuer: config.PUBLIC_BASE_URL, mtlsBaseUrl: config.MTLS_BASE_URL, apiBasePath: API_BASE_PATH });
   await app.register(
     async (api) => {
@@ -181,7 +183,10 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
       });
       await api.register(oauthClientRoutes, { db, clock, credentials });
       await api.register(oauthTokenRoutes, { db, clock, lastUsed, credentials });
-      await api.register(verificationRoutes, { db, clock, sessionTtlSeconds: config.SESSION_TTL_SECONDS, documentNumberDigest: storage.keyRing.documentNumberDigest });
+      await api.register(verificationRoutes, { db, clock, sessionTtlSeconds: config.SESSION_TTL_SECONDS,
+        captureOrigin: config.CAPTURE_ORIGIN,
+        allowLocalhostReturnUrl: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+        documentNumberDigest: storage.keyRing.documentNumberDigest });
       await api.register(reportRoutes, { db, clock });
       await api.register(webhookRoutes, { db, clock, box, policy });
       await api.register(evidenceRoutes, { db, clock, storage });

@@ -54,6 +54,22 @@ export const identityEnvironmentSchema = baseServiceEnvironment(3001)
      * whose endpoint URLs start with it. The default is the local TLS proxy of infra/ (docker compose).
      */
     PUBLIC_BASE_URL: z.preprocess(emptyAsUndefined, httpsOrigin.default('https://localhost:8443')),
+    /**
+     * Origin of the hosted capture page in the `captureUrl` of a new case (e.g. a CDN or another
+     * host name for end users). Unset: PUBLIC_BASE_URL when it is set or a database is, else the
+     * address the embedded default listens at (http://HOST:PORT).
+     */
+    CAPTURE_BASE_URL: z.preprocess(
+      emptyAsUndefined,
+      z
+        .url({ protocol: /^https?$/, error: 'must be an http(s) origin such as https://verify.example.com' })
+        .refine((value) => {
+          const url = new URL(value);
+          return url.pathname === '/' && url.search === '' && url.hash === '' && url.username === '' && url.password === '';
+        }, 'must be an origin such as https://verify.example.com, without a path, query, fragment or credentials')
+        .transform((value) => new URL(value).origin)
+        .optional(),
+    ),
     /** Only when the mutual-TLS endpoints are on another origin (RFC 8705 §5 mtls_endpoint_aliases); unset, they are at PUBLIC_BASE_URL. */
     MTLS_BASE_URL: z.preprocess(emptyAsUndefined, httpsOrigin.optional()),
     /** Direct mutual TLS: server certificate and key (PEM file paths); both or neither. */
@@ -65,6 +81,8 @@ export const identityEnvironmentSchema = baseServiceEnvironment(3001)
     PORTAL_WEB_ROOT: optionalText,
     /** The reviewers' console's build; default dist/console beside the compiled code. */
     CONSOLE_WEB_ROOT: optionalText,
+    /** The hosted capture page's build; default dist/capture beside the compiled code. */
+    CAPTURE_WEB_ROOT: optionalText,
     /** Marks the portal cookie Secure; off only for plain-HTTP local development. */
     PORTAL_COOKIE_SECURE: booleanFlag(true),
     /** Lifetime of a case's one-time session token (the spec's 2 hours); it also bounds capture. */
@@ -168,6 +186,8 @@ export type IdentityConfig = Readonly<
     CHECKS_LIVENESS_THRESHOLD: number;
     /** A face similarity below this rejects; between it and the threshold, a person decides. Derived from the provider, not a variable. */
     CHECKS_FACE_REJECT_BELOW: number;
+    /** The origin of every captureUrl: CAPTURE_BASE_URL, else where this service is reachable (derived, not a variable). */
+    CAPTURE_ORIGIN: string;
   }
 >;
 
@@ -185,7 +205,19 @@ export const checksThresholdDefaults: Record<ChecksProviderName, { ocr: number; 
   local: { ocr: 0.85, face: 0.6, liveness: 0.9, faceRejectBelow: 0.35 },
 };
 
-function withProviderDefaults(parsed: ParsedEnvironment): IdentityConfig {
+/**
+ * Where end users open the capture page. PUBLIC_BASE_URL's default is the docker compose TLS
+ * proxy, which the embedded default (no database, no proxy) does not run: there the page is at
+ * the address the service itself prints when it starts listening.
+ */
+function captureOrigin(parsed: ParsedEnvironment, publicBaseUrlSet: boolean): string {
+  if (parsed.CAPTURE_BASE_URL) return parsed.CAPTURE_BASE_URL;
+  if (publicBaseUrlSet || parsed.DATABASE_URL) return parsed.PUBLIC_BASE_URL;
+  const host = parsed.HOST === '0.0.0.0' || parsed.HOST === '::' ? 'localhost' : parsed.HOST.includes(':') ? `[${parsed.HOST}]` : parsed.HOST;
+  return `${parsed.TLS_CERT ? 'https' : 'http'}://${host}:${parsed.PORT}`;
+}
+
+function withProviderDefaults(parsed: ParsedEnvironment, publicBaseUrlSet: boolean): IdentityConfig {
   const provider: ChecksProviderName = parsed.CHECKS_PROVIDER ?? (parsed.DATABASE_URL ? 'none' : 'local');
   const defaults = checksThresholdDefaults[provider];
   return Object.freeze({
@@ -195,9 +227,10 @@ function withProviderDefaults(parsed: ParsedEnvironment): IdentityConfig {
     CHECKS_FACE_THRESHOLD: parsed.CHECKS_FACE_THRESHOLD ?? defaults.face,
     CHECKS_LIVENESS_THRESHOLD: parsed.CHECKS_LIVENESS_THRESHOLD ?? defaults.liveness,
     CHECKS_FACE_REJECT_BELOW: Math.min(defaults.faceRejectBelow, parsed.CHECKS_FACE_THRESHOLD ?? defaults.face),
+    CAPTURE_ORIGIN: captureOrigin(parsed, publicBaseUrlSet),
   });
 }
 
 export function loadIdentityConfig(env: Record<string, string | undefined> = process.env): IdentityConfig {
-  return withProviderDefaults(parseEnvironment(identityEnvironmentSchema, env));
+  return withProviderDefaults(parseEnvironment(identityEnvironmentSchema, env), emptyAsUndefined(env.PUBLIC_BASE_URL) !== undefined);
 }

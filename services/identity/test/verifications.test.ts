@@ -71,7 +71,7 @@ describe('verification cases: create, read, list', () => {
     });
     expect(Object.keys(detail).sort()).toEqual(
       [
-        'id', 'externalReference', 'status', 'documentType', 'sandbox', 'compositeRiskScore', 'decisionReason', 'createdAt', 'updatedAt', 'completedAt', 'redactionRequestedAt', 'redactedAt', 'session',
+        'id', 'externalReference', 'status', 'documentType', 'sandbox', 'compositeRiskScore', 'decisionReason', 'createdAt', 'updatedAt', 'completedAt', 'redactionRequestedAt', 'redactedAt', 'session', 'returnUrl', 'consent',
         'documentEvidence', 'selfieEvidence', 'videoEvidence', 'ocrResult', 'faceMatch', 'liveness', 'fraudSignals', 'reviewDecisions',
       ].sort(),
     );

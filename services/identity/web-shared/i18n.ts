@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { createLanguageStore } from './language-store.js';
 
 /**
  * Two languages, each screen holding its own messages beside itself (screens/<area>/messages.ts),
@@ -9,7 +9,6 @@ export type Messages<K extends string> = { en: Record<K, string>; ar: Record<K, 
 export type Translate<K extends string> = (key: K, vars?: Record<string, string | number>) => string;
 
 const STORAGE_KEY = 'portal.language';
-const listeners = new Set<(language: Language) => void>();
 
 function initialLanguage(): Language {
   try {
@@ -21,40 +20,18 @@ function initialLanguage(): Language {
   return navigator.language.toLowerCase().startsWith('ar') ? 'ar' : 'en';
 }
 
-let current: Language = initialLanguage();
-
-/** <html lang dir>: the whole page mirrors for Arabic, and screen readers pick the right voice. */
-function applyToDocument(language: Language) {
-  document.documentElement.lang = language;
-  document.documentElement.dir = language === 'ar' ? 'rtl' : 'ltr';
-}
-applyToDocument(current);
+const store = createLanguageStore<Language>({ initial: initialLanguage(), rightToLeft: new Set(['ar']), storage: () => window.localStorage, storageKey: STORAGE_KEY });
 
 export function currentLanguage(): Language {
-  return current;
+  return store.current();
 }
 
 export function setLanguage(language: Language): void {
-  if (language === current) return;
-  current = language;
-  applyToDocument(language);
-  try {
-    window.localStorage.setItem(STORAGE_KEY, language);
-  } catch {
-    // Not remembered, still applied.
-  }
-  listeners.forEach((listener) => listener(language));
+  store.set(language);
 }
 
 export function useLanguage(): { language: Language; setLanguage: (language: Language) => void } {
-  const [language, setState] = useState(current);
-  useEffect(() => {
-    listeners.add(setState);
-    // The language may have changed between the first render and this effect.
-    setState(current);
-    return () => void listeners.delete(setState);
-  }, []);
-  return { language, setLanguage };
+  return { language: store.use(), setLanguage };
 }
 
 /** `{name}` in a message is replaced by vars.name; a missing variable stays visible as {name}. */

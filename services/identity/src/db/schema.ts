@@ -145,6 +145,12 @@ export const verificationCases = identitySchema.table(
     redactionRequestedAt: timestampTz('redaction_requested_at'),
     /** Set when the job has destroyed the data keys, deleted the objects and blanked the personal fields. */
     redactedAt: timestampTz('redacted_at'),
+    /** Where the hosted capture page sends the end user after submit (https, or http://localhost in development). */
+    returnUrl: text('return_url'),
+    /** The end user's consent to the capture, as recorded by POST /api/capture/v1/consent; null until given. */
+    consentGivenAt: timestampTz('consent_given_at'),
+    consentLanguage: text('consent_language'),
+    consentUserAgent: text('consent_user_agent'),
   },
   (table) => [
     // The retention sweep scans closed cases not yet handed to redaction.

@@ -4,7 +4,8 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { IdentityExecutor } from '../db/schema.js';
-import { assertCapturing, authenticateCaptureToken, exchangeSessionToken } from '../domain/capture/capture-sessions.js';
+import { assertCapturing, authenticateCaptureToken, exchangeSessionToken, previewSessionToken } from '../domain/capture/capture-sessions.js';
+import { CAPTURE_LANGUAGES, captureContext, recordConsent } from '../domain/capture/consent.js';
 import { receiveEvidence, type UploadLimits } from '../domain/capture/evidence-upload.js';
 import type { UploadSlots } from '../domain/capture/upload-slots.js';
 import { captureStatus, submitEvidence } from '../domain/capture/submit-evidence.js';
@@ -58,6 +59,34 @@ export const captureRoutes: FastifyPluginAsync<CaptureRouteOptions> = async (app
     limits: { fileSize: Math.max(options.limits.maxImageBytes, options.limits.maxVideoBytes), files: 1, fields: 4, fieldSize: 1024, parts: 6, headerPairs: 50 },
   });
 
+  typed.get(
+    '/session',
+    {
+      schema: {
+        operationId: 'previewCaptureSession',
+        summary: 'What a session token is for, without using it',
+        description:
+          'Authorization: Bearer <sessionToken>. Read-only: the token stays unused. The hosted capture page calls it to show who asks before the user starts; a used, expired or closed session gets the same problem as the exchange would.',
+        tags: ['capture'],
+        security: sessionSecurity,
+        response: {
+          200: z.object({
+            tenantName: z.string().meta({ description: 'The partner asking for the verification, as the end user should see it' }),
+            documentType: documentTypeSchema,
+            requiredEvidence: z.array(evidenceTypeSchema),
+            expiresAt: z.string(),
+          }),
+          ...problemResponses({ 401: 'UNAUTHENTICATED (unknown token) or SESSION_ALREADY_USED', 410: CAPTURE_ERRORS[410], 429: CAPTURE_ERRORS[429] }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const preview = await previewSessionToken(db, bearerCredential(request) ?? '', clock());
+      reply.header('Cache-Control', 'no-store');
+      return preview;
+    },
+  );
+
   typed.post(
     '/session',
     {
@@ -84,6 +113,30 @@ export const captureRoutes: FastifyPluginAsync<CaptureRouteOptions> = async (app
       const exchanged = await db.transaction((tx) => exchangeSessionToken(tx, sessionToken, request.id, clock()));
       reply.header('Cache-Control', 'no-store');
       return exchanged;
+    },
+  );
+
+  typed.post(
+    '/consent',
+    {
+      schema: {
+        operationId: 'recordCaptureConsent',
+        summary: "Record the end user's consent to the capture",
+        description:
+          "The language the consent text was shown in; the time and the browser's User-Agent are recorded with it and appear as `consent` in the partner's case detail. The hosted capture page always sends it before the camera opens; other capture clients may. A second call records again.",
+        tags: ['capture'],
+        security: captureSecurity,
+        body: z.strictObject({ language: z.enum(CAPTURE_LANGUAGES, { error: `must be one of ${CAPTURE_LANGUAGES.join(', ')}` }).meta({ description: 'ar, en, ckb (Kurdish Sorani) or kmr (Kurmanji)' }) }),
+        response: {
+          204: z.null().describe('Recorded'),
+          ...problemResponses({ 400: 'VALIDATION_ERROR: language missing or unknown', ...CAPTURE_ERRORS, 409: 'INVALID_CASE_STATE: evidence was already submitted' }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const session = await authenticateCaptureToken(db, bearerCredential(request));
+      await db.transaction((tx) => recordConsent(tx, session, { language: request.body.language, userAgent: request.headers['user-agent'] }, { correlationId: request.id, now: clock() }));
+      return reply.code(204).send(null);
     },
   );
 
@@ -218,6 +271,9 @@ export const captureRoutes: FastifyPluginAsync<CaptureRouteOptions> = async (app
                 maxDurationSeconds: z.number(),
               })
               .describe('What the app should ask the user to do while recording the LivenessVideo; the on-CPU liveness check looks for exactly these signals.'),
+            tenantName: z.string().meta({ description: 'The partner asking for the verification' }),
+            returnUrl: z.string().nullable().meta({ description: "Where the partner wants the user sent after submit (the case's returnUrl)" }),
+            consentGiven: z.boolean().meta({ description: 'Whether POST /consent was recorded for this case' }),
           }),
           ...problemResponses({ 401: CAPTURE_ERRORS[401], 429: CAPTURE_ERRORS[429] }),
         },
@@ -226,7 +282,7 @@ export const captureRoutes: FastifyPluginAsync<CaptureRouteOptions> = async (app
     async (request, reply) => {
       const session = await authenticateCaptureToken(db, bearerCredential(request));
       reply.header('Cache-Control', 'no-store');
-      return captureStatus(db, session);
+      return { ...(await captureStatus(db, session)), ...(await captureContext(db, session.caseId)) };
     },
   );
 };

@@ -85,6 +85,16 @@ const reviewDecisionSchema = z
   .object({ id: z.uuid(), reviewerId: z.uuid(), decision: z.enum(['Approved', 'Rejected']), reason: z.string(), decidedAt: timestamp })
   .meta({ id: 'ReviewDecision' });
 
+/** The end user's consent as the case records it; null until given. */
+export const consentSchema = z
+  .object({
+    givenAt: timestamp,
+    language: z.string().meta({ description: 'The language the consent was shown in: ar, en, ckb or kmr' }),
+    userAgent: z.string().nullable().meta({ description: "The end user's browser as it named itself" }),
+  })
+  .nullable()
+  .meta({ id: 'CaptureConsent' });
+
 export const caseDetailSchema = z
   .object({
     id: z.uuid(),
@@ -105,6 +115,8 @@ export const caseDetailSchema = z
       description: 'When the evidence and personal data were destroyed (POST /verifications/{caseId}/redact or the retention policy); null until then. Once set, ocrResult.fields is {} and mrzRawText null, and evidence downloads answer 410.',
     }),
     session: z.object({ id: z.uuid(), expiresAt: timestamp, isUsed: z.boolean(), usedAt: timestamp.nullable() }).nullable(),
+    returnUrl: z.string().nullable().meta({ description: 'Where the hosted capture page sends the end user after submit, as given at creation' }),
+    consent: consentSchema,
     documentEvidence: z.array(evidenceRecordSchema).meta({ description: 'DocumentFront and DocumentBack; the current upload of each type' }),
     selfieEvidence: z.array(evidenceRecordSchema),
     videoEvidence: z.array(evidenceRecordSchema),
@@ -145,3 +157,33 @@ export const caseHistoryEntrySchema = z.object({
   toStatus: caseStatusSchema.nullable(),
   detail: z.record(z.string(), z.unknown()).nullable(),
 });
+
+const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * Where the hosted capture page sends the end user after submit: https only (the query carries
+ * the case id), no credentials in it (they would sit in the browser's history), and plain
+ * http://localhost only where private webhook targets are allowed (development).
+ */
+export function returnUrlSchema(allowLocalhost: boolean) {
+  return z
+    .string()
+    .max(500, 'must be at most 500 characters')
+    .superRefine((value, context) => {
+      let url: URL;
+      try {
+        url = new URL(value);
+      } catch {
+        context.addIssue({ code: 'custom', message: 'must be an absolute https:// URL' });
+        return;
+      }
+      if (url.username !== '' || url.password !== '') context.addIssue({ code: 'custom', message: 'must not carry credentials (user:password@)' });
+      const localHttp = url.protocol === 'http:' && LOCAL_HOSTS.has(url.hostname);
+      if (url.protocol === 'https:' || (localHttp && allowLocalhost)) return;
+      context.addIssue({
+        code: 'custom',
+        message: localHttp ? 'http://localhost is allowed only in development (WEBHOOK_ALLOW_PRIVATE_TARGETS=true); use https://' : 'must be an https:// URL',
+      });
+    })
+    .meta({ description: 'https:// (at most 500 characters, no credentials); after submit the capture page sends the user here with ?caseId=…&status=submitted' });
+}

@@ -10,13 +10,17 @@ import { createCaseCountCache } from '../domain/cases/case-count-cache.js';
 import { listCases } from '../domain/cases/list-cases.js';
 import { getCaseDetail } from '../domain/cases/read-cases.js';
 import { requirePartner } from '../plugins/authentication.js';
-import { caseDetailSchema, caseHistoryEntrySchema, caseIdParams, caseListItemSchema, caseStatusSchema, documentTypeSchema, ocrResultSchema, pageQueryShape } from './case-schemas.js';
+import { caseDetailSchema, caseHistoryEntrySchema, caseIdParams, caseListItemSchema, caseStatusSchema, documentTypeSchema, ocrResultSchema, pageQueryShape, returnUrlSchema } from './case-schemas.js';
 import { RATE_LIMITED, partnerSecurity } from './openapi.js';
 
 export interface VerificationRouteOptions {
   db: IdentityExecutor;
   clock: () => Date;
   sessionTtlSeconds: number;
+  /** Origin of the hosted capture page in captureUrl (CAPTURE_BASE_URL or where the service is reachable). */
+  captureOrigin: string;
+  /** http://localhost return URLs are accepted (development, WEBHOOK_ALLOW_PRIVATE_TARGETS). */
+  allowLocalhostReturnUrl: boolean;
   /** Keyed digest of a document number (reuse detection without keeping the number). */
   documentNumberDigest: (documentNumber: string) => string;
 }
@@ -54,11 +58,16 @@ export const verificationRoutes: FastifyPluginAsync<VerificationRouteOptions> = 
         body: z.strictObject({
           documentType: documentTypeSchema,
           externalReference: z.string().max(200, 'must be at most 200 characters').optional().meta({ description: "The partner's own identifier; never shown to the end user" }),
+          returnUrl: returnUrlSchema(options.allowLocalhostReturnUrl).optional(),
         }),
         response: {
           201: z.object({
             caseId: z.uuid(),
             sessionToken: z.string().meta({ description: 'svc_st_…: hand it to the end user; it is exchanged once at POST /api/capture/v1/session' }),
+            captureUrl: z.string().meta({
+              description:
+                "The hosted capture page for this session: <origin>/capture#<sessionToken>. Redirect the end user there (or send it to their phone). The token sits in the fragment, so it never reaches a server log, a proxy or a Referer. A replay's link carries the replay's new token.",
+            }),
             status: z.literal('SessionIssued'),
             expiresAt: z.string(),
           }),
@@ -71,13 +80,20 @@ export const verificationRoutes: FastifyPluginAsync<VerificationRouteOptions> = 
       const created = await db.transaction((tx) =>
         createCase(
           tx,
-          { tenantId, documentType: request.body.documentType, externalReference: request.body.externalReference ?? null, idempotencyKey: request.headers['idempotency-key'] ?? null },
+          {
+            tenantId,
+            documentType: request.body.documentType,
+            externalReference: request.body.externalReference ?? null,
+            returnUrl: request.body.returnUrl ?? null,
+            idempotencyKey: request.headers['idempotency-key'] ?? null,
+          },
           actor,
           { sessionTtlSeconds: options.sessionTtlSeconds, now: clock() },
         ),
       );
       reply.header('Cache-Control', 'no-store');
-      return reply.code(201).send({ ...created, expiresAt: created.expiresAt.toISOString() });
+      const captureUrl = `${options.captureOrigin}/capture#${created.sessionToken}`;
+      return reply.code(201).send({ ...created, captureUrl, expiresAt: created.expiresAt.toISOString() });
     },
   );
 

@@ -146,6 +146,7 @@ describeEmbeddedOnly('portal cases screens in Chromium', () => {
     expect(await page.locator('[data-testid=case-status] .badge').getAttribute('data-status')).toBe('Approved');
     await expect.poll(() => timelineStates(page)).toEqual(APPROVAL_STATES);
     expect(await page.locator('[data-testid=case-timeline] li[data-to-status=Approved]').textContent()).toContain('by automated checks');
+    expect(await page.getByTestId('consent').textContent()).toMatch(/^Given .+ in en$/);
 
     // Thumbnails decode (the cookie went with the request) and every media URL is the API's own path.
     const thumbnails = page.locator('.evidence-thumb img');

@@ -218,15 +218,20 @@ export function sampleEvidence(): { documentFront: Buffer; selfie: Buffer; liven
   return evidenceFiles;
 }
 
-async function captureCall(baseUrl: string, token: string, path: string, body?: FormData): Promise<unknown> {
-  const response = await fetch(`${baseUrl}${CAPTURE_API}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, ...(body ? { body } : {}) });
+async function captureCall(baseUrl: string, token: string, path: string, body?: FormData | object): Promise<unknown> {
+  const json = body !== undefined && !(body instanceof FormData);
+  const response = await fetch(`${baseUrl}${CAPTURE_API}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, ...(json ? { 'content-type': 'application/json' } : {}) },
+    ...(body ? { body: json ? JSON.stringify(body) : body } : {}),
+  });
   const text = await response.text();
   if (!response.ok) throw new Error(`POST ${CAPTURE_API}${path} answered ${response.status}: ${text}`);
   return text ? JSON.parse(text) : undefined;
 }
 
 /**
- * A sandbox passport case taken the whole way: created, its capture session opened, the three
+ * A sandbox passport case taken the whole way: created, its capture session opened, consent given, the three
  * pieces of evidence uploaded, submitted, and polled until the simulator decides it. The
  * externalReference suffix picks the outcome (#approve, the default; #review, #reject, #fail).
  */
@@ -237,6 +242,7 @@ export async function runSandboxCase(
   const externalReference = options.externalReference ?? `REF-${randomUUID().slice(0, 8)}`;
   const created = await partner.call<{ caseId: string; sessionToken: string }>('POST', '/verifications', { documentType: 'SyrianPassport', externalReference });
   const { captureToken } = (await captureCall(partner.baseUrl, created.sessionToken, '/session')) as { captureToken: string };
+  await captureCall(partner.baseUrl, captureToken, '/consent', { language: 'en' });
   const evidence = options.evidence ?? sampleEvidence();
   for (const [evidenceType, bytes, fileName, type] of [
     ['DocumentFront', evidence.documentFront, 'front.jpg', 'image/jpeg'],

@@ -1,6 +1,6 @@
 import { ProblemError, UnauthenticatedError } from '@svc/problem-json';
 import { eq } from 'drizzle-orm';
-import { caseSessions, verificationCases, type IdentityExecutor } from '../../db/schema.js';
+import { caseSessions, tenants, verificationCases, type IdentityExecutor } from '../../db/schema.js';
 import { generateOpaqueToken, hashToken } from '../credentials.js';
 import { GoneProblem } from '../problems.js';
 import { isTerminal, REQUIRED_EVIDENCE, type CaseStatus, type DocumentType, type EvidenceType } from '../cases/case-states.js';
@@ -69,6 +69,28 @@ export async function exchangeSessionToken(tx: IdentityExecutor, sessionToken: s
     requiredEvidence: [...REQUIRED_EVIDENCE[documentType]] as EvidenceType[],
     expiresAt: session.expiresAt.toISOString(),
   };
+}
+
+/**
+ * What an unexchanged session token is for, without using it: the capture page shows who asks
+ * before the user agrees to start. The same refusals as the exchange, so a used, expired or
+ * closed link says so at once instead of after the user has read the welcome.
+ */
+export async function previewSessionToken(db: IdentityExecutor, sessionToken: string, now: Date) {
+  if (!SESSION_TOKEN_SHAPE.test(sessionToken)) throw new UnauthenticatedError('Send the session token from the partner as Authorization: Bearer svc_st_….');
+  const [row] = await db
+    .select({ session: caseSessions, status: verificationCases.status, documentType: verificationCases.documentType, tenantName: tenants.name })
+    .from(caseSessions)
+    .innerJoin(verificationCases, eq(verificationCases.id, caseSessions.caseId))
+    .innerJoin(tenants, eq(tenants.id, caseSessions.tenantId))
+    .where(eq(caseSessions.sessionTokenHash, hashToken(sessionToken)));
+  if (!row) throw new UnauthenticatedError('Unknown session token (a newer one may have replaced it).');
+  const status = row.status as CaseStatus;
+  if (isTerminal(status)) throw caseClosed(row.session.caseId, status);
+  if (row.session.usedAt) throw new SessionAlreadyUsedError();
+  if (row.session.expiresAt.getTime() <= now.getTime()) throw sessionExpired(row.session.expiresAt);
+  const documentType = row.documentType as DocumentType;
+  return { tenantName: row.tenantName, documentType, requiredEvidence: [...REQUIRED_EVIDENCE[documentType]] as EvidenceType[], expiresAt: row.session.expiresAt.toISOString() };
 }
 
 /** Who holds this capture token. Status reads work on any case; changes check the state themselves. */

@@ -15,6 +15,8 @@ export interface CreateCaseInput {
   externalReference: string | null;
   /** The Idempotency-Key header, or null (then a generated key: no retry protection, as the spec says). */
   idempotencyKey: string | null;
+  /** Where the hosted capture page sends the user after submit, already validated. */
+  returnUrl?: string | null;
 }
 
 export interface CreatedCase {
@@ -27,7 +29,8 @@ export interface CreatedCase {
 /** What makes two creation requests "the same body" for idempotency. */
 function fingerprint(input: CreateCaseInput): string {
   return createHash('sha256')
-    .update(JSON.stringify([input.documentType, input.externalReference]))
+    // returnUrl joins the list only when given, so keys stored before it existed still replay.
+    .update(JSON.stringify(input.returnUrl ? [input.documentType, input.externalReference, input.returnUrl] : [input.documentType, input.externalReference]))
     .digest('hex');
 }
 
@@ -51,6 +54,7 @@ export async function createCase(tx: IdentityExecutor, input: CreateCaseInput, a
     .values({
       tenantId: input.tenantId,
       externalReference: input.externalReference,
+      returnUrl: input.returnUrl ?? null,
       documentType: input.documentType,
       status: 'SessionIssued',
       sandbox: sql<boolean>`(select ${tenants.sandbox} from ${tenants} where ${tenants.id} = ${input.tenantId})`,

@@ -150,6 +150,10 @@ export async function getCaseDetail(db: IdentityExecutor, tenantId: string, case
     redactionRequestedAt: iso(verification.redactionRequestedAt),
     redactedAt: iso(verification.redactedAt),
     session: { id: session.id, expiresAt: session.expiresAt.toISOString(), isUsed: session.usedAt !== null, usedAt: iso(session.usedAt) },
+    returnUrl: verification.returnUrl,
+    consent: verification.consentGivenAt
+      ? { givenAt: verification.consentGivenAt.toISOString(), language: verification.consentLanguage ?? '', userAgent: verification.consentUserAgent }
+      : null,
     ...sections,
     ocrResult: ocr ? toOcrResult(fromJsonRow<OcrRow>(ocr)) : null,
     faceMatch: faceMatch ? toFaceMatch(fromJsonRow<FaceMatchRow>(faceMatch)) : null,

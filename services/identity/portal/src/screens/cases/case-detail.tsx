@@ -134,6 +134,18 @@ function CaseSummary({ verification }: { verification: CaseDetailData }) {
             <dd>{verification.session.isUsed ? t('sessionUsed', { at: when(verification.session.usedAt) }) : t('sessionExpires', { at: when(verification.session.expiresAt) })}</dd>
           </div>
         ) : null}
+        <div>
+          <dt>{t('consent')}</dt>
+          <dd data-testid="consent" title={verification.consent?.userAgent ?? undefined}>
+            {verification.consent ? t('consentGiven', { at: when(verification.consent.givenAt), language: verification.consent.language }) : t('consentMissing')}
+          </dd>
+        </div>
+        {verification.returnUrl ? (
+          <div>
+            <dt>{t('returnUrl')}</dt>
+            <dd class="break">{verification.returnUrl}</dd>
+          </div>
+        ) : null}
       </dl>
     </section>
   );

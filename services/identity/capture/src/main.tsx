@@ -1,0 +1,10 @@
+import { render } from 'preact';
+import { App } from './app.js';
+import '../../web-shared/styles.css';
+import './capture.css';
+
+const root = document.getElementById('app');
+if (root) {
+  root.textContent = '';
+  render(<App />, root);
+}
