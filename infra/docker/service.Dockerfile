@@ -37,10 +37,12 @@ RUN pnpm --filter "@svc/${SERVICE}..." run build
 # deploy copies each workspace dependency by its `files` (dist + package.json) into
 # /out/node_modules, with production dependencies only.
 # The committed SQL migrations are copied explicitly: the service's package.json need not
-# list drizzle/ in `files`, and the migrator reads drizzle/ next to dist/ at start.
+# list drizzle/ in `files`, and the migrator reads drizzle/ next to dist/ at start; data/ (the
+# common-password list) is read the same way.
 RUN pnpm --filter "@svc/${SERVICE}" deploy --prod --legacy --offline /out \
  && rm -rf /out/drizzle /out/src /out/test \
  && cp -R "services/${SERVICE}/drizzle" /out/drizzle \
+ && if [ -d "services/${SERVICE}/data" ]; then rm -rf /out/data && cp -R "services/${SERVICE}/data" /out/data; fi \
  && test -f /out/dist/server.js && test -f /out/drizzle/meta/_journal.json
 
 FROM ${NODE_IMAGE} AS runtime

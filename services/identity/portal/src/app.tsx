@@ -4,6 +4,7 @@ import { ErrorNotice, Loading } from '../../web-shared/components/index.js';
 import { Layout, type PortalArea } from './components/layout.js';
 import { type Messages, useMessages } from '../../web-shared/i18n.js';
 import { Link, navigate, useLocation } from '../../web-shared/router.js';
+import { AccountScreen } from './screens/account/index.js';
 import { CasesArea } from './screens/cases/index.js';
 import { ClientsScreen } from './screens/clients/index.js';
 import { ReportsArea } from './screens/reports/index.js';
@@ -32,7 +33,7 @@ function signInHref(): string {
 
 /** '/cases/abc' → the cases area with subpath '/abc'. */
 function areaOf(path: string): { area: PortalArea; subpath: string } | undefined {
-  const match = /^\/(cases|clients|webhooks|reports)(\/.*)?$/.exec(path);
+  const match = /^\/(cases|clients|webhooks|reports|account)(\/.*)?$/.exec(path);
   return match ? { area: match[1] as PortalArea, subpath: match[2] ?? '' } : undefined;
 }
 
@@ -57,6 +58,8 @@ function AreaScreen(props: { area: PortalArea; subpath: string }) {
       return <WebhooksArea subpath={props.subpath} />;
     case 'reports':
       return <ReportsArea subpath={props.subpath} />;
+    case 'account':
+      return props.subpath ? <NotFound /> : <AccountScreen />;
   }
 }
 

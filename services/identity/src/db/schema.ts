@@ -57,8 +57,13 @@ export const portalSessions = identitySchema.table(
     createdAt: timestampTz('created_at').notNull().defaultNow(),
     expiresAt: timestampTz('expires_at').notNull(),
     endedAt: timestampTz('ended_at'),
+    /** Moved forward at most once a minute by the session's requests: shown in the user's list of sessions. */
+    lastSeenAt: timestampTz('last_seen_at'),
+    /** The browser and address that signed in (truncated), so a user can tell their sessions apart. */
+    userAgent: text('user_agent'),
+    ipAddress: text('ip_address'),
   },
-  (table) => [uniqueIndex('portal_sessions_token_hash_key').on(table.tokenHash)],
+  (table) => [uniqueIndex('portal_sessions_token_hash_key').on(table.tokenHash), index('portal_sessions_user_idx').on(table.userId)],
 );
 
 export const oauthClients = identitySchema.table(

@@ -10,7 +10,8 @@ export function hashToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
-// OWASP's scrypt minimum (N=2^17 would cost 128 MiB per login on a 2-core box); ~50 ms here.
+// The scheme of passwords set before Argon2id (accounts/passwords.ts): still verified, and replaced
+// by an Argon2id hash at the user's next sign-in.
 const SCRYPT = { N: 16_384, r: 8, p: 1, keyLength: 64, saltLength: 16 } as const;
 
 function scryptAsync(password: string, salt: Buffer, keyLength: number, options: ScryptOptions): Promise<Buffer> {
@@ -19,8 +20,8 @@ function scryptAsync(password: string, salt: Buffer, keyLength: number, options:
   });
 }
 
-/** `scrypt$N$r$p$<salt b64>$<key b64>`: parameters travel with the hash so they can be raised later. */
-export async function hashPassword(password: string): Promise<string> {
+/** `scrypt$N$r$p$<salt b64>$<key b64>`: only tests still make these, to prove the upgrade at sign-in. */
+export async function hashScryptPassword(password: string): Promise<string> {
   const salt = randomBytes(SCRYPT.saltLength);
   const key = await scryptAsync(password, salt, SCRYPT.keyLength, { N: SCRYPT.N, r: SCRYPT.r, p: SCRYPT.p });
   return ['scrypt', SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString('base64'), key.toString('base64')].join('$');
@@ -34,8 +35,3 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return timingSafeEqual(actual, expected);
 }
 
-/**
- * A hash of a password nobody knows: a login for an unknown email verifies against it,
- * so both answers cost one scrypt and take the same time.
- */
-export const UNKNOWN_USER_PASSWORD_HASH: Promise<string> = hashPassword(randomBytes(32).toString('hex'));

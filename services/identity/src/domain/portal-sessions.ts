@@ -4,10 +4,13 @@ import { loginThrottle, portalSessions, portalUsers, tenants, type IdentityExecu
 import { announceCredentialsChanged, type CredentialCache } from './credential-cache.js';
 import { writeAudit } from './audit.js';
 import { LOCKOUT, lockedForSeconds, recordFailure } from './login-throttle.js';
-import { generateOpaqueToken, hashToken, UNKNOWN_USER_PASSWORD_HASH, verifyPassword } from './credentials.js';
+import { generateOpaqueToken, hashToken } from './credentials.js';
+import { checkPassword, hashPassword, UNKNOWN_USER_PASSWORD_HASH } from './accounts/passwords.js';
 
 export const PORTAL_SESSION_PREFIX = 'svc_ps_';
 export const PORTAL_SESSION_SECONDS = 8 * 3600;
+/** lastSeenAt is written at most this often: one write a minute per session, not one per request. */
+const LAST_SEEN_WRITE_SECONDS = 60;
 
 export interface PortalPrincipal {
   userId: string;
@@ -20,7 +23,7 @@ const INVALID_LOGIN = 'The email or password is incorrect.';
 
 export async function login(
   db: IdentityExecutor,
-  input: { email: string; password: string; correlationId: string },
+  input: { email: string; password: string; correlationId: string; userAgent?: string | undefined; ipAddress?: string | undefined },
   now: Date,
 ): Promise<{ sessionToken: string; expiresAt: Date; userId: string; tenantId: string }> {
   const { email, correlationId } = input;
@@ -31,8 +34,8 @@ export async function login(
     .from(portalUsers)
     .innerJoin(tenants, eq(tenants.id, portalUsers.tenantId))
     .where(eq(portalUsers.email, email));
-  // One scrypt either way: an unknown address answers like a wrong password, in the same time.
-  const passwordMatches = await verifyPassword(input.password, user?.passwordHash ?? (await UNKNOWN_USER_PASSWORD_HASH));
+  // One Argon2id either way: an unknown address answers like a wrong password, in the same time.
+  const { matches: passwordMatches, upgrade } = await checkPassword(input.password, user?.passwordHash ?? (await UNKNOWN_USER_PASSWORD_HASH));
   if (!user || !passwordMatches) {
     const nowLocked = await db.transaction(async (tx) => {
       const justLocked = await recordFailure(tx, email, now);
@@ -52,9 +55,20 @@ export async function login(
   const expiresAt = new Date(now.getTime() + PORTAL_SESSION_SECONDS * 1000);
   await db.transaction(async (tx) => {
     await tx.delete(loginThrottle).where(eq(loginThrottle.email, email));
+    // The password is known only now: the moment to replace a hash made with an older scheme.
+    if (upgrade) await tx.update(portalUsers).set({ passwordHash: await hashPassword(input.password) }).where(eq(portalUsers.id, user.id));
     const [session] = await tx
       .insert(portalSessions)
-      .values({ tokenHash: hashToken(sessionToken), userId: user.id, tenantId: user.tenantId, createdAt: now, expiresAt })
+      .values({
+        tokenHash: hashToken(sessionToken),
+        userId: user.id,
+        tenantId: user.tenantId,
+        createdAt: now,
+        expiresAt,
+        lastSeenAt: now,
+        userAgent: input.userAgent?.slice(0, 400) ?? null,
+        ipAddress: input.ipAddress ?? null,
+      })
       .returning({ id: portalSessions.id });
     await writeAudit(tx, { tenantId: user.tenantId, actor: `user:${user.id}`, action: 'login.succeeded', target: `session:${session?.id}`, correlationId }, now);
   });
@@ -63,7 +77,7 @@ export async function login(
 
 function sessionLookup(db: IdentityExecutor, tokenHash: string) {
   return db
-    .select({ sessionId: portalSessions.id, userId: portalUsers.id, tenantId: portalSessions.tenantId, role: portalUsers.role, expiresAt: portalSessions.expiresAt, tenantStatus: tenants.status })
+    .select({ sessionId: portalSessions.id, userId: portalUsers.id, tenantId: portalSessions.tenantId, role: portalUsers.role, expiresAt: portalSessions.expiresAt, lastSeenAt: portalSessions.lastSeenAt, tenantStatus: tenants.status })
     .from(portalSessions)
     .innerJoin(portalUsers, eq(portalUsers.id, portalSessions.userId))
     .innerJoin(tenants, eq(tenants.id, portalSessions.tenantId))
@@ -89,6 +103,11 @@ export async function authenticatePortalSession(db: IdentityExecutor, sessionTok
   }
   if (!row || row.expiresAt.getTime() <= now.getTime()) throw new UnauthenticatedError('The portal session is missing, expired or invalid.');
   if (row.tenantStatus !== 'active') throw new AccountDisabledError();
+  if (row.lastSeenAt === null || now.getTime() - row.lastSeenAt.getTime() >= LAST_SEEN_WRITE_SECONDS * 1000) {
+    // The cached row is moved too, so the next requests of this minute write nothing.
+    row.lastSeenAt = now;
+    await db.update(portalSessions).set({ lastSeenAt: now }).where(eq(portalSessions.id, row.sessionId));
+  }
   return { userId: row.userId, tenantId: row.tenantId, role: row.role, sessionId: row.sessionId };
 }
 

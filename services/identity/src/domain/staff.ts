@@ -2,9 +2,10 @@ import { AccountLockedError, ConflictError, UnauthenticatedError, ValidationErro
 import { and, eq, isNull } from 'drizzle-orm';
 import { loginThrottle, staffSessions, staffUsers, type IdentityExecutor } from '../db/schema.js';
 import { writeAudit } from './audit.js';
-import { generateOpaqueToken, hashPassword, hashToken, UNKNOWN_USER_PASSWORD_HASH, verifyPassword } from './credentials.js';
+import { generateOpaqueToken, hashToken } from './credentials.js';
+import { checkPassword, hashPassword, newPasswordSchema, UNKNOWN_USER_PASSWORD_HASH } from './accounts/passwords.js';
 import { LOCKOUT, lockedForSeconds, recordFailure } from './login-throttle.js';
-import { emailSchema, passwordSchema } from './tenants.js';
+import { emailSchema } from './tenants.js';
 
 export const STAFF_SESSION_PREFIX = 'svc_ss_';
 export const STAFF_SESSION_SECONDS = 8 * 3600;
@@ -33,7 +34,7 @@ export async function createStaffUser(tx: IdentityExecutor, input: { email: stri
   if (!STAFF_ROLES.includes(role)) throw new ValidationError(`--role must be one of ${STAFF_ROLES.join(', ')}`);
   const email = emailSchema.safeParse(input.email);
   if (!email.success) throw new ValidationError(`--email ${email.error.issues[0]?.message ?? 'is invalid'}`);
-  const password = passwordSchema.safeParse(input.password);
+  const password = newPasswordSchema.safeParse(input.password);
   if (!password.success) throw new ValidationError(`--password ${password.error.issues[0]?.message ?? 'is invalid'}`);
   const [user] = await tx
     .insert(staffUsers)
@@ -45,13 +46,13 @@ export async function createStaffUser(tx: IdentityExecutor, input: { email: stri
   return { staffId: user.id, role };
 }
 
-/** The portal's login rules for staff: one scrypt whatever the address, lockout by address. */
+/** The portal's login rules for staff: one Argon2id whatever the address, lockout by address, old hashes upgraded. */
 export async function staffLogin(db: IdentityExecutor, input: { email: string; password: string; correlationId: string }, now: Date): Promise<{ sessionToken: string; expiresAt: Date }> {
   const key = throttleKey(input.email);
   const locked = await lockedForSeconds(db, key, now);
   if (locked > 0) throw new AccountLockedError(locked);
   const [user] = await db.select().from(staffUsers).where(eq(staffUsers.email, input.email));
-  const passwordMatches = await verifyPassword(input.password, user?.passwordHash ?? (await UNKNOWN_USER_PASSWORD_HASH));
+  const { matches: passwordMatches, upgrade } = await checkPassword(input.password, user?.passwordHash ?? (await UNKNOWN_USER_PASSWORD_HASH));
   const audit = { tenantId: null, actor: user ? `staff:${user.id}` : 'anonymous', target: `email:${input.email}`, correlationId: input.correlationId };
   if (!user || !passwordMatches) {
     const nowLocked = await db.transaction(async (tx) => {
@@ -65,6 +66,7 @@ export async function staffLogin(db: IdentityExecutor, input: { email: string; p
   const expiresAt = new Date(now.getTime() + STAFF_SESSION_SECONDS * 1000);
   await db.transaction(async (tx) => {
     await tx.delete(loginThrottle).where(eq(loginThrottle.email, key));
+    if (upgrade) await tx.update(staffUsers).set({ passwordHash: await hashPassword(input.password) }).where(eq(staffUsers.id, user.id));
     await tx.insert(staffSessions).values({ tokenHash: hashToken(sessionToken), staffId: user.id, createdAt: now, expiresAt, lastSeenAt: now });
     await writeAudit(tx, { ...audit, action: 'staff_login.succeeded' }, now);
   });

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { portalUsers, tenants, type IdentityExecutor } from '../db/schema.js';
 import { announceCredentialsChanged } from './credential-cache.js';
 import { writeAudit } from './audit.js';
-import { hashPassword } from './credentials.js';
+import { hashPassword, newPasswordSchema } from './accounts/passwords.js';
 
 /** PartnerAdmin manages clients, cases and webhooks; PartnerReadOnly (support staff) reads everything and changes nothing. */
 export const PORTAL_ROLES = ['PartnerAdmin', 'PartnerReadOnly'] as const;
@@ -16,7 +16,6 @@ export const emailSchema = z
   .max(254)
   .pipe(z.email({ error: 'must be an email address' }))
   .transform((email) => email.toLowerCase());
-export const passwordSchema = z.string().min(12, 'must be at least 12 characters').max(256, 'must be at most 256 characters');
 const tenantNameSchema = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
 const uuidSchema = z.uuid({ error: 'must be a UUID' });
 
@@ -33,7 +32,7 @@ export async function createPortalUser(
   now: Date,
 ): Promise<{ userId: string }> {
   const email = parse(emailSchema, input.email, 'email');
-  const password = parse(passwordSchema, input.password, 'password');
+  const password = parse(newPasswordSchema, input.password, 'password');
   const role = parse(z.enum(PORTAL_ROLES, { error: `must be one of ${PORTAL_ROLES.join(', ')}` }), input.role, 'role');
   const tenantId = parse(uuidSchema, input.tenantId, 'tenant');
   const [tenant] = await tx.select({ id: tenants.id }).from(tenants).where(eq(tenants.id, tenantId));
@@ -53,7 +52,7 @@ export async function createTenant(
   const name = parse(tenantNameSchema, input.name, 'name');
   // Validate the admin before writing anything, so a bad flag leaves no tenant behind.
   parse(emailSchema, input.adminEmail, 'admin-email');
-  parse(passwordSchema, input.adminPassword, 'admin-password');
+  parse(newPasswordSchema, input.adminPassword, 'admin-password');
   const sandbox = input.sandbox ?? false;
   const [tenant] = await tx.insert(tenants).values({ name, sandbox, createdAt: now, updatedAt: now }).returning({ id: tenants.id });
   if (!tenant) throw new Error('tenant insert returned no row');

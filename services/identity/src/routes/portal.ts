@@ -60,7 +60,11 @@ export const portalRoutes: FastifyPluginAsync<PortalRouteOptions> = async (app, 
     async (request, reply) => {
       // Login CSRF: another site must not sign a visitor in to an account of its choosing.
       if (request.headers.origin !== undefined) refuseCrossOrigin(request, options.allowedOrigins);
-      const session = await login(options.db, { email: request.body.email, password: request.body.password, correlationId: request.id }, options.clock());
+      const session = await login(
+        options.db,
+        { email: request.body.email, password: request.body.password, correlationId: request.id, userAgent: request.headers['user-agent'], ipAddress: request.ip },
+        options.clock(),
+      );
       void reply.header('Cache-Control', 'no-store').setCookie(PORTAL_COOKIE, session.sessionToken, { ...cookie, maxAge: PORTAL_SESSION_SECONDS });
       return { sessionToken: session.sessionToken, expiresAt: session.expiresAt.toISOString() };
     },

@@ -5,10 +5,11 @@ import { type Messages, useLanguage, useMessages } from '../../../web-shared/i18
 import { Link } from '../../../web-shared/router.js';
 import { useSession } from '../session.js';
 
-type Key = 'portal' | 'skip' | 'cases' | 'clients' | 'webhooks' | 'reports' | 'navigation' | 'signOut' | 'sandbox' | 'role_PartnerAdmin' | 'role_PartnerReadOnly' | 'account' | 'readOnlyNote';
+type Key = 'account_area' | 'portal' | 'skip' | 'cases' | 'clients' | 'webhooks' | 'reports' | 'navigation' | 'signOut' | 'sandbox' | 'role_PartnerAdmin' | 'role_PartnerReadOnly' | 'account' | 'readOnlyNote';
 
 const messages: Messages<Key> = {
   en: {
+    account_area: 'Your account',
     portal: 'Partner portal',
     skip: 'Skip to content',
     cases: 'Cases',
@@ -24,6 +25,7 @@ const messages: Messages<Key> = {
     readOnlyNote: 'Read-only access: you can see everything but change nothing.',
   },
   ar: {
+    account_area: 'حسابك',
     portal: 'بوابة الشركاء',
     skip: 'انتقل إلى المحتوى',
     cases: 'الحالات',
@@ -40,8 +42,9 @@ const messages: Messages<Key> = {
   },
 };
 
-export type PortalArea = 'cases' | 'clients' | 'webhooks' | 'reports';
-const AREAS: PortalArea[] = ['cases', 'clients', 'webhooks', 'reports'];
+export type PortalArea = 'cases' | 'clients' | 'webhooks' | 'reports' | 'account';
+const AREAS: PortalArea[] = ['cases', 'clients', 'webhooks', 'reports', 'account'];
+const areaLabel = (area: PortalArea) => (area === 'account' ? 'account_area' : area);
 
 /** Header (tenant, user, language, sign out), the sandbox banner, the sections, and the screen. */
 export function Layout(props: { area: PortalArea | undefined; onSignOut: () => void; children: ComponentChildren }) {
@@ -50,7 +53,7 @@ export function Layout(props: { area: PortalArea | undefined; onSignOut: () => v
   const { language } = useLanguage();
 
   useEffect(() => {
-    document.title = props.area ? `${t(props.area)} · ${tenant.name} · ${t('portal')}` : `${tenant.name} · ${t('portal')}`;
+    document.title = props.area ? `${t(areaLabel(props.area))} · ${tenant.name} · ${t('portal')}` : `${tenant.name} · ${t('portal')}`;
   }, [props.area, tenant.name, language]);
 
   return (
@@ -89,7 +92,7 @@ export function Layout(props: { area: PortalArea | undefined; onSignOut: () => v
           {AREAS.map((area) => (
             <li key={area}>
               <Link href={`/${area}`} class="section-link" aria-current={props.area === area ? 'page' : undefined}>
-                {t(area)}
+                {t(areaLabel(area))}
               </Link>
             </li>
           ))}
