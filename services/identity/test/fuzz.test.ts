@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStaffUser } from '../src/domain/staff.js';
+import { createPortalUser } from '../src/domain/tenants.js';
 // The generic fuzzer is fx's: one copy for both services (fast-check is a service devDependency only).
 import { fuzzEveryRoute, type FuzzOperation, type RouteCredentials } from '../../fx/test/route-fuzzer.js';
 import type { AddressInfo } from 'node:net';
@@ -104,7 +105,12 @@ async function credentialsFor(operation: FuzzOperation): Promise<RouteCredential
   }
   if (security.includes('captureToken')) return { headers: started.capture };
   if (security.includes('accessToken') || security.includes('mutualTLS')) return { headers: tokenHeaders, pathValues };
-  if (security.includes('portalSession')) return { headers: { authorization: `Bearer ${await loginAs(`${BASE}/portal/login`, partner.email)}` }, pathValues };
+  if (security.includes('portalSession')) {
+    // A colleague of its own per route: the fuzz's wrong current passwords lock the address they sign in with.
+    const email = `admin-${randomUUID()}@example.com`;
+    await test.db.transaction((tx) => createPortalUser(tx, { tenantId: partner.tenantId, email, password: PASSWORD, role: 'PartnerAdmin' }, new Date()));
+    return { headers: { authorization: `Bearer ${await loginAs(`${BASE}/portal/login`, email)}` }, pathValues };
+  }
   return { headers: {}, pathValues };
 }
 
