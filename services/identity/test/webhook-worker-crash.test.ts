@@ -18,6 +18,8 @@ const CREATE_GROUP = 25;
 // later one: A fills its share of sends for the endpoint with held requests and is killed with
 // them open, the answered ones already recorded. Only the held ones may arrive twice.
 const ANSWERED = 40;
+/** Consecutive polls that must see the same held requests matching the rows in flight before the kill. */
+const SETTLED_POLLS = 15;
 const DELIVERY_LEASE_MS = 2000;
 const FLOWING_PATH = '/hooks/flowing';
 /** A receiver that takes a moment for each answer, so a worker always has sends open while it runs. */
@@ -131,14 +133,21 @@ describeNeeding('DATABASE_URL')('webhook deliveries of a worker process killed m
     const openAtReceiver = () => receiver.at(HOOK_PATH).filter((receipt) => receipt.answeredAt === undefined).map((receipt) => String(receipt.headers['x-service-delivery-id'])).sort();
     const env = workerEnvironment();
 
+    let lastOpen = '';
+    let matchingPolls = 0;
     const workerA = spawnWorker(env);
     workers.push(workerA);
     // Every answered send recorded as it was answered, every claimed row sent: the rows A holds are
     // exactly the requests the receiver holds. Outcomes recorded only per claim or per window never get here.
     await waitFor('the rows in flight to be exactly the requests held at the receiver', async () => {
       if (receiver.at(HOOK_PATH).length <= ANSWERED) return false;
-      const open = openAtReceiver();
-      return open.length > 0 && JSON.stringify(await inFlightIds()) === JSON.stringify(open);
+      const open = JSON.stringify(openAtReceiver());
+      const matches = open !== '[]' && JSON.stringify(await inFlightIds()) === open;
+      // Settled, not just equal once: right after the answered sends free their slots, A may still be
+      // claiming rows whose sends have not reached the receiver yet.
+      matchingPolls = matches && open === lastOpen ? matchingPolls + 1 : matches ? 1 : 0;
+      lastOpen = open;
+      return matchingPolls >= SETTLED_POLLS;
     }, { timeoutMs: WORKER_START_MS, worker: workerA });
     const killedAt = Date.now();
     expect(await stopWorker(workerA, 'SIGKILL', 5000)).toEqual({ code: null, signal: 'SIGKILL' });
