@@ -163,6 +163,12 @@ describeEmbeddedOnly("reviewers' console in Chromium", () => {
     expect(await page.evaluate(lowContrastText)).toEqual([]);
     await page.screenshot({ path: screenshotPath('console-queue-en'), fullPage: true });
     await page.locator('#filter-tenant').selectOption({ label: 'Live Bank' });
+    await page.locator('#filter-reason').fill('face');
+    await setLanguage(page, 'ar');
+    await setLanguage(page, 'en');
+    expect(await page.locator('#filter-tenant').inputValue(), 'a re-render keeps the chosen filters').toBe(live.tenantId);
+    expect(await page.locator('#filter-reason').inputValue()).toBe('face');
+    await page.locator('#filter-reason').fill('');
     await page.getByRole('button', { name: 'Filter' }).click();
     await page.waitForURL(new RegExp(`tenantId=${live.tenantId}`));
     await expect.poll(async () => (await page.locator('tbody tr').allTextContents()).every((text) => text.includes('Live Bank'))).toBe(true);
@@ -281,6 +287,11 @@ describeEmbeddedOnly("reviewers' console in Chromium", () => {
     const lead = await signedIn(staff.lead);
     await lead.page.goto(`${service.baseUrl}/console/history?scope=everyone`);
     await lead.page.locator('#history-case').fill(caseId);
+    // A re-render (the page's data arriving, a language switch) must keep what the reviewer typed.
+    await lead.page.getByTestId('history-table').waitFor();
+    await setLanguage(lead.page, 'ar');
+    await setLanguage(lead.page, 'en');
+    expect(await lead.page.locator('#history-case').inputValue()).toBe(caseId);
     await lead.page.getByRole('button', { name: 'Search' }).click();
     await lead.page.waitForURL(new RegExp(`caseId=${caseId}`));
     await expect.poll(() => lead.page.locator('[data-testid=history-table] tbody tr').count()).toBe(1);

@@ -61,7 +61,7 @@ export function HistoryScreen({ session }: { session: StaffSession }) {
         ) : null}
         <div class="field grow">
           <label for="history-case">{t('searchCase')}</label>
-          <input id="history-case" name="caseId" type="search" dir="ltr" value={caseId} aria-invalid={!validCaseId} aria-describedby={validCaseId ? undefined : 'history-case-error'} />
+          <input id="history-case" name="caseId" type="search" dir="ltr" defaultValue={caseId} aria-invalid={!validCaseId} aria-describedby={validCaseId ? undefined : 'history-case-error'} />
         </div>
         <div class="filter-actions">
           <button type="submit" class="button button-primary">

@@ -55,10 +55,10 @@ export function QueueScreen() {
       <form class="case-filters" onSubmit={onSubmit} key={`${filters.tenantId}|${filters.documentType}|${filters.reason}`}>
         <div class="field">
           <label for="filter-tenant">{t('filterTenant')}</label>
-          <select id="filter-tenant" name="tenantId" value={filters.tenantId}>
-            <option value="">{t('allTenants')}</option>
+          <select id="filter-tenant" name="tenantId">
+            <option value="" selected={filters.tenantId === ''}>{t('allTenants')}</option>
             {tenants.map(({ id, name }) => (
-              <option key={id} value={id}>
+              <option key={id} value={id} selected={id === filters.tenantId}>
                 {name}
               </option>
             ))}
@@ -66,10 +66,10 @@ export function QueueScreen() {
         </div>
         <div class="field">
           <label for="filter-document">{t('filterDocument')}</label>
-          <select id="filter-document" name="documentType" value={filters.documentType}>
-            <option value="">{t('allDocuments')}</option>
+          <select id="filter-document" name="documentType">
+            <option value="" selected={filters.documentType === ''}>{t('allDocuments')}</option>
             {DOCUMENT_TYPES.map((type) => (
-              <option key={type} value={type}>
+              <option key={type} value={type} selected={type === filters.documentType}>
                 {tc(`documentType.${type}`)}
               </option>
             ))}
@@ -77,7 +77,7 @@ export function QueueScreen() {
         </div>
         <div class="field grow">
           <label for="filter-reason">{t('filterReason')}</label>
-          <input id="filter-reason" name="reason" type="search" dir="auto" placeholder={t('reasonPlaceholder')} value={filters.reason} />
+          <input id="filter-reason" name="reason" type="search" dir="auto" placeholder={t('reasonPlaceholder')} defaultValue={filters.reason} />
         </div>
         <div class="filter-actions">
           <button type="submit" class="button button-primary">
