@@ -6,10 +6,9 @@ import * as kmr from './kmr.js';
 import * as ku from './ku.js';
 import * as tr from './tr.js';
 
-export const RATE_LANGUAGES = ['ar', 'en', 'de', 'tr', 'ku', 'kmr'] as const;
-/** Crypto and gold are only translated into these. */
-export const PRICE_LANGUAGES = ['ar', 'en', 'de'] as const;
-export type Language = (typeof RATE_LANGUAGES)[number];
+import type { Language } from './language-list.js';
+
+export { PRICE_LANGUAGES, RATE_LANGUAGES, type Language } from './language-list.js';
 
 const disclaimers: Record<Language, string> = { ar: ar.disclaimer, en: en.disclaimer, de: de.disclaimer, tr: tr.disclaimer, ku: ku.disclaimer, kmr: kmr.disclaimer };
 

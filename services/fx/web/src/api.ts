@@ -1,80 +1,7 @@
-/** Shapes of the public fx API (services/fx/src/routes), as the page reads them. */
-export interface RateEntry {
-  currency: string;
-  buy: number;
-  sell: number;
-  mid: number;
-  timestampUtc: string;
-  isManualOverride: boolean;
-  /** The previous day's close; null without one. */
-  previousMid: number | null;
-}
+/** The page's calls to the public fx API; the shapes come from the client generated from the served OpenAPI document. */
+import type { Language, PriceLanguage } from '../../src/i18n/language-list.js';
 
-export interface LatestRates {
-  disclaimer: string;
-  timestampUtc: string;
-  cbsRates: RateEntry[];
-  marketRates: RateEntry[];
-  effectiveRates: RateEntry[];
-}
-
-export interface UsdBasedRates {
-  disclaimer: string;
-  base: 'USD';
-  date: string | null;
-  timestampUtc: string;
-  rates: { currency: string; buy: number; sell: number; mid: number; timestampUtc: string }[];
-}
-
-interface Change24h {
-  change24h: number | null;
-  changePercent24h: number | null;
-  timestampUtc: string;
-}
-
-export interface CryptoPrices {
-  timestampUtc: string;
-  prices: ({ symbol: string; name: string; priceUsd: number } & Change24h)[];
-}
-
-export interface GoldPrices {
-  timestampUtc: string;
-  prices: ({ unit: 'ounce' | 'gram'; karat: number; name: string; priceUsd: number; pricePerGramSyp: number | null } & Change24h)[];
-}
-
-export type RateSource = 'CBS' | 'MARKET';
-
-export interface HistoryPoint {
-  date: string;
-  buy: number;
-  sell: number;
-  mid: number;
-  open: number;
-  high: number;
-  low: number;
-  close: number;
-  denomination: 'SYP' | 'SYP_OLD';
-  rescaled: boolean;
-}
-
-export interface RateHistory {
-  currency: string;
-  source: RateSource;
-  startDate: string;
-  endDate: string;
-  points: HistoryPoint[];
-}
-
-interface SourceFreshness {
-  lastUpdateUtc: string | null;
-  stale: boolean;
-}
-
-export interface FxHealth {
-  status: string;
-  demo?: boolean;
-  checks?: { sources?: Record<RateSource, SourceFreshness> };
-}
+export type { CryptoPrices, FxHealth, GoldPrices, HistoryPoint, LatestRates, RateEntry, RateHistory, RateSource, UsdBasedRates } from '@svc/fx-client/types';
 
 export class ApiError extends Error {
   constructor(
@@ -103,8 +30,8 @@ export async function getJson<T>(path: string): Promise<T> {
   return body;
 }
 
-/** Crypto and gold are offered in ar, en and de only; the others read them in the nearest one. */
-export function priceLanguage(language: string): 'ar' | 'en' | 'de' {
+/** Crypto and gold are offered in fewer languages; the others read them in the nearest one. */
+export function priceLanguage(language: Language): PriceLanguage {
   if (language === 'ar' || language === 'ku') return 'ar';
   return language === 'de' ? 'de' : 'en';
 }

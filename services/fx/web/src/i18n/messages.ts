@@ -5,9 +5,10 @@ import { kmr } from './translations/kmr.js';
 import { ku } from './translations/ku.js';
 import { tr } from './translations/tr.js';
 
-/** The six languages of the API; Arabic is the default, Arabic and Sorani are written right to left. */
-export const LANGUAGES = ['ar', 'en', 'de', 'tr', 'ku', 'kmr'] as const;
-export type Language = (typeof LANGUAGES)[number];
+import type { Language } from '../../../src/i18n/language-list.js';
+
+/** The API's languages; Arabic is the default, Arabic and Sorani are written right to left. */
+export { RATE_LANGUAGES as LANGUAGES, type Language } from '../../../src/i18n/language-list.js';
 
 export const RIGHT_TO_LEFT: ReadonlySet<Language> = new Set(['ar', 'ku']);
 
