@@ -10,7 +10,7 @@ import { rateAlertListener } from './domain/alerts/evaluate-alerts.js';
 import { limitsConfiguration } from './domain/limits/plans.js';
 import { isDemoData } from './domain/rates/demo-seed.js';
 import { jsonRateSource, RatePoller } from './domain/pollers/rate-poller.js';
-import { ResponseCache } from './domain/response-cache.js';
+import { ResponseCache } from './http/response-cache.js';
 import { registerRateLimits, type FxRateLimits } from './plugins/rate-limits.js';
 import { apiKeysPlugin } from './plugins/api-keys.js';
 import { adminRoutes } from './routes/admin.js';

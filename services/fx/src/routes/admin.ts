@@ -7,7 +7,7 @@ import type { FxExecutor } from '../db/executor.js';
 import type { RateChangeListener } from '../domain/rates/rate-types.js';
 import { removeOverride, setOverride } from '../domain/rates/overrides.js';
 import type { LiveRecorder } from '../domain/live/live-recorder.js';
-import type { ResponseCache } from '../domain/response-cache.js';
+import type { ResponseCache } from '../http/response-cache.js';
 import { requireAdminToken } from '../plugins/admin-auth.js';
 import { positiveAmount } from './amounts.js';
 import { problemResponses } from '@svc/problem-json';

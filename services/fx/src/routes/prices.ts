@@ -5,10 +5,10 @@ import { GOLD_KARATS, GOLD_UNITS, ingestCryptoPrices, ingestGoldPrices } from '.
 import { loadLatestCrypto, loadLatestGold } from '../domain/prices/latest-prices.js';
 import type { FxExecutor } from '../db/executor.js';
 import type { LiveRecorder } from '../domain/live/live-recorder.js';
-import type { ResponseCache } from '../domain/response-cache.js';
+import type { ResponseCache } from '../http/response-cache.js';
 import { disclaimerFor, negotiateLanguage, PRICE_LANGUAGES } from '../i18n/languages.js';
 import { requireAdminToken } from '../plugins/admin-auth.js';
-import { sendCached } from './rates.js';
+import { sendCached } from '../http/send-cached.js';
 import { positiveAmount } from './amounts.js';
 import { problemResponses } from '@svc/problem-json';
 import { ADMIN_UNAUTHENTICATED, publicReadErrors, publicReadSecurity } from './openapi.js';

@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { ValidationError } from '@svc/problem-json';
 import { z } from 'zod';
@@ -6,7 +6,8 @@ import { parseCurrencyList } from '../domain/rates/currencies.js';
 import type { FxExecutor } from '../db/executor.js';
 import { loadHistory, MAX_HISTORY_DAYS, type Redenomination } from '../domain/rates/history.js';
 import { latestRateLists, loadLatestRates, usdCrossRates } from '../domain/rates/latest-rates.js';
-import { matchesIfNoneMatch, serialisedResponse, taggedText, type CachedResponse, type ResponseCache } from '../domain/response-cache.js';
+import { serialisedResponse, taggedText, type ResponseCache } from '../http/response-cache.js';
+import { sendCached } from '../http/send-cached.js';
 import { HISTORY_INTERVALS, historyCsv, historyNdjson } from '../domain/rates/history-buckets.js';
 import { disclaimerFor, negotiateLanguage, RATE_LANGUAGES } from '../i18n/languages.js';
 import { publicReadErrors, publicReadSecurity } from './openapi.js';
@@ -17,8 +18,6 @@ export interface RatesRouteOptions {
   clock: () => Date;
   redenomination: Redenomination;
 }
-
-export const PUBLIC_MAX_AGE_SECONDS = 30;
 
 const rateEntrySchema = z
   .object({
@@ -101,18 +100,6 @@ function historyFormat(accept: string | undefined): 'json' | 'csv' | 'ndjson' {
 
 const langQuery = z.enum(RATE_LANGUAGES).optional().describe('ar (default), en, de, tr, ku (Sorani), kmr (Kurmanji); else Accept-Language');
 const notModified = z.null().describe('Not Modified: the If-None-Match ETag is current');
-
-/**
- * Serves a cached public body with its ETag, or 304 when the client already has it. The body
- * is pre-serialized JSON bytes (Fastify sends a Buffer as it is, without the response
- * schema's serializer); the compute functions are typed against the response shape instead.
- */
-export function sendCached(request: FastifyRequest, reply: FastifyReply, entry: CachedResponse, contentType = 'application/json; charset=utf-8'): FastifyReply {
-  reply.header('ETag', entry.etag);
-  reply.header('Cache-Control', `public, max-age=${PUBLIC_MAX_AGE_SECONDS}`);
-  if (matchesIfNoneMatch(request.headers['if-none-match'], entry.etag)) return reply.code(304).send();
-  return reply.code(200).type(contentType).send(entry.body);
-}
 
 export const ratesRoutes: FastifyPluginAsync<RatesRouteOptions> = async (app, options) => {
   const typed = app.withTypeProvider<ZodTypeProvider>();

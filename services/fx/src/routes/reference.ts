@@ -8,10 +8,10 @@ import { isSupportedCurrency } from '../domain/rates/currencies.js';
 import type { Redenomination } from '../domain/rates/history.js';
 import { listServedCurrencies } from '../domain/rates/served-currencies.js';
 import { MAX_AMOUNT } from '../domain/rates/decimal.js';
-import { serialisedResponse, type ResponseCache } from '../domain/response-cache.js';
+import { serialisedResponse, type ResponseCache } from '../http/response-cache.js';
 import { negotiateLanguage, RATE_LANGUAGES } from '../i18n/languages.js';
 import { publicReadErrors, publicReadSecurity } from './openapi.js';
-import { sendCached } from './rates.js';
+import { sendCached } from '../http/send-cached.js';
 
 export interface ReferenceRouteOptions {
   db: FxExecutor;

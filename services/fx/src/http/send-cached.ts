@@ -1,0 +1,17 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { matchesIfNoneMatch, type CachedResponse } from './response-cache.js';
+
+/** How long browsers and shared caches may reuse a public body before revalidating its ETag. */
+export const PUBLIC_MAX_AGE_SECONDS = 30;
+
+/**
+ * Serves a cached public body with its ETag, or 304 when the client already has it. The body
+ * is pre-serialized JSON bytes (Fastify sends a Buffer as it is, without the response
+ * schema's serializer); the compute functions are typed against the response shape instead.
+ */
+export function sendCached(request: FastifyRequest, reply: FastifyReply, entry: CachedResponse, contentType = 'application/json; charset=utf-8'): FastifyReply {
+  reply.header('ETag', entry.etag);
+  reply.header('Cache-Control', `public, max-age=${PUBLIC_MAX_AGE_SECONDS}`);
+  if (matchesIfNoneMatch(request.headers['if-none-match'], entry.etag)) return reply.code(304).send();
+  return reply.code(200).type(contentType).send(entry.body);
+}
