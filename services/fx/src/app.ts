@@ -9,7 +9,6 @@ import { createAlertDeliveryWorker } from './domain/alerts/alert-delivery.js';
 import { rateAlertListener } from './domain/alerts/evaluate-alerts.js';
 import { limitsConfiguration } from './domain/limits/plans.js';
 import { isDemoData } from './domain/rates/demo-seed.js';
-import { jsonRateSource, RatePoller } from './domain/pollers/rate-poller.js';
 import { ResponseCache } from './http/response-cache.js';
 import { registerRateLimits, type FxRateLimits } from './plugins/rate-limits.js';
 import { apiKeysPlugin } from './plugins/api-keys.js';
@@ -23,6 +22,7 @@ import { ratesRoutes } from './routes/rates.js';
 import { streamRoutes } from './routes/stream.js';
 import { referenceRoutes } from './routes/reference.js';
 import { createLiveRecorder } from './domain/live/live-recorder.js';
+import { startRatePollers } from './workers/rate-poller.js';
 import { startStreamHub } from './workers/stream-hub.js';
 import { webPagePlugin } from './plugins/web-page.js';
 
@@ -134,34 +134,16 @@ export async function buildApp(dependencies: FxAppDependencies): Promise<Service
   // The public rates page (/ and /{lang}), in its own context so its strict headers stay off the API.
   await app.register(webPagePlugin, { root: config.FX_WEB_ROOT });
   await app.register(clientRoutes, { db, clock, box, policy, limits });
-  const pollers = (
-    [
-      ['CBS', config.FX_POLL_CBS_URL],
-      ['MARKET', config.FX_POLL_MARKET_URL],
-    ] as const
-  ).flatMap(([source, url]) =>
-    url
-      ? [
-          new RatePoller({
-            adapter: jsonRateSource(source, url),
-            db,
-            clock,
-            log: app.log,
-            intervalMs: config.FX_POLL_INTERVAL_SECONDS * 1000,
-            live,
-            onRateChanged,
-            onIngested: async () => {
-              await cache.invalidate();
-              afterRatesChanged();
-            },
-          }),
-        ]
-      : [],
-  );
-  // Polling starts once the server listens (not in app.inject tests that never call ready()).
-  app.addHook('onListen', () => pollers.forEach((poller) => poller.start()));
-  app.addHook('onClose', async () => {
-    await Promise.all(pollers.map((poller) => poller.stop()));
+  startRatePollers(app, {
+    config,
+    db,
+    clock,
+    live,
+    onRateChanged,
+    onIngested: async () => {
+      await cache.invalidate();
+      afterRatesChanged();
+    },
   });
   if (config.FX_ADMIN_TOKEN) {
     await app.register(adminRoutes, { db, cache, clock, adminToken: config.FX_ADMIN_TOKEN, onRateChanged, afterRatesChanged, live });

@@ -2,7 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rateAlertListener } from '../src/domain/alerts/evaluate-alerts.js';
-import { jsonRateSource, RatePoller } from '../src/domain/pollers/rate-poller.js';
+import { jsonRateSource } from '../src/sources/json-rate-source.js';
+import { RatePoller } from '../src/workers/rate-poller.js';
 import { buildTestApp, manualClock, type TestApp } from './helpers.js';
 
 let upstream: Server;
@@ -48,5 +49,29 @@ describe('rate poller against a local upstream', () => {
     expect(latest.marketRates).toEqual([{ currency: 'USD', buy: 118, sell: 120, mid: 119, timestampUtc: '2026-03-10T11:59:00.000Z', isManualOverride: false, previousMid: null }]);
     const fresh = (await testApp.app.inject({ method: 'GET', url: '/api/v1/health' })).json();
     expect(fresh.checks.sources.MARKET).toEqual({ lastUpdateUtc: '2026-03-10T11:59:00.000Z', ageSeconds: 60, stale: false });
+  });
+});
+
+describe('pollers wired by the app', () => {
+  it('polls each configured upstream once the server listens, and not before', async () => {
+    let cbsHits = 0;
+    const cbs = createServer((_request, response) => {
+      cbsHits += 1;
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{"rates":[{"currency":"EUR","buy":129,"sell":131}]}');
+    });
+    await new Promise<void>((resolve) => cbs.listen(0, '127.0.0.1', resolve));
+    const polled = await buildTestApp({ FX_POLL_CBS_URL: `http://127.0.0.1:${(cbs.address() as AddressInfo).port}/cbs`, FX_POLL_INTERVAL_SECONDS: '3600' });
+    try {
+      await polled.app.ready();
+      expect(cbsHits, 'an app that is only injected into never polls').toBe(0);
+      await polled.app.listen({ port: 0, host: '127.0.0.1' });
+      await expect
+        .poll(async () => (await polled.app.inject({ method: 'GET', url: '/api/v1/rates/latest?currencies=EUR' })).json<{ cbsRates: unknown[] }>().cbsRates, { timeout: 30_000 })
+        .toEqual([expect.objectContaining({ currency: 'EUR', buy: 129, sell: 131, mid: 130 })]);
+      expect(cbsHits).toBe(1);
+    } finally {
+      await polled.close();
+      await new Promise((resolve) => cbs.close(resolve));
+    }
   });
 });

@@ -1,37 +1,10 @@
-import type { FastifyBaseLogger } from 'fastify';
-import { z } from 'zod';
-import { ingestRates, type IngestRatesInput } from '../rates/ingest-rates.js';
-import type { LiveRecorder } from '../live/live-recorder.js';
-import type { FxExecutor } from '../../db/executor.js';
-import type { RateChangeListener, RateSource } from '../rates/rate-types.js';
-
-/** An upstream source: fetches and translates its payload into one ingestion. */
-export interface RateSourceAdapter {
-  readonly source: RateSource;
-  fetchRates(signal: AbortSignal): Promise<IngestRatesInput>;
-}
-
-const upstreamPayload = z.object({
-  timestampUtc: z.iso.datetime().optional(),
-  rates: z.array(z.object({ currency: z.string(), buy: z.number(), sell: z.number(), mid: z.number().optional() })).min(1),
-});
-
-/** Adapter for an upstream serving `{timestampUtc?, rates: [{currency, buy, sell, mid?}]}` as JSON. */
-export function jsonRateSource(source: RateSource, url: string): RateSourceAdapter {
-  return {
-    source,
-    async fetchRates(signal) {
-      const response = await fetch(url, { signal, headers: { accept: 'application/json' } });
-      if (!response.ok) throw new Error(`upstream ${source} answered ${response.status}`);
-      const payload = upstreamPayload.parse(await response.json());
-      return {
-        source,
-        observedAt: payload.timestampUtc ? new Date(payload.timestampUtc) : undefined,
-        rates: payload.rates.map((rate) => ({ ...rate, currency: rate.currency.toUpperCase() })),
-      };
-    },
-  };
-}
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { FxConfig } from '../config.js';
+import type { FxExecutor } from '../db/executor.js';
+import type { LiveRecorder } from '../domain/live/live-recorder.js';
+import { ingestRates } from '../domain/rates/ingest-rates.js';
+import type { RateChangeListener } from '../domain/rates/rate-types.js';
+import { jsonRateSource, type RateSourceAdapter } from '../sources/json-rate-source.js';
 
 export interface PollerStatus {
   lastSuccessUtc: string | null;
@@ -111,4 +84,46 @@ export class RatePoller {
       log.warn({ source: adapter.source, err: error, consecutiveFailures: this.status.consecutiveFailures }, 'rate poll failed');
     }
   }
+}
+
+export interface RatePollerWiring {
+  config: FxConfig;
+  db: FxExecutor;
+  clock: () => Date;
+  live: LiveRecorder;
+  onRateChanged: RateChangeListener;
+  onIngested: () => Promise<void>;
+}
+
+/**
+ * One poller per configured upstream URL, started once the server listens (never in
+ * app.inject tests, which do not listen) and stopped when the app closes.
+ */
+export function startRatePollers(app: FastifyInstance, wiring: RatePollerWiring): RatePoller[] {
+  const { config } = wiring;
+  const upstreams = [
+    ['CBS', config.FX_POLL_CBS_URL],
+    ['MARKET', config.FX_POLL_MARKET_URL],
+  ] as const;
+  const pollers = upstreams.flatMap(([source, url]) =>
+    url
+      ? [
+          new RatePoller({
+            adapter: jsonRateSource(source, url),
+            db: wiring.db,
+            clock: wiring.clock,
+            log: app.log,
+            intervalMs: config.FX_POLL_INTERVAL_SECONDS * 1000,
+            live: wiring.live,
+            onRateChanged: wiring.onRateChanged,
+            onIngested: wiring.onIngested,
+          }),
+        ]
+      : [],
+  );
+  app.addHook('onListen', () => pollers.forEach((poller) => poller.start()));
+  app.addHook('onClose', async () => {
+    await Promise.all(pollers.map((poller) => poller.stop()));
+  });
+  return pollers;
 }
