@@ -10,7 +10,7 @@ import { createSecretBox } from '@svc/service-kit';
 import { sql } from 'drizzle-orm';
 import { migrationsFolder, schemaName } from '../dist/db/migrations.js';
 import { databaseSchema } from '../dist/db/schema.js';
-import { createAlertDeliveryWorker } from '../dist/domain/alerts/alert-delivery.js';
+import { createAlertDeliveryWorker } from '../dist/workers/alert-delivery-worker.js';
 import { rateAlertListener } from '../dist/domain/alerts/evaluate-alerts.js';
 import { ingestRates } from '../dist/domain/rates/ingest-rates.js';
 

@@ -5,7 +5,6 @@ import { sql } from 'drizzle-orm';
 import type { Redis } from 'ioredis';
 import type { FxConfig } from './config.js';
 import { apiClients, type FxDatabaseSchema } from './db/schema.js';
-import { createAlertDeliveryWorker } from './domain/alerts/alert-delivery.js';
 import { rateAlertListener } from './domain/alerts/evaluate-alerts.js';
 import { limitsConfiguration } from './domain/limits/plans.js';
 import { isDemoData } from './domain/rates/demo-seed.js';
@@ -22,6 +21,7 @@ import { ratesRoutes } from './routes/rates.js';
 import { streamRoutes } from './routes/stream.js';
 import { referenceRoutes } from './routes/reference.js';
 import { createLiveRecorder } from './domain/live/live-recorder.js';
+import { alertDeliveryWorkerFor } from './workers/alert-delivery-worker.js';
 import { startRatePollers } from './workers/rate-poller.js';
 import { startStreamHub } from './workers/stream-hub.js';
 import { webPagePlugin } from './plugins/web-page.js';
@@ -97,19 +97,7 @@ export async function buildApp(dependencies: FxAppDependencies): Promise<Service
   const box = createSecretBox(dependencies.secretsKey);
   const policy = { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS };
   const onRateChanged = rateAlertListener(config.ALERT_RETRY_SCHEDULE_MS.length);
-  const alertWorker = createAlertDeliveryWorker({
-    db,
-    box,
-    policy,
-    retryScheduleMs: config.ALERT_RETRY_SCHEDULE_MS,
-    timeoutMs: config.ALERT_DELIVERY_TIMEOUT_MS,
-    leaseMs: config.DELIVERY_LEASE_MS,
-    retentionDays: config.DELIVERY_RETENTION_DAYS,
-    listen: database.listen,
-    clock,
-    logger: app.log,
-    metrics: app.metrics,
-  });
+  const alertWorker = alertDeliveryWorkerFor(config, { database, secretsKey: dependencies.secretsKey, clock, logger: app.log, metrics: app.metrics });
   // Like the pollers, the worker starts when the server listens (never in app.inject tests).
   if (config.ALERT_WORKER_IN_PROCESS) app.addHook('onListen', () => alertWorker.start());
   const afterRatesChanged = () => alertWorker.wake();

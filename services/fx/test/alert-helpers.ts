@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSecretBox } from '@svc/service-kit';
 import { sql } from 'drizzle-orm';
-import { createAlertDeliveryWorker } from '../src/domain/alerts/alert-delivery.js';
+import { createAlertDeliveryWorker } from '../src/workers/alert-delivery-worker.js';
 import { ADMIN_TOKEN, buildTestApp, type TestApp } from './helpers.js';
 
 export interface ReceivedWebhook {

@@ -1,11 +1,13 @@
 import { createGuardedDispatcher, MAX_SENDS_PER_HOST, postOnce, type TargetPolicy } from '@svc/outbound-http';
 import { createDeliveryWorker, queueDepth, wakeOnNotify, type DeliveryWorker, type Listen } from '@svc/outbox';
-import type { SecretBox, ServiceMetrics } from '@svc/service-kit';
+import type { Database } from '@svc/db';
+import { createSecretBox, type SecretBox, type ServiceMetrics } from '@svc/service-kit';
 import { buildFxWebhookHeaders } from '@svc/webhook-signing';
 import { eq, inArray, sql } from 'drizzle-orm';
-import { alertDeliveries, rateAlerts } from '../../db/schema.js';
-import type { FxExecutor } from '../../db/executor.js';
-import { ALERT_DELIVERY_CHANNEL } from './evaluate-alerts.js';
+import type { FxConfig } from '../config.js';
+import { alertDeliveries, rateAlerts, type FxDatabaseSchema } from '../db/schema.js';
+import type { FxExecutor } from '../db/executor.js';
+import { ALERT_DELIVERY_CHANNEL } from '../domain/alerts/evaluate-alerts.js';
 
 /** Consecutive failed firings after which a webhook is disabled and no longer evaluated. */
 export const MAX_CONSECUTIVE_FAILURES = 10;
@@ -30,6 +32,32 @@ export interface AlertDeliveryOptions {
   logger?: { warn(object: object, message: string): void; error(object: object, message: string): void };
   /** Where the queue's depth (read at scrape time) and its attempts by outcome are reported. */
   metrics?: Pick<ServiceMetrics, 'watchQueue' | 'queueAttemptRecorder'>;
+}
+
+/** What the API process and the standalone worker both hand the alert worker. */
+export interface AlertWorkerWiring {
+  database: Database<FxDatabaseSchema>;
+  secretsKey: Buffer;
+  clock?: () => Date;
+  logger: NonNullable<AlertDeliveryOptions['logger']>;
+  metrics: NonNullable<AlertDeliveryOptions['metrics']>;
+}
+
+/** The alert worker as configured, built the same way wherever it runs (in the API process or alone). */
+export function alertDeliveryWorkerFor(config: FxConfig, wiring: AlertWorkerWiring): ReturnType<typeof createAlertDeliveryWorker> {
+  return createAlertDeliveryWorker({
+    db: wiring.database.db,
+    box: createSecretBox(wiring.secretsKey),
+    policy: { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS },
+    retryScheduleMs: config.ALERT_RETRY_SCHEDULE_MS,
+    timeoutMs: config.ALERT_DELIVERY_TIMEOUT_MS,
+    leaseMs: config.DELIVERY_LEASE_MS,
+    retentionDays: config.DELIVERY_RETENTION_DAYS,
+    listen: wiring.database.listen,
+    logger: wiring.logger,
+    metrics: wiring.metrics,
+    ...(wiring.clock ? { clock: wiring.clock } : {}),
+  });
 }
 
 /**
