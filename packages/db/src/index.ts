@@ -1,4 +1,5 @@
 export { findRepositoryRoot, resolveDataDir } from './data-dir.js';
+export { latestTimestampWriter } from './latest-timestamps.js';
 export { acquireDataDirLock, DataDirLockedError, type DataDirLock } from './data-dir-lock.js';
 export {
   migratePostgresDatabase,

@@ -1,11 +1,11 @@
 import cors from '@fastify/cors';
 import type { Database } from '@svc/db';
-import { createBaseApp, createSecretBox, LastUsedBatcher, listenerTimeoutsOf, type ServiceApp } from '@svc/service-kit';
-import { sql } from 'drizzle-orm';
+import { createBaseApp, createSecretBox, listenerTimeoutsOf, type ServiceApp } from '@svc/service-kit';
 import type { Redis } from 'ioredis';
 import type { FxConfig } from './config.js';
-import { apiClients, type FxDatabaseSchema } from './db/schema.js';
+import type { FxDatabaseSchema } from './db/schema.js';
 import { rateAlertListener } from './domain/alerts/evaluate-alerts.js';
+import { createClientLastUsed } from './domain/clients/last-used.js';
 import { limitsConfiguration } from './domain/limits/plans.js';
 import { isDemoData } from './domain/rates/demo-seed.js';
 import { ResponseCache } from './http/response-cache.js';
@@ -80,15 +80,7 @@ export async function buildApp(dependencies: FxAppDependencies): Promise<Service
   const cache = new ResponseCache(redis);
   await cache.start();
   const db = database.db;
-  const lastUsed = new LastUsedBatcher({
-    flushIntervalMs: dependencies.lastUsedFlushMs ?? 10_000,
-    onError: (error) => app.log.warn({ err: error }, 'lastUsedUtc flush failed'),
-    async write(entries) {
-      for (const [id, at] of entries) {
-        await db.update(apiClients).set({ lastUsedUtc: sql`greatest(${apiClients.lastUsedUtc}, ${at.toISOString()}::timestamptz)` }).where(sql`${apiClients.id} = ${id}`);
-      }
-    },
-  });
+  const lastUsed = createClientLastUsed(db, { flushIntervalMs: dependencies.lastUsedFlushMs ?? 10_000, onError: (error) => app.log.warn({ err: error }, 'lastUsedUtc flush failed') });
   lastUsed.start();
   // Keys first: the limiter picks per-key limits from request.apiClient.
   await app.register(apiKeysPlugin, { db, clock, lastUsed });
