@@ -14,6 +14,16 @@ export interface ServiceDependencies<TSchema extends Record<string, unknown>> {
   close(): Promise<void>;
 }
 
+/** What each service's buildApp takes: the environment's dependencies, its parsed config and the knobs tests turn. */
+export interface ServiceAppDependencies<TConfig, TSchema extends Record<string, unknown>> extends Pick<ServiceDependencies<TSchema>, 'database' | 'redis' | 'secretsKey'> {
+  config: TConfig;
+  clock?: () => Date;
+  /** Redis key prefix of the rate-limit counters (tests isolate themselves with a random one). */
+  rateLimitKeyPrefix?: string;
+  /** How often the clients' last-used times are written (default 10 s). */
+  lastUsedFlushMs?: number;
+}
+
 export interface CommonEnvironment {
   DATABASE_URL?: string | undefined;
   REDIS_URL?: string | undefined;

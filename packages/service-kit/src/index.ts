@@ -5,6 +5,7 @@ export {
   type CommonEnvironment,
   type DependencyHealth,
   type DependencyStatus,
+  type ServiceAppDependencies,
   type ServiceDependencies,
 } from './dependencies.js';
 export {

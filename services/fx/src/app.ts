@@ -1,7 +1,5 @@
 import cors from '@fastify/cors';
-import type { Database } from '@svc/db';
-import { createBaseApp, createSecretBox, listenerTimeoutsOf, type ServiceApp } from '@svc/service-kit';
-import type { Redis } from 'ioredis';
+import { createBaseApp, createSecretBox, listenerTimeoutsOf, type ServiceApp, type ServiceAppDependencies } from '@svc/service-kit';
 import type { FxConfig } from './config.js';
 import type { FxDatabaseSchema } from './db/schema.js';
 import { rateAlertListener } from './domain/alerts/evaluate-alerts.js';
@@ -30,19 +28,8 @@ export const SERVICE_NAME = 'fx';
 export const SERVICE_VERSION = '0.1.0';
 export const HEALTH_PATH = '/api/v1/health';
 
-export interface FxAppDependencies {
-  config: FxConfig;
-  database: Database<FxDatabaseSchema>;
-  /** null on the embedded default: in-memory stores stand in. */
-  redis: Redis | null;
-  /** AES-256-GCM key for secrets read back later (rate-alert signing secrets). */
-  secretsKey: Buffer;
-  clock?: () => Date;
-  /** Redis key prefix of the rate-limit counters (tests isolate themselves with a random one). */
-  rateLimitKeyPrefix?: string;
-  /** How often client lastUsedUtc is written (default 10 s). */
-  lastUsedFlushMs?: number;
-}
+/** The secrets key seals what is read back later (rate-alert signing secrets). */
+export type FxAppDependencies = ServiceAppDependencies<FxConfig, FxDatabaseSchema>;
 
 /** The fx app, not listening: server.ts listens, tests use app.inject(). The caller owns the dependencies. */
 export async function buildApp(dependencies: FxAppDependencies): Promise<ServiceApp> {

@@ -1,7 +1,5 @@
 import cookie from '@fastify/cookie';
-import type { Database } from '@svc/db';
-import { createAddressMatcher, createBaseApp, createSecretBox, listenerTimeoutsOf, type ServiceApp } from '@svc/service-kit';
-import type { Redis } from 'ioredis';
+import { createAddressMatcher, createBaseApp, createSecretBox, listenerTimeoutsOf, type ServiceApp, type ServiceAppDependencies } from '@svc/service-kit';
 import type { IdentityConfig } from './config.js';
 import type { IdentityDatabaseSchema } from './db/schema.js';
 import { createClientLastUsed } from './domain/last-used.js';
@@ -42,18 +40,8 @@ export const SERVICE_NAME = 'identity';
 export const SERVICE_VERSION = '0.1.0';
 export const API_BASE_PATH = '/api/partner/v1';
 
-export interface IdentityAppDependencies {
-  config: IdentityConfig;
-  database: Database<IdentityDatabaseSchema>;
-  /** null on the embedded default: in-memory stores stand in. */
-  redis: Redis | null;
-  /** AES-256-GCM key for secrets read back later (webhook signing secrets). */
-  secretsKey: Buffer;
-  clock?: () => Date;
-  /** Redis key prefix of the rate-limit counters (tests isolate themselves with a random one). */
-  rateLimitKeyPrefix?: string;
-  /** How often client lastUsedAt is written (default 10 s). */
-  lastUsedFlushMs?: number;
+/** The secrets key seals what is read back later (webhook signing secrets). */
+export interface IdentityAppDependencies extends ServiceAppDependencies<IdentityConfig, IdentityDatabaseSchema> {
   /** Where evidence files live; default from the configuration (EVIDENCE_DIR / EVIDENCE_S3_*). */
   evidenceStorage?: EvidenceStorage;
   /**
