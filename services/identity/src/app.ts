@@ -188,7 +188,7 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
         db,
         clock,
         credentials,
-        publicBaseUrl: config.PUBLIC_BASE_URL,
+        portalOrigin: config.PORTAL_ORIGIN,
         cookieSecure: config.PORTAL_COOKIE_SECURE,
         cookiePath: API_BASE_PATH,
         allowedOrigins: [config.PUBLIC_BASE_URL],

@@ -16,8 +16,8 @@ export interface PortalTeamRouteOptions {
   db: IdentityExecutor;
   clock: () => Date;
   credentials: CredentialCache;
-  /** The public origin the invitation links point at (PUBLIC_BASE_URL). */
-  publicBaseUrl: string;
+  /** The public origin the invitation links point at (PUBLIC_BASE_URL, or the embedded default's own address). */
+  portalOrigin: string;
   cookieSecure: boolean;
   cookiePath: string;
   /** Origins besides the request's own host whose browser acceptances are accepted (PUBLIC_BASE_URL). */
@@ -163,7 +163,7 @@ export const portalTeamRoutes: FastifyPluginAsync<PortalTeamRouteOptions> = asyn
       const principal = requirePortalPrincipal(request);
       const { invitation, token } = await inviteColleague(options.db, principal, { ...request.body, correlationId: request.id }, options.clock());
       void reply.header('Cache-Control', 'no-store').code(201);
-      return { invitation: invitationBody(invitation), invitationUrl: `${options.publicBaseUrl}/portal/invitations#${token}` };
+      return { invitation: invitationBody(invitation), invitationUrl: `${options.portalOrigin}/portal/invitations#${token}` };
     },
   );
 
