@@ -1,11 +1,11 @@
 import { useState } from 'preact/hooks';
 import { api } from '../../../../web-shared/api.js';
-import { CopyButton, EmptyState, ErrorNotice, Loading, PageHeader, useAsync } from '../../../../web-shared/components/index.js';
+import { CopyButton, EmptyState, PageHeader, useAsync } from '../../../../web-shared/components/index.js';
 import { formatDateTime } from '../../../../web-shared/format.js';
 import { useLanguage, useMessages } from '../../../../web-shared/i18n.js';
 import type { PortalRole } from '../../session.js';
 import { MembersTable } from './members-table.js';
-import { TeamProblem } from './team-problem.js';
+import { ListFeedback, TeamProblem, useRowAction } from './team-feedback.js';
 import { teamMessages } from './messages.js';
 import './team.css';
 
@@ -86,32 +86,17 @@ function PendingInvitations(props: { version: number }) {
   const t = useMessages(teamMessages);
   const { language } = useLanguage();
   const invitations = useAsync(() => api<{ items: Invitation[] }>('GET', '/portal/team/invitations'), [props.version]);
-  const [error, setError] = useState<unknown>();
-  const [notice, setNotice] = useState<string>();
-
-  const revoke = async (invitation: Invitation) => {
-    setError(undefined);
-    setNotice(undefined);
-    try {
+  const action = useRowAction(invitations);
+  const revoke = (invitation: Invitation) =>
+    action.run(async () => {
       await api('DELETE', `/portal/team/invitations/${invitation.id}`);
-      setNotice(t('revoked'));
-      invitations.reload();
-    } catch (failure) {
-      setError(failure);
-    }
-  };
+      return t('revoked');
+    });
 
   return (
     <section class="card team-card" aria-labelledby="pending-heading">
       <h2 id="pending-heading">{t('pendingHeading')}</h2>
-      {notice && (
-        <div class="notice notice-success" role="status">
-          <p>{notice}</p>
-        </div>
-      )}
-      {error !== undefined && <ErrorNotice error={error} />}
-      {invitations.error !== undefined && <ErrorNotice error={invitations.error} onRetry={invitations.reload} />}
-      {!invitations.data && invitations.error === undefined && <Loading />}
+      <ListFeedback list={invitations} action={action} />
       {invitations.data?.items.length === 0 && <EmptyState title={t('noPending')} />}
       {invitations.data && invitations.data.items.length > 0 && (
         <div class="table-wrap">

@@ -1,10 +1,10 @@
 import { useState } from 'preact/hooks';
 import { api } from '../../../../web-shared/api.js';
-import { ConfirmDialog, ErrorNotice, Loading, useAsync } from '../../../../web-shared/components/index.js';
+import { ConfirmDialog, useAsync } from '../../../../web-shared/components/index.js';
 import { formatDateTime } from '../../../../web-shared/format.js';
 import { useLanguage, useMessages } from '../../../../web-shared/i18n.js';
 import type { PortalRole } from '../../session.js';
-import { TeamProblem } from './team-problem.js';
+import { ListFeedback, useRowAction } from './team-feedback.js';
 import { teamMessages } from './messages.js';
 
 /** GET /portal/team/users */
@@ -24,28 +24,16 @@ export function MembersTable(props: { version: number }) {
   const t = useMessages(teamMessages);
   const { language } = useLanguage();
   const members = useAsync(() => api<{ items: Member[] }>('GET', '/portal/team/users'), [props.version]);
-  const [error, setError] = useState<unknown>();
-  const [notice, setNotice] = useState<string>();
+  const action = useRowAction(members);
   const [confirmDisable, setConfirmDisable] = useState<Member>();
 
-  const run = async (action: () => Promise<string>) => {
-    setError(undefined);
-    setNotice(undefined);
-    try {
-      setNotice(await action());
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      members.reload();
-    }
-  };
   const change = (member: Member, body: Change) =>
-    run(async () => {
+    action.run(async () => {
       await api('PATCH', `/portal/team/users/${member.id}`, { body });
       return t('changed', { email: member.email });
     });
   const endSessions = (member: Member) =>
-    run(async () => {
+    action.run(async () => {
       const { endedSessions } = await api<{ endedSessions: number }>('DELETE', `/portal/users/${member.id}/sessions`);
       return t('sessionsEnded', { email: member.email, count: endedSessions });
     });
@@ -53,14 +41,7 @@ export function MembersTable(props: { version: number }) {
   return (
     <section class="card team-card" aria-labelledby="users-heading">
       <h2 id="users-heading">{t('usersHeading')}</h2>
-      {notice && (
-        <div class="notice notice-success" role="status">
-          <p>{notice}</p>
-        </div>
-      )}
-      {error !== undefined && <TeamProblem error={error} />}
-      {members.error !== undefined && <ErrorNotice error={members.error} onRetry={members.reload} />}
-      {!members.data && members.error === undefined && <Loading />}
+      <ListFeedback list={members} action={action} />
       {members.data && (
         <div class="table-wrap">
           <table class="data" data-testid="members-table">
