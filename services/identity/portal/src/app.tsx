@@ -12,7 +12,7 @@ import { InvitationScreen } from './screens/invitation/index.js';
 import { SignInScreen } from './screens/sign-in/index.js';
 import { TeamScreen } from './screens/team/index.js';
 import { WebhooksArea } from './screens/webhooks/index.js';
-import { loadSession, type PortalSession, SessionProvider, signOut } from './session.js';
+import { loadSession, type PortalSession, SessionProvider, signOut, useSession } from './session.js';
 
 const messages: Messages<'notFound' | 'notFoundBody' | 'toCases'> = {
   en: { notFound: 'Page not found', notFoundBody: 'There is no portal page at this address.', toCases: 'Go to the cases' },
@@ -51,6 +51,7 @@ function NotFound() {
 }
 
 function AreaScreen(props: { area: PortalArea; subpath: string }) {
+  const { canWrite } = useSession();
   switch (props.area) {
     case 'cases':
       return <CasesArea subpath={props.subpath} />;
@@ -61,7 +62,8 @@ function AreaScreen(props: { area: PortalArea; subpath: string }) {
     case 'reports':
       return <ReportsArea subpath={props.subpath} />;
     case 'team':
-      return props.subpath ? <NotFound /> : <TeamScreen />;
+      // Team management is PartnerAdmin's alone: a read-only user has no entry for it and no page.
+      return props.subpath || !canWrite ? <NotFound /> : <TeamScreen />;
     case 'account':
       return props.subpath ? <NotFound /> : <AccountScreen />;
   }

@@ -79,6 +79,8 @@ describeEmbeddedOnly('partner portal: team management in Chromium', () => {
     expect(await colleague.getByTestId('user-email').textContent()).toBe(colleagueEmail);
     await colleague.getByRole('link', { name: 'Reports' }).waitFor();
     expect(await colleague.locator('nav.sections').getByRole('link', { name: 'Team' }).count()).toBe(0);
+    await colleague.goto(`${service.baseUrl}/portal/team`);
+    await colleague.getByRole('heading', { name: 'Page not found' }).waitFor();
 
     // The link worked once: opened again, it explains why it no longer does.
     const again = await open();
