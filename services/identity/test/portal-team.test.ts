@@ -276,6 +276,16 @@ describe('team management in the portal', () => {
     });
   });
 
+  itNeeding('DATABASE_URL')('two tabs accepting one invitation at once make one user; the other is told it was used (PostgreSQL)', async () => {
+    for (let round = 0; round < 5; round += 1) {
+      const { email, token } = await invitedToken();
+      const responses = await Promise.all([accept(token), accept(token)]);
+      expect(responses.map((response) => response.statusCode).sort(), responses.map((response) => response.body).join('\n')).toEqual([200, 410]);
+      expect(responses.find((response) => response.statusCode === 410)?.json()).toMatchObject({ code: 'INVITATION_USED' });
+      expect((await members(acme)).filter((member) => member.email === email)).toHaveLength(1);
+    }
+  });
+
   /** Locking means something only with several connections: PGlite has one session and serialises anyway. */
   itNeeding('DATABASE_URL')('two admins demoting or disabling each other at once never leave the tenant without an admin (PostgreSQL)', async () => {
     const outcomes: number[][] = [];
