@@ -35,6 +35,7 @@ import { oauthTokenRoutes } from './routes/oauth-tokens.js';
 import { oauthMetadataRoutes } from './routes/oauth-metadata.js';
 import { portalRoutes } from './routes/portal.js';
 import { portalAccountRoutes } from './routes/portal-account.js';
+import { portalTeamRoutes } from './routes/portal-team.js';
 
 export const SERVICE_NAME = 'identity';
 export const SERVICE_VERSION = '0.1.0';
@@ -171,6 +172,15 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
         retention: { undecidedRetentionDays: config.UNDECIDED_RETENTION_DAYS, auditRetentionDays: config.AUDIT_RETENTION_DAYS },
       });
       await api.register(portalAccountRoutes, { db, clock, credentials });
+      await api.register(portalTeamRoutes, {
+        db,
+        clock,
+        credentials,
+        portalOrigin: config.PORTAL_ORIGIN,
+        cookieSecure: config.PORTAL_COOKIE_SECURE,
+        cookiePath: API_BASE_PATH,
+        allowedOrigins: [config.PUBLIC_BASE_URL],
+      });
       await api.register(oauthClientRoutes, { db, clock, credentials });
       await api.register(oauthTokenRoutes, { db, clock, lastUsed, credentials });
       await api.register(verificationRoutes, { db, clock, sessionTtlSeconds: config.SESSION_TTL_SECONDS,

@@ -188,6 +188,8 @@ export type IdentityConfig = Readonly<
     CHECKS_FACE_REJECT_BELOW: number;
     /** The origin of every captureUrl: CAPTURE_BASE_URL, else where this service is reachable (derived, not a variable). */
     CAPTURE_ORIGIN: string;
+    /** The origin of the portal's invitation links: where this service is reachable (derived, not a variable). */
+    PORTAL_ORIGIN: string;
   }
 >;
 
@@ -206,12 +208,11 @@ export const checksThresholdDefaults: Record<ChecksProviderName, { ocr: number; 
 };
 
 /**
- * Where end users open the capture page. PUBLIC_BASE_URL's default is the docker compose TLS
- * proxy, which the embedded default (no database, no proxy) does not run: there the page is at
- * the address the service itself prints when it starts listening.
+ * Where people open the pages this service serves (capture, portal). PUBLIC_BASE_URL's default is
+ * the docker compose TLS proxy, which the embedded default (no database, no proxy) does not run:
+ * there the pages are at the address the service itself prints when it starts listening.
  */
-function captureOrigin(parsed: ParsedEnvironment, publicBaseUrlSet: boolean): string {
-  if (parsed.CAPTURE_BASE_URL) return parsed.CAPTURE_BASE_URL;
+function reachableOrigin(parsed: ParsedEnvironment, publicBaseUrlSet: boolean): string {
   if (publicBaseUrlSet || parsed.DATABASE_URL) return parsed.PUBLIC_BASE_URL;
   const host = parsed.HOST === '0.0.0.0' || parsed.HOST === '::' ? 'localhost' : parsed.HOST.includes(':') ? `[${parsed.HOST}]` : parsed.HOST;
   return `${parsed.TLS_CERT ? 'https' : 'http'}://${host}:${parsed.PORT}`;
@@ -227,7 +228,8 @@ function withProviderDefaults(parsed: ParsedEnvironment, publicBaseUrlSet: boole
     CHECKS_FACE_THRESHOLD: parsed.CHECKS_FACE_THRESHOLD ?? defaults.face,
     CHECKS_LIVENESS_THRESHOLD: parsed.CHECKS_LIVENESS_THRESHOLD ?? defaults.liveness,
     CHECKS_FACE_REJECT_BELOW: Math.min(defaults.faceRejectBelow, parsed.CHECKS_FACE_THRESHOLD ?? defaults.face),
-    CAPTURE_ORIGIN: captureOrigin(parsed, publicBaseUrlSet),
+    CAPTURE_ORIGIN: parsed.CAPTURE_BASE_URL ?? reachableOrigin(parsed, publicBaseUrlSet),
+    PORTAL_ORIGIN: reachableOrigin(parsed, publicBaseUrlSet),
   });
 }
 

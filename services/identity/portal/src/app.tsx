@@ -8,9 +8,11 @@ import { AccountScreen } from './screens/account/index.js';
 import { CasesArea } from './screens/cases/index.js';
 import { ClientsScreen } from './screens/clients/index.js';
 import { ReportsArea } from './screens/reports/index.js';
+import { InvitationScreen } from './screens/invitation/index.js';
 import { SignInScreen } from './screens/sign-in/index.js';
+import { TeamScreen } from './screens/team/index.js';
 import { WebhooksArea } from './screens/webhooks/index.js';
-import { loadSession, type PortalSession, SessionProvider, signOut } from './session.js';
+import { loadSession, type PortalSession, SessionProvider, signOut, useSession } from './session.js';
 
 const messages: Messages<'notFound' | 'notFoundBody' | 'toCases'> = {
   en: { notFound: 'Page not found', notFoundBody: 'There is no portal page at this address.', toCases: 'Go to the cases' },
@@ -33,7 +35,7 @@ function signInHref(): string {
 
 /** '/cases/abc' → the cases area with subpath '/abc'. */
 function areaOf(path: string): { area: PortalArea; subpath: string } | undefined {
-  const match = /^\/(cases|clients|webhooks|reports|account)(\/.*)?$/.exec(path);
+  const match = /^\/(cases|clients|webhooks|reports|team|account)(\/.*)?$/.exec(path);
   return match ? { area: match[1] as PortalArea, subpath: match[2] ?? '' } : undefined;
 }
 
@@ -49,6 +51,7 @@ function NotFound() {
 }
 
 function AreaScreen(props: { area: PortalArea; subpath: string }) {
+  const { canWrite } = useSession();
   switch (props.area) {
     case 'cases':
       return <CasesArea subpath={props.subpath} />;
@@ -58,6 +61,9 @@ function AreaScreen(props: { area: PortalArea; subpath: string }) {
       return <WebhooksArea subpath={props.subpath} />;
     case 'reports':
       return <ReportsArea subpath={props.subpath} />;
+    case 'team':
+      // Team management is PartnerAdmin's alone: a read-only user has no entry for it and no page.
+      return props.subpath || !canWrite ? <NotFound /> : <TeamScreen />;
     case 'account':
       return props.subpath ? <NotFound /> : <AccountScreen />;
   }
@@ -68,7 +74,8 @@ export function App() {
   // undefined: not known yet; null: nobody signed in.
   const [session, setSession] = useState<PortalSession | null | undefined>(undefined);
   const [error, setError] = useState<unknown>();
-  const onSignInPage = location.path === '/sign-in';
+  // The invitation page is public too: the colleague it is for has no account yet.
+  const onSignInPage = location.path === '/sign-in' || location.path === '/invitations';
 
   useEffect(() => {
     // Any call answering 401 (the session ended or was revoked) leads back to sign in, then back here.
@@ -97,6 +104,16 @@ export function App() {
     return () => void (current = false);
   }, [onSignInPage, session]);
 
+  if (location.path === '/invitations') {
+    return (
+      <InvitationScreen
+        onSignedIn={(signedIn) => {
+          setSession(signedIn);
+          navigate('/cases', { replace: true });
+        }}
+      />
+    );
+  }
   if (onSignInPage) {
     return (
       <SignInScreen

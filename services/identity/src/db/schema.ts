@@ -30,9 +30,36 @@ export const portalUsers = identitySchema.table(
     email: text('email').notNull(),
     role: text('role').notNull(),
     passwordHash: text('password_hash').notNull(),
+    /** 'active' | 'disabled': a disabled user cannot sign in, and their sessions end when they are disabled. */
+    status: text('status').notNull().default('active'),
     createdAt: timestampTz('created_at').notNull().defaultNow(),
   },
   (table) => [uniqueIndex('portal_users_email_key').on(table.email), index('portal_users_tenant_idx').on(table.tenantId)],
+);
+
+/**
+ * A PartnerAdmin's invitation of a colleague: single use, 72 hours, only the SHA-256 of its
+ * token stored. At most one pending invitation per address and tenant: a re-invite replaces it.
+ */
+export const portalInvitations = identitySchema.table(
+  'portal_invitations',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    tenantId: uuid('tenant_id').notNull().references(() => tenants.id),
+    email: text('email').notNull(),
+    role: text('role').notNull(),
+    tokenHash: text('token_hash').notNull(),
+    invitedBy: uuid('invited_by').notNull().references(() => portalUsers.id),
+    createdAt: timestampTz('created_at').notNull(),
+    expiresAt: timestampTz('expires_at').notNull(),
+    acceptedAt: timestampTz('accepted_at'),
+    acceptedUserId: uuid('accepted_user_id').references(() => portalUsers.id),
+    revokedAt: timestampTz('revoked_at'),
+  },
+  (table) => [
+    uniqueIndex('portal_invitations_token_hash_key').on(table.tokenHash),
+    uniqueIndex('portal_invitations_pending_key').on(table.tenantId, table.email).where(sql`${table.acceptedAt} is null and ${table.revokedAt} is null`),
+  ],
 );
 
 /**
@@ -415,6 +442,7 @@ export const databaseSchema = {
   portalUsers,
   loginThrottle,
   portalSessions,
+  portalInvitations,
   oauthClients,
   accessTokens,
   auditLog,

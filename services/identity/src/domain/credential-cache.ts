@@ -204,3 +204,15 @@ export function createCredentialCache(options: CredentialCacheOptions): Credenti
     },
   };
 }
+
+/**
+ * Runs a change that ends or alters credentials, then empties this instance's cache at once and
+ * waits until every live instance has emptied its own: the next request anywhere sees the change.
+ */
+export async function withCredentialsForgotten<Result>(cache: CredentialCache, change: () => Promise<Result>): Promise<Result> {
+  const seen = cache.changesSeen;
+  const result = await change();
+  cache.clear();
+  await cache.announcementSeen(seen);
+  return result;
+}

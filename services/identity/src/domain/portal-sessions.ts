@@ -20,6 +20,7 @@ export interface PortalPrincipal {
 }
 
 const INVALID_LOGIN = 'The email or password is incorrect.';
+const USER_DISABLED = 'This user has been disabled by an administrator of the tenant.';
 
 export async function login(
   db: IdentityExecutor,
@@ -30,7 +31,7 @@ export async function login(
   const locked = await lockedForSeconds(db, email, now);
   if (locked > 0) throw new AccountLockedError(locked);
   const [user] = await db
-    .select({ id: portalUsers.id, tenantId: portalUsers.tenantId, passwordHash: portalUsers.passwordHash, tenantStatus: tenants.status })
+    .select({ id: portalUsers.id, tenantId: portalUsers.tenantId, passwordHash: portalUsers.passwordHash, userStatus: portalUsers.status, tenantStatus: tenants.status })
     .from(portalUsers)
     .innerJoin(tenants, eq(tenants.id, portalUsers.tenantId))
     .where(eq(portalUsers.email, email));
@@ -47,9 +48,10 @@ export async function login(
     if (nowLocked) throw new UnauthenticatedError(`${INVALID_LOGIN} Too many failed attempts: the account is now locked for ${LOCKOUT.lockSeconds / 60} minutes.`);
     throw new UnauthenticatedError(INVALID_LOGIN);
   }
-  if (user.tenantStatus !== 'active') {
-    await writeAudit(db, { tenantId: user.tenantId, actor: `user:${user.id}`, action: 'login.refused', target: `email:${email}`, correlationId, after: { reason: 'tenant disabled' } }, now);
-    throw new AccountDisabledError();
+  if (user.tenantStatus !== 'active' || user.userStatus !== 'active') {
+    const reason = user.tenantStatus !== 'active' ? 'tenant disabled' : 'user disabled';
+    await writeAudit(db, { tenantId: user.tenantId, actor: `user:${user.id}`, action: 'login.refused', target: `email:${email}`, correlationId, after: { reason } }, now);
+    throw user.tenantStatus !== 'active' ? new AccountDisabledError() : new AccountDisabledError(USER_DISABLED);
   }
   const sessionToken = generateOpaqueToken(PORTAL_SESSION_PREFIX, 32);
   const expiresAt = new Date(now.getTime() + PORTAL_SESSION_SECONDS * 1000);
@@ -77,7 +79,7 @@ export async function login(
 
 function sessionLookup(db: IdentityExecutor, tokenHash: string) {
   return db
-    .select({ sessionId: portalSessions.id, userId: portalUsers.id, tenantId: portalSessions.tenantId, role: portalUsers.role, expiresAt: portalSessions.expiresAt, lastSeenAt: portalSessions.lastSeenAt, tenantStatus: tenants.status })
+    .select({ sessionId: portalSessions.id, userId: portalUsers.id, tenantId: portalSessions.tenantId, role: portalUsers.role, userStatus: portalUsers.status, expiresAt: portalSessions.expiresAt, lastSeenAt: portalSessions.lastSeenAt, tenantStatus: tenants.status })
     .from(portalSessions)
     .innerJoin(portalUsers, eq(portalUsers.id, portalSessions.userId))
     .innerJoin(tenants, eq(tenants.id, portalSessions.tenantId))
@@ -103,6 +105,8 @@ export async function authenticatePortalSession(db: IdentityExecutor, sessionTok
   }
   if (!row || row.expiresAt.getTime() <= now.getTime()) throw new UnauthenticatedError('The portal session is missing, expired or invalid.');
   if (row.tenantStatus !== 'active') throw new AccountDisabledError();
+  // Disabling a user ends their sessions too; this is the second line should one be missed.
+  if (row.userStatus !== 'active') throw new AccountDisabledError(USER_DISABLED);
   if (row.lastSeenAt === null || now.getTime() - row.lastSeenAt.getTime() >= LAST_SEEN_WRITE_SECONDS * 1000) {
     // The cached row is moved too, so the next requests of this minute write nothing.
     row.lastSeenAt = now;

@@ -177,6 +177,13 @@ export function requirePrincipal(request: FastifyRequest): Principal {
   return request.principal;
 }
 
+/** The principal of a portal-only route: an API access token is authenticated but not allowed there. */
+export function requirePortalPrincipal(request: FastifyRequest): { kind: 'portal' } & PortalPrincipal {
+  const principal = requirePrincipal(request);
+  if (principal.kind !== 'portal') throw new ForbiddenError("This is the partner portal's own API: it needs a portal session, not an API access token.");
+  return principal;
+}
+
 /**
  * The partner behind a request to the partner areas: a certificate-bound API token, or a portal
  * user of the tenant (the hook has already checked the role for writes). Its tenant scopes every

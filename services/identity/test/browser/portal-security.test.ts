@@ -94,7 +94,7 @@ describeEmbeddedOnly('partner portal: CSP, CSRF and the session cookie in Chromi
     opened.push(watched);
     const { page } = watched;
     await signIn(page, service.baseUrl, admin.email);
-    for (const section of ['OAuth clients', 'Webhooks', 'Reports', 'Cases']) {
+    for (const section of ['OAuth clients', 'Webhooks', 'Reports', 'Team', 'Cases']) {
       await page.locator('nav.sections').getByRole('link', { name: section }).click();
       await page.locator('nav.sections a[aria-current=page]', { hasText: section }).waitFor();
       await page.locator('main#main > *').first().waitFor();

@@ -5,10 +5,11 @@ import { type Messages, useLanguage, useMessages } from '../../../web-shared/i18
 import { Link } from '../../../web-shared/router.js';
 import { useSession } from '../session.js';
 
-type Key = 'account_area' | 'portal' | 'skip' | 'cases' | 'clients' | 'webhooks' | 'reports' | 'navigation' | 'signOut' | 'sandbox' | 'role_PartnerAdmin' | 'role_PartnerReadOnly' | 'account' | 'readOnlyNote';
+type Key = 'team' | 'account_area' | 'portal' | 'skip' | 'cases' | 'clients' | 'webhooks' | 'reports' | 'navigation' | 'signOut' | 'sandbox' | 'role_PartnerAdmin' | 'role_PartnerReadOnly' | 'account' | 'readOnlyNote';
 
 const messages: Messages<Key> = {
   en: {
+    team: 'Team',
     account_area: 'Your account',
     portal: 'Partner portal',
     skip: 'Skip to content',
@@ -25,6 +26,7 @@ const messages: Messages<Key> = {
     readOnlyNote: 'Read-only access: you can see everything but change nothing.',
   },
   ar: {
+    team: 'الفريق',
     account_area: 'حسابك',
     portal: 'بوابة الشركاء',
     skip: 'انتقل إلى المحتوى',
@@ -42,8 +44,10 @@ const messages: Messages<Key> = {
   },
 };
 
-export type PortalArea = 'cases' | 'clients' | 'webhooks' | 'reports' | 'account';
-const AREAS: PortalArea[] = ['cases', 'clients', 'webhooks', 'reports', 'account'];
+export type PortalArea = 'cases' | 'clients' | 'webhooks' | 'reports' | 'team' | 'account';
+const AREAS: PortalArea[] = ['cases', 'clients', 'webhooks', 'reports', 'team', 'account'];
+/** Team management is for PartnerAdmins only (the API refuses the others): no entry for a read-only user. */
+const ADMIN_AREAS: ReadonlySet<PortalArea> = new Set(['team']);
 const areaLabel = (area: PortalArea) => (area === 'account' ? 'account_area' : area);
 
 /** Header (tenant, user, language, sign out), the sandbox banner, the sections, and the screen. */
@@ -89,7 +93,7 @@ export function Layout(props: { area: PortalArea | undefined; onSignOut: () => v
       </header>
       <nav class="sections" aria-label={t('navigation')}>
         <ul>
-          {AREAS.map((area) => (
+          {AREAS.filter((area) => canWrite || !ADMIN_AREAS.has(area)).map((area) => (
             <li key={area}>
               <Link href={`/${area}`} class="section-link" aria-current={props.area === area ? 'page' : undefined}>
                 {t(areaLabel(area))}

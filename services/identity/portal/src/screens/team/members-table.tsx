@@ -1,0 +1,106 @@
+import { useState } from 'preact/hooks';
+import { api } from '../../../../web-shared/api.js';
+import { ConfirmDialog, useAsync } from '../../../../web-shared/components/index.js';
+import { formatDateTime } from '../../../../web-shared/format.js';
+import { useLanguage, useMessages } from '../../../../web-shared/i18n.js';
+import type { PortalRole } from '../../session.js';
+import { ListFeedback, useRowAction } from './team-feedback.js';
+import { teamMessages } from './messages.js';
+
+/** GET /portal/team/users */
+interface Member {
+  id: string;
+  email: string;
+  role: PortalRole;
+  status: 'active' | 'disabled';
+  lastSignInAt: string | null;
+  you: boolean;
+}
+
+type Change = { role: PortalRole } | { status: Member['status'] };
+
+/** The tenant's users with their role, status and last sign-in, and what an admin may do to each. */
+export function MembersTable(props: { version: number }) {
+  const t = useMessages(teamMessages);
+  const { language } = useLanguage();
+  const members = useAsync(() => api<{ items: Member[] }>('GET', '/portal/team/users'), [props.version]);
+  const action = useRowAction(members);
+  const [confirmDisable, setConfirmDisable] = useState<Member>();
+
+  const change = (member: Member, body: Change) =>
+    action.run(async () => {
+      await api('PATCH', `/portal/team/users/${member.id}`, { body });
+      return t('changed', { email: member.email });
+    });
+  const endSessions = (member: Member) =>
+    action.run(async () => {
+      const { endedSessions } = await api<{ endedSessions: number }>('DELETE', `/portal/users/${member.id}/sessions`);
+      return t('sessionsEnded', { email: member.email, count: endedSessions });
+    });
+
+  return (
+    <section class="card team-card" aria-labelledby="users-heading">
+      <h2 id="users-heading">{t('usersHeading')}</h2>
+      <ListFeedback list={members} action={action} />
+      {members.data && (
+        <div class="table-wrap">
+          <table class="data" data-testid="members-table">
+            <thead>
+              <tr>
+                <th scope="col">{t('email')}</th>
+                <th scope="col">{t('role')}</th>
+                <th scope="col">{t('status')}</th>
+                <th scope="col">{t('lastSignIn')}</th>
+                <th scope="col">{t('actions')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {members.data.items.map((member) => (
+                <tr key={member.id} data-email={member.email} data-status={member.status}>
+                  <td dir="ltr">
+                    {member.email} {member.you && <span class="muted">{t('you')}</span>}
+                  </td>
+                  <td>{t(`role_${member.role}`)}</td>
+                  <td>
+                    <span class={`badge ${member.status === 'active' ? 'badge-success' : 'badge-neutral'}`}>{t(`status_${member.status}`)}</span>
+                  </td>
+                  <td>{member.lastSignInAt ? formatDateTime(member.lastSignInAt, language) : t('never')}</td>
+                  <td class="member-actions">
+                    <button type="button" class="button button-small" onClick={() => void change(member, { role: member.role === 'PartnerAdmin' ? 'PartnerReadOnly' : 'PartnerAdmin' })}>
+                      {member.role === 'PartnerAdmin' ? t('makeReadOnly') : t('makeAdmin')}
+                    </button>
+                    {member.status === 'active' ? (
+                      <button type="button" class="button button-small button-danger-outline" onClick={() => setConfirmDisable(member)}>
+                        {t('disable')}
+                      </button>
+                    ) : (
+                      <button type="button" class="button button-small" onClick={() => void change(member, { status: 'active' })}>
+                        {t('enable')}
+                      </button>
+                    )}
+                    <button type="button" class="button button-small button-quiet" onClick={() => void endSessions(member)}>
+                      {t('endSessions')}
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <ConfirmDialog
+        open={confirmDisable !== undefined}
+        title={t('disableTitle', { email: confirmDisable?.email ?? '' })}
+        body={t('disableBody')}
+        confirmLabel={t('disable')}
+        danger
+        onCancel={() => setConfirmDisable(undefined)}
+        onConfirm={() => {
+          const member = confirmDisable;
+          setConfirmDisable(undefined);
+          if (member) void change(member, { status: 'disabled' });
+        }}
+      />
+    </section>
+  );
+}
