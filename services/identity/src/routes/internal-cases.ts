@@ -11,7 +11,8 @@ import { reviewQueue } from '../domain/review/review-queue.js';
 import { openStaffEvidence, staffCaseView, staffLivenessFrames } from '../domain/review/staff-case-view.js';
 import { createFrameStrips } from '../domain/review/liveness-frames.js';
 import { contentDisposition } from '../domain/evidence/evidence-download.js';
-import { caseDetailSchema, caseHistoryEntrySchema, caseIdParams, caseStatusSchema, documentTypeSchema, pageQueryShape } from './case-schemas.js';
+import { caseDetailSchema, caseHistoryEntrySchema, caseIdParams, caseStatusSchema, documentTypeSchema } from './case-schemas.js';
+import { pageQueryShape } from './page-query.js';
 import { requireStaff } from './staff-request.js';
 
 export interface InternalCaseRouteOptions {

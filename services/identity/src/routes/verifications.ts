@@ -10,7 +10,8 @@ import { createCaseCountCache } from '../domain/cases/case-count-cache.js';
 import { listCases } from '../domain/cases/list-cases.js';
 import { getCaseDetail } from '../domain/cases/read-cases.js';
 import { requirePartner } from '../plugins/authentication.js';
-import { caseDetailSchema, caseHistoryEntrySchema, caseIdParams, caseListItemSchema, caseStatusSchema, documentTypeSchema, ocrResultSchema, pageQueryShape, returnUrlSchema } from './case-schemas.js';
+import { caseDetailSchema, caseHistoryEntrySchema, caseIdParams, caseListItemSchema, caseStatusSchema, documentTypeSchema, ocrResultSchema, returnUrlSchema } from './case-schemas.js';
+import { pageQueryShape } from './page-query.js';
 import { RATE_LIMITED, partnerSecurity } from './openapi.js';
 
 export interface VerificationRouteOptions {

@@ -9,7 +9,7 @@ import { listDeliveries, recoverDeliveries, retryDelivery, sendTestPing } from '
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, rotateEndpointSecret, setEndpointActive, updateEndpoint } from '../domain/webhooks/webhook-endpoints.js';
 import { MAX_ENDPOINTS_PER_TENANT, TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '../domain/webhooks/webhook-events.js';
 import { requirePartner } from '../plugins/authentication.js';
-import { pageQueryShape } from './case-schemas.js';
+import { pageQueryShape } from './page-query.js';
 import { RATE_LIMITED, partnerSecurity } from './openapi.js';
 import {
   createdEndpointSchema,

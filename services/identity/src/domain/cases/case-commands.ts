@@ -3,7 +3,8 @@ import { eq } from 'drizzle-orm';
 import { ocrResults, type IdentityExecutor } from '../../db/schema.js';
 import { writeAudit } from '../audit.js';
 import { isTerminal, type CaseStatus } from './case-states.js';
-import { InvalidCaseStateError, lockCase, transitionCase, type CaseActor } from './case-transitions.js';
+import { InvalidCaseStateError, lockCase, transitionCase } from './case-transitions.js';
+import { type CaseActor } from '../common/actor.js';
 import { toOcrResult } from './read-cases.js';
 
 /** Partner cancel: the reason goes to the audit row and the event follows the move. */

@@ -3,17 +3,11 @@ import { NotFoundError, ProblemError } from '@svc/problem-json';
 import { and, eq } from 'drizzle-orm';
 import { caseEvents, verificationCases, type IdentityExecutor } from '../../db/schema.js';
 import { writeAudit } from '../audit.js';
+import type { CaseActor } from '../common/actor.js';
 import { fanOutEvent } from '../webhooks/fan-out.js';
 import { eventTypeFor, isTerminal, nextStatus, type CaseStatus, type CaseTrigger } from './case-states.js';
 
 export type CaseRow = typeof verificationCases.$inferSelect;
-
-/** Who caused a change: recorded on the audit row with the request's correlation id. */
-export interface CaseActor {
-  /** `client:<clientId>`, `user:<id>`, `end-user:<sessionId>`, `system:expiry`, … */
-  actor: string;
-  correlationId?: string | null;
-}
 
 /**
  * A trigger that is not allowed from the case's state. 400 from a terminal state (the spec's

@@ -5,7 +5,8 @@ import { caseSessions, tenants, verificationCases, type IdentityExecutor } from 
 import { writeAudit } from '../audit.js';
 import { generateOpaqueToken, hashToken } from '../credentials.js';
 import type { DocumentType } from './case-states.js';
-import { recordCaseEvent, type CaseActor } from './case-transitions.js';
+import { recordCaseEvent } from './case-transitions.js';
+import { type CaseActor } from '../common/actor.js';
 
 export const SESSION_TOKEN_PREFIX = 'svc_st_';
 

@@ -3,7 +3,8 @@ import { verificationCases, type IdentityExecutor } from '../../db/schema.js';
 import type { CaseCountCache } from './case-count-cache.js';
 import { decodeCaseListCursor, encodeCaseListCursor, type CaseListFilters } from './case-list-cursor.js';
 import type { CaseStatus, DocumentType } from './case-states.js';
-import { iso, pageOf } from './read-cases.js';
+import { iso } from './read-cases.js';
+import { pageOf } from '../common/paging.js';
 
 export interface ListCasesQuery {
   status?: CaseStatus | undefined;

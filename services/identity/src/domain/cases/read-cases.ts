@@ -162,8 +162,3 @@ export async function getCaseDetail(db: IdentityExecutor, tenantId: string, case
     reviewDecisions: row.reviewDecisions.map((review) => toReviewDecision(fromJsonRow<ReviewDecisionRow>(review))),
   };
 }
-
-/** A page of a list in the spec's envelope (the partner list, the review queue). */
-export function pageOf<Item>(items: Item[], query: { page: number; pageSize: number }, totalCount: number) {
-  return { items, page: query.page, pageSize: query.pageSize, totalCount, totalPages: Math.ceil(totalCount / query.pageSize) };
-}

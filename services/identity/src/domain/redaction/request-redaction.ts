@@ -3,7 +3,8 @@ import { jobs, verificationCases, type IdentityExecutor } from '../../db/schema.
 import { eq } from 'drizzle-orm';
 import { writeAudit } from '../audit.js';
 import { isTerminal, type CaseStatus } from '../cases/case-states.js';
-import { InvalidCaseStateError, lockCase, type CaseActor, type CaseRow } from '../cases/case-transitions.js';
+import { InvalidCaseStateError, lockCase, type CaseRow } from '../cases/case-transitions.js';
+import { type CaseActor } from '../common/actor.js';
 import { JOBS_CHANNEL, REDACT_CASE_JOB } from '../jobs/job-kinds.js';
 
 /**

@@ -1,7 +1,7 @@
 import { and, count, desc, eq, type SQL } from 'drizzle-orm';
 import { ForbiddenError } from '@svc/problem-json';
 import { reviewDecisions, staffUsers, tenants, verificationCases, type IdentityExecutor } from '../../db/schema.js';
-import { pageOf } from '../cases/read-cases.js';
+import { pageOf } from '../common/paging.js';
 import type { StaffPrincipal } from '../staff.js';
 
 export interface ReviewHistoryQuery {

@@ -1,7 +1,7 @@
 import { and, asc, count, eq, gt, ilike, min, sql, type SQL } from 'drizzle-orm';
 import { caseClaims, fraudSignals, staffUsers, tenants, verificationCases, type IdentityExecutor } from '../../db/schema.js';
 import type { CaseStatus, DocumentType } from '../cases/case-states.js';
-import { pageOf } from '../cases/read-cases.js';
+import { pageOf } from '../common/paging.js';
 
 export interface ReviewQueueQuery {
   page: number;

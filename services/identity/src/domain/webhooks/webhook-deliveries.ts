@@ -4,8 +4,8 @@ import { notifyWorkers } from '@svc/outbox';
 import { and, count, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
 import { webhookDeliveries, type IdentityExecutor } from '../../db/schema.js';
 import { writeAudit } from '../audit.js';
-import { pageOf } from '../cases/read-cases.js';
-import type { CaseActor } from '../cases/case-transitions.js';
+import { pageOf } from '../common/paging.js';
+import type { CaseActor } from '../common/actor.js';
 import { ownEndpoint, type EndpointRow } from './webhook-endpoints.js';
 import { TEST_EVENT_TYPE, WEBHOOK_DELIVERY_CHANNEL } from './webhook-events.js';
 

@@ -6,7 +6,7 @@ import { generateSigningSecret } from '@svc/webhook-signing';
 import { and, asc, count, eq } from 'drizzle-orm';
 import { tenants, webhookDeliveries, webhookEndpoints, type IdentityExecutor } from '../../db/schema.js';
 import { writeAudit } from '../audit.js';
-import type { CaseActor } from '../cases/case-transitions.js';
+import type { CaseActor } from '../common/actor.js';
 import { MAX_ENDPOINTS_PER_TENANT } from './webhook-events.js';
 
 export type EndpointRow = typeof webhookEndpoints.$inferSelect;
