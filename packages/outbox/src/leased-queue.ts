@@ -1,7 +1,10 @@
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { SQL } from 'drizzle-orm';
+import { HeldRows } from './held-rows.js';
 import { renewLeasesEvery } from './lease-renewal.js';
-import { queueStatements, type AnyDatabase, type LeasedRow, type RecordedColumn, type RowSettlement, type Transaction } from './leased-queue-sql.js';
+import { queueStatements, type AnyDatabase, type LeasedRow, type RecordedColumn, type Transaction } from './leased-queue-sql.js';
+import { createSettler, type Finished } from './queue-settlement.js';
+import { createRetentionPurger } from './retention-purge.js';
 
 export type { AnyDatabase, LeasedRow, RecordedColumn, Transaction } from './leased-queue-sql.js';
 
@@ -57,10 +60,6 @@ export interface QueueWorkerSettings {
 
 export type RecordedOutcome = 'succeeded' | 'retrying' | 'gave_up';
 
-function recordedOutcome(settlement: RowSettlement): RecordedOutcome {
-  return settlement.status === 'succeeded' ? 'succeeded' : settlement.status === 'failed' ? 'gave_up' : 'retrying';
-}
-
 export interface QueueWorker {
   /** Claims one batch, runs it and records it; resolves with the number of rows attempted (tests, CLIs). */
   runOnce(): Promise<number>;
@@ -101,14 +100,6 @@ export interface LeasedQueueOptions<Row extends LeasedRow, Result extends Attemp
 }
 
 const LOST_ATTEMPT_ERROR = 'lease expired during the last attempt: its worker is presumed dead';
-const DAY_MS = 86_400_000;
-/** Outcomes written per settle statement. */
-const SETTLE_CHUNK = 500;
-
-interface Finished<Row, Result> {
-  row: Row;
-  result: Result;
-}
 
 /**
  * At-least-once processing by any number of workers in any number of processes:
@@ -132,63 +123,28 @@ export function createLeasedQueueWorker<Row extends LeasedRow, Result extends At
   const batchSize = options.batchSize ?? 50;
   const concurrency = Math.max(options.concurrency ?? 4 * batchSize, 1);
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
-  const jitter = options.jitter ?? 0;
-  const maxRetryAfterMs = options.maxRetryAfterMs ?? DAY_MS;
   const { label, retryScheduleMs } = options;
   if (retryScheduleMs.length === 0) throw new Error(`${label} worker: retryScheduleMs needs at least one entry`);
   const statements = queueStatements<Row>({ ...options, leaseMs, fairness: options.fairness && { column: options.fairness.column, perGroup: options.fairness.perGroup } });
   // Claim again only once a good share of the slots is free: fewer, larger claims.
   const claimThreshold = Math.max(1, Math.floor(Math.min(batchSize, concurrency) / 2));
-
-  function retryDelayMs(row: Row, result: Result): number {
-    const scheduled = retryScheduleMs[Math.min(row.attemptCount, retryScheduleMs.length - 1)] ?? 0;
-    const spread = scheduled * jitter * (2 * Math.random() - 1);
-    const delay = Math.max(0, Math.round(scheduled + spread));
-    const retryAfter = result.retryAfterMs === undefined ? 0 : Math.min(result.retryAfterMs, maxRetryAfterMs);
-    return Math.max(delay, retryAfter);
-  }
-
-  function settlementOf({ row, result }: Finished<Row, Result>, now: Date): RowSettlement & { final: boolean } {
-    const final = result.succeeded || result.permanent === true || row.attemptCount >= row.maxAttempts;
-    return {
-      id: row.id,
-      attemptCount: row.attemptCount,
-      status: result.succeeded ? 'succeeded' : final ? 'failed' : 'pending',
-      error: result.error,
-      attemptedAt: now,
-      completedAt: final ? now : null,
-      nextAttemptAt: final ? null : new Date(now.getTime() + retryDelayMs(row, result)),
-      recorded: result.recorded ?? {},
-      final,
-    };
-  }
-
-  async function settle(finished: Finished<Row, Result>[]): Promise<void> {
-    for (let start = 0; start < finished.length; start += SETTLE_CHUNK) {
-      const chunk = finished.slice(start, start + SETTLE_CHUNK);
-      const now = clock();
-      const settlements = chunk.map((item) => settlementOf(item, now));
-      const { onSettled, onSettledFor } = options;
-      const hooked = onSettled ? chunk.map((item) => !onSettledFor || onSettledFor(item.row, item.result)) : [];
-      let ours: Set<string>;
-      if (!onSettled || !hooked.includes(true)) {
-        // One statement is atomic on its own: no transaction round trips for a batch with no bookkeeping.
-        ours = await statements.settle(options.db, settlements);
-      } else {
-        ours = await options.db.transaction(async (tx) => {
-          const settled = await statements.settle(tx, settlements);
-          // A row missing from `settled` was taken over after our lease expired: its new attempt records the outcome.
-          for (const [index, item] of chunk.entries()) {
-            if (hooked[index] && settled.has(item.row.id)) await onSettled(tx, item.row, item.result, settlements[index]!.final);
-          }
-          return settled;
-        });
-      }
-      if (options.onAttemptRecorded) {
-        for (const settlement of settlements) if (ours.has(settlement.id)) options.onAttemptRecorded(recordedOutcome(settlement));
-      }
-    }
-  }
+  const settle = createSettler<Row, Result>({
+    db: options.db,
+    statements,
+    clock,
+    retryScheduleMs,
+    jitter: options.jitter ?? 0,
+    maxRetryAfterMs: options.maxRetryAfterMs ?? 86_400_000,
+    ...(options.onSettled ? { onSettled: options.onSettled } : {}),
+    ...(options.onSettledFor ? { onSettledFor: options.onSettledFor } : {}),
+    ...(options.onAttemptRecorded ? { onAttemptRecorded: options.onAttemptRecorded } : {}),
+  });
+  const purger = createRetentionPurger({
+    statements,
+    clock,
+    retention: options.retention,
+    warn: (error) => options.logger?.warn({ err: error, workerId: options.workerId }, `could not delete old ${label} rows`),
+  });
 
   async function attemptAll(rows: Row[]): Promise<Array<Promise<Finished<Row, Result>>>> {
     const context = options.prepare ? await options.prepare(rows) : (undefined as Context);
@@ -220,23 +176,7 @@ export function createLeasedQueueWorker<Row extends LeasedRow, Result extends At
 
   // The continuous worker: claims while slots are free, settles what finished in batches.
   let running = false;
-  const held = new Map<string, Row>();
-  const heldPerGroup = new Map<string, number>();
-  const fairness = options.fairness;
-
-  function hold(row: Row): void {
-    held.set(row.id, row);
-    if (fairness) heldPerGroup.set(fairness.groupOf(row), (heldPerGroup.get(fairness.groupOf(row)) ?? 0) + 1);
-  }
-
-  function release(row: Row): void {
-    if (!held.delete(row.id) || !fairness) return;
-    const group = fairness.groupOf(row);
-    const left = (heldPerGroup.get(group) ?? 1) - 1;
-    if (left > 0) heldPerGroup.set(group, left);
-    else heldPerGroup.delete(group);
-  }
-
+  const held = new HeldRows<Row>(options.fairness?.groupOf);
   const attempts = new Set<Promise<unknown>>();
   let finishedBuffer: Finished<Row, Result>[] = [];
   let pumping: Promise<void> | null = null;
@@ -244,31 +184,6 @@ export function createLeasedQueueWorker<Row extends LeasedRow, Result extends At
   let settling: Promise<void> | null = null;
   let pollTimer: NodeJS.Timeout | undefined;
   let stopRenewing = () => undefined as void;
-  let purgeTimer: NodeJS.Timeout | undefined;
-  let purging: Promise<unknown> = Promise.resolve();
-
-  async function purgeFinished(): Promise<number> {
-    if (!options.retention) return 0;
-    const { days, batchSize: purgeBatch = 1000 } = options.retention;
-    const before = new Date(clock().getTime() - days * DAY_MS);
-    let total = 0;
-    // Small batches: each delete is a short transaction that never holds many row locks.
-    for (;;) {
-      const deleted = await statements.purge(before, purgeBatch);
-      total += deleted;
-      if (deleted < purgeBatch) return total;
-    }
-  }
-
-  function schedulePurge(delayMs: number): void {
-    if (!options.retention || !running) return;
-    purgeTimer = setTimeout(() => {
-      purging = purgeFinished()
-        .catch((error: unknown) => options.logger?.warn({ err: error, workerId: options.workerId }, `could not delete old ${label} rows`))
-        .finally(() => schedulePurge(options.retention?.intervalMs ?? 3_600_000));
-    }, delayMs);
-    purgeTimer.unref();
-  }
 
   function schedulePoll(): void {
     if (!running || pollTimer) return;
@@ -303,8 +218,8 @@ export function createLeasedQueueWorker<Row extends LeasedRow, Result extends At
       const free = concurrency - held.size;
       if (free < claimThreshold) return; // settling attempts pump again
       const want = Math.min(batchSize, free);
-      const rows = await statements.claim(clock(), want, heldPerGroup);
-      for (const row of rows) hold(row);
+      const rows = await statements.claim(clock(), want, held.perGroup);
+      for (const row of rows) held.hold(row);
       if (rows.length > 0) startAttempts(rows);
       if (rows.length < want) {
         schedulePoll();
@@ -328,7 +243,7 @@ export function createLeasedQueueWorker<Row extends LeasedRow, Result extends At
       (error: unknown) => {
         // Nothing was attempted: the rows' leases run out and they are claimed again.
         options.logger?.error({ err: error, workerId: options.workerId }, `could not prepare ${label} attempts`);
-        for (const row of rows) release(row);
+        for (const row of rows) held.release(row);
       },
     );
     attempts.add(started);
@@ -346,7 +261,7 @@ export function createLeasedQueueWorker<Row extends LeasedRow, Result extends At
         } catch (error) {
           options.logger?.error({ err: error, workerId: options.workerId, count: batch.length }, `could not record ${label} attempts; their leases will run out and they are tried again`);
         }
-        for (const { row } of batch) release(row);
+        for (const { row } of batch) held.release(row);
         // Slots are free now: claim again while the next batch of outcomes is written.
         pump();
       }
@@ -363,23 +278,23 @@ export function createLeasedQueueWorker<Row extends LeasedRow, Result extends At
     start() {
       if (running) return;
       running = true;
-      stopRenewing = renewEvery(() => [...held.values()]);
-      schedulePurge(0);
+      stopRenewing = renewEvery(() => held.all());
+      purger.start();
       pump();
     },
     async stop() {
       running = false;
       clearTimeout(pollTimer);
-      clearTimeout(purgeTimer);
       pollTimer = undefined;
+      const purgeStopped = purger.stop();
       // Attempts in flight finish and are recorded; their leases are renewed meanwhile.
       while (pumping || attempts.size > 0 || settling) {
         await Promise.allSettled([pumping, settling, ...attempts]);
       }
       stopRenewing();
-      await purging;
+      await purgeStopped;
     },
-    purgeFinished,
+    purgeFinished: () => purger.purgeNow(),
     wake() {
       pump();
     },
