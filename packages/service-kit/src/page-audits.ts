@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 // Audits that run inside the page (passed to page.evaluate, so each function is self-contained):
-// the Lighthouse-style accessibility checks the issue asks for, without a Lighthouse download.
+// Lighthouse-style accessibility checks, without a Lighthouse download (browsers cannot be fetched here).
 
 /** Form controls, buttons and links without an accessible name (label, aria-label(ledby) or text). */
 export function unlabelledControls(): string[] {

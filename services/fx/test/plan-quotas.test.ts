@@ -4,7 +4,7 @@ import { loadFxConfig } from '../src/config.js';
 import { limitsConfiguration, planWindows } from '../src/domain/limits/plans.js';
 import { tooManyRequestsBody } from '../src/plugins/rate-limits.js';
 
-// Keyed requests arrive with the API-key clients (issue 6); the plans are already configuration the limiter enforces.
+// The plans are configuration the limiter builds its windows from: tested here without keys or a server.
 const plans = limitsConfiguration(loadFxConfig({})).plans;
 const plan = (name: string) => plans.find((candidate) => candidate.name === name)!;
 

@@ -39,7 +39,11 @@ export const manualOverrides = fxSchema.table(
   (table) => [index('manual_overrides_currency_idx').on(table.currency, table.activeFrom)],
 );
 
-/** Written in the same transaction as the data change; the alerts issue turns it into the delivery queue. */
+/**
+ * One row per data change (ingestion, override, seed), written in the change's own transaction: a
+ * durable record of what changed and when. Rate alerts do not read it; they are queued by the
+ * RateChangeListener inside that same transaction.
+ */
 export const outboxEvents = fxSchema.table(
   'outbox_events',
   {

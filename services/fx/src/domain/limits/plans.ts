@@ -14,7 +14,7 @@ export interface PlanLimits {
 /**
  * The one copy of fx's limit numbers: the limiter builds its windows from it and
  * GET /pricing serves it, so the published numbers cannot drift from the enforced ones.
- * Keyed plans are enforced by the clients issue; their numbers live here already.
+ * Anonymous callers are limited per IP; keyed callers by their plan's windows and monthly quota.
  */
 export interface LimitsConfiguration {
   anonymous: { perMinute: number; perHour: number };

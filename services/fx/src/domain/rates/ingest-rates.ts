@@ -37,9 +37,9 @@ export interface IngestedRate {
 }
 
 /**
- * The one way rates enter fx (admin API now; pollers and CLI import reuse it): validates
- * every item first (400 naming `rates[i].field`), then writes the observations and one
- * outbox event in the caller's transaction so the alerts issue sees exactly the committed updates.
+ * The one way rates enter fx (admin API, pollers, CLI import): validates every item first
+ * (400 naming `rates[i].field`), then writes the observations, one outbox event and the
+ * alerts' firings in the caller's transaction, so alerts see exactly the committed updates.
  */
 export async function ingestRates(tx: FxExecutor, input: IngestRatesInput, now: Date, onRateChanged: RateChangeListener): Promise<IngestedRate[]> {
   const observedAt = input.observedAt ?? now;
