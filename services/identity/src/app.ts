@@ -37,6 +37,7 @@ import { oauthTokenRoutes } from './routes/oauth-tokens.js';
 import { oauthMetadataRoutes } from './routes/oauth-metadata.js';
 import { portalRoutes } from './routes/portal.js';
 import { portalAccountRoutes } from './routes/portal-account.js';
+import { portalSecondFactorRoutes } from './routes/portal-second-factors.js';
 
 export const SERVICE_NAME = 'identity';
 export const SERVICE_VERSION = '0.1.0';
@@ -181,8 +182,10 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
         credentials,
         allowedOrigins: [config.PUBLIC_BASE_URL],
         retention: { undecidedRetentionDays: config.UNDECIDED_RETENTION_DAYS, auditRetentionDays: config.AUDIT_RETENTION_DAYS },
+        box,
       });
       await api.register(portalAccountRoutes, { db, clock, credentials });
+      await api.register(portalSecondFactorRoutes, { db, clock, credentials, box });
       await api.register(oauthClientRoutes, { db, clock, credentials });
       await api.register(oauthTokenRoutes, { db, clock, lastUsed, credentials });
       await api.register(verificationRoutes, { db, clock, sessionTtlSeconds: config.SESSION_TTL_SECONDS,

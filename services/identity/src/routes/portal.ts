@@ -2,7 +2,9 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { IdentityExecutor } from '../db/schema.js';
-import { describePortalSession, endPortalSession, login, PORTAL_SESSION_SECONDS } from '../domain/portal-sessions.js';
+import { completePortalSecondStep, describePortalSession, endPortalSession, login, PORTAL_SESSION_SECONDS } from '../domain/portal-sessions.js';
+import { PENDING_SIGN_IN_SECONDS } from '../domain/accounts/second-factors/staged-sign-in.js';
+import type { SecretBox } from '@svc/service-kit';
 import { parseRegistrationCertificate } from '../domain/certificates.js';
 import { emailSchema, PORTAL_ROLES } from '../domain/tenants.js';
 import { PORTAL_COOKIE, refuseCrossOrigin, requirePrincipal } from '../plugins/authentication.js';
@@ -21,7 +23,17 @@ export interface PortalRouteOptions {
   allowedOrigins: readonly string[];
   /** The service-wide parts of the retention policy shown beside the tenant's own. */
   retention: { undecidedRetentionDays: number; auditRetentionDays: number };
+  /** Opens the sealed TOTP secrets. */
+  box: SecretBox;
 }
+
+const PENDING_COOKIE = 'svc_portal_pending';
+
+const sessionIssuedSchema = z.object({
+  sessionToken: z.string(),
+  expiresAt: z.iso.datetime({ offset: true }),
+  enrolmentOnly: z.boolean().meta({ description: "The tenant requires a second factor this user has not set up: the session may only set one up (every other route answers 403 SECOND_FACTOR_ENROLMENT_REQUIRED)" }),
+});
 
 function portalPrincipal(request: Parameters<typeof requirePrincipal>[0]) {
   const principal = requirePrincipal(request);
@@ -32,6 +44,8 @@ function portalPrincipal(request: Parameters<typeof requirePrincipal>[0]) {
 export const portalRoutes: FastifyPluginAsync<PortalRouteOptions> = async (app, options) => {
   const typed = app.withTypeProvider<ZodTypeProvider>();
   const cookie = { httpOnly: true, secure: options.cookieSecure, sameSite: 'strict' as const, path: options.cookiePath };
+  // Sent only to the second step: the pending token opens nothing else.
+  const pendingCookie = { ...cookie, path: `${options.cookiePath}/portal/login` };
 
   typed.post(
     '/portal/login',
@@ -47,7 +61,10 @@ export const portalRoutes: FastifyPluginAsync<PortalRouteOptions> = async (app, 
         security: [],
         body: z.strictObject({ email: emailSchema, password: z.string().min(1).max(256) }),
         response: {
-          200: z.object({ sessionToken: z.string(), expiresAt: z.iso.datetime({ offset: true }) }),
+          200: sessionIssuedSchema,
+          202: z
+            .object({ secondFactorRequired: z.literal(true), pendingSignInToken: z.string(), expiresAt: z.iso.datetime({ offset: true }) })
+            .describe('The password is right and the account has a second factor: complete the sign-in with POST /portal/login/second-factor'),
           ...problemResponses({
             400: 'VALIDATION_ERROR',
             401: 'UNAUTHENTICATED: wrong email or password (the same answer for both)',
@@ -60,20 +77,65 @@ export const portalRoutes: FastifyPluginAsync<PortalRouteOptions> = async (app, 
     async (request, reply) => {
       // Login CSRF: another site must not sign a visitor in to an account of its choosing.
       if (request.headers.origin !== undefined) refuseCrossOrigin(request, options.allowedOrigins);
-      const session = await login(
+      const signIn = await login(
         options.db,
         { email: request.body.email, password: request.body.password, correlationId: request.id, userAgent: request.headers['user-agent'], ipAddress: request.ip },
         options.clock(),
       );
-      void reply.header('Cache-Control', 'no-store').setCookie(PORTAL_COOKIE, session.sessionToken, { ...cookie, maxAge: PORTAL_SESSION_SECONDS });
-      return { sessionToken: session.sessionToken, expiresAt: session.expiresAt.toISOString() };
+      void reply.header('Cache-Control', 'no-store');
+      if (signIn.kind === 'second-factor') {
+        void reply.setCookie(PENDING_COOKIE, signIn.pendingSignInToken, { ...pendingCookie, maxAge: PENDING_SIGN_IN_SECONDS });
+        return reply.code(202).send({ secondFactorRequired: true as const, pendingSignInToken: signIn.pendingSignInToken, expiresAt: signIn.expiresAt.toISOString() });
+      }
+      void reply.setCookie(PORTAL_COOKIE, signIn.sessionToken, { ...cookie, maxAge: PORTAL_SESSION_SECONDS });
+      return { sessionToken: signIn.sessionToken, expiresAt: signIn.expiresAt.toISOString(), enrolmentOnly: signIn.enrolmentOnly };
+    },
+  );
+
+  typed.post(
+    '/portal/login/second-factor',
+    {
+      config: { auth: 'public' },
+      schema: {
+        operationId: 'completePortalSecondFactor',
+        summary: 'Second step of a portal sign-in',
+        description:
+          'After a 202 from POST /portal/login: a code from the authenticator app (`code`) or an unused recovery code (`recoveryCode`), with the pending sign-in token (body, or the HttpOnly cookie set by the login). Wrong codes count toward the same lockout as wrong passwords; each is audited.',
+        tags: ['portal'],
+        security: [],
+        body: z.union([
+          z.strictObject({ pendingSignInToken: z.string().max(200).optional(), code: z.string().regex(/^\d{6}$/, 'must be 6 digits') }),
+          z.strictObject({ pendingSignInToken: z.string().max(200).optional(), recoveryCode: z.string().min(1).max(40) }),
+        ]),
+        response: {
+          200: sessionIssuedSchema,
+          ...problemResponses({
+            400: 'VALIDATION_ERROR; INVALID_CODE: the code is wrong or already used',
+            401: 'UNAUTHENTICATED: the pending sign-in is missing, expired or spent (enter the password again)',
+            403: 'ACCOUNT_DISABLED; CSRF_REJECTED',
+            429: `ACCOUNT_LOCKED (Retry-After); or ${RATE_LIMITED}`,
+          }),
+        },
+      },
+    },
+    async (request, reply) => {
+      if (request.headers.origin !== undefined) refuseCrossOrigin(request, options.allowedOrigins);
+      const { pendingSignInToken, ...proof } = request.body;
+      const session = await completePortalSecondStep(
+        options.db,
+        options.box,
+        { pendingSignInToken: pendingSignInToken ?? request.cookies[PENDING_COOKIE] ?? '', proof, correlationId: request.id },
+        options.clock(),
+      );
+      void reply.header('Cache-Control', 'no-store').clearCookie(PENDING_COOKIE, pendingCookie).setCookie(PORTAL_COOKIE, session.sessionToken, { ...cookie, maxAge: PORTAL_SESSION_SECONDS });
+      return { sessionToken: session.sessionToken, expiresAt: session.expiresAt.toISOString(), enrolmentOnly: false };
     },
   );
 
   typed.post(
     '/portal/logout',
     {
-      config: { auth: 'portal' },
+      config: { auth: 'portal', allowsEnrolmentOnly: true },
       schema: {
         operationId: 'logOutOfPortal',
         summary: 'End the portal session',
@@ -97,7 +159,7 @@ export const portalRoutes: FastifyPluginAsync<PortalRouteOptions> = async (app, 
   typed.get(
     '/portal/session',
     {
-      config: { auth: 'portal' },
+      config: { auth: 'portal', allowsEnrolmentOnly: true },
       schema: {
         operationId: 'getPortalSession',
         summary: 'Who is signed in to the portal',
@@ -111,6 +173,7 @@ export const portalRoutes: FastifyPluginAsync<PortalRouteOptions> = async (app, 
               id: z.uuid(),
               name: z.string(),
               sandbox: z.boolean(),
+              requireSecondFactor: z.boolean().meta({ description: 'Its users must sign in with a second factor' }),
               retention: z
                 .object({
                   evidenceRetentionDays: z.number().int().meta({ description: "Days after a case is approved or rejected until its evidence and personal data are redacted (the tenant's setting, default 90)" }),
@@ -120,6 +183,7 @@ export const portalRoutes: FastifyPluginAsync<PortalRouteOptions> = async (app, 
                 .meta({ id: 'RetentionPolicy' }),
             }),
             expiresAt: z.iso.datetime({ offset: true }),
+            enrolmentOnly: z.boolean().meta({ description: 'The session may only set up a second factor (the tenant requires one)' }),
           }),
           ...problemResponses({ 401: 'UNAUTHENTICATED', 403: 'ACCOUNT_DISABLED, or FORBIDDEN for an API access token' }),
         },
