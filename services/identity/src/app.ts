@@ -217,6 +217,8 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
     ffmpegPath: config.CHECKS_FFMPEG_PATH,
     cookieSecure: config.PORTAL_COOKIE_SECURE,
     allowedOrigins: [config.PUBLIC_BASE_URL],
+    box,
+    requireSecondFactor: config.STAFF_REQUIRE_SECOND_FACTOR,
   });
   return app;
 }

@@ -5,6 +5,7 @@ import type { IdentityExecutor } from '../db/schema.js';
 import { completePortalSecondStep, describePortalSession, endPortalSession, login, PORTAL_SESSION_SECONDS } from '../domain/portal-sessions.js';
 import { PENDING_SIGN_IN_SECONDS } from '../domain/accounts/second-factors/staged-sign-in.js';
 import type { SecretBox } from '@svc/service-kit';
+import { secondStepBodySchema } from './second-factor-schemas.js';
 import { parseRegistrationCertificate } from '../domain/certificates.js';
 import { emailSchema, PORTAL_ROLES } from '../domain/tenants.js';
 import { PORTAL_COOKIE, refuseCrossOrigin, requirePrincipal } from '../plugins/authentication.js';
@@ -103,10 +104,7 @@ export const portalRoutes: FastifyPluginAsync<PortalRouteOptions> = async (app, 
           'After a 202 from POST /portal/login: a code from the authenticator app (`code`) or an unused recovery code (`recoveryCode`), with the pending sign-in token (body, or the HttpOnly cookie set by the login). Wrong codes count toward the same lockout as wrong passwords; each is audited.',
         tags: ['portal'],
         security: [],
-        body: z.union([
-          z.strictObject({ pendingSignInToken: z.string().max(200).optional(), code: z.string().regex(/^\d{6}$/, 'must be 6 digits') }),
-          z.strictObject({ pendingSignInToken: z.string().max(200).optional(), recoveryCode: z.string().min(1).max(40) }),
-        ]),
+        body: secondStepBodySchema,
         response: {
           200: sessionIssuedSchema,
           ...problemResponses({

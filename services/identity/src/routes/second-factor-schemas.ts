@@ -25,3 +25,9 @@ export const factorListSchema = z
     recoveryCodesLeft: z.number().int(),
   })
   .meta({ id: 'SecondFactorList' });
+
+/** The second step of a sign-in: an authenticator code or a recovery code, with the pending token (or its cookie). */
+export const secondStepBodySchema = z.union([
+  z.strictObject({ pendingSignInToken: z.string().max(200).optional(), code: totpCodeSchema }),
+  z.strictObject({ pendingSignInToken: z.string().max(200).optional(), recoveryCode: z.string().min(1).max(40) }),
+]);

@@ -87,6 +87,12 @@ export async function removeFactor(db: IdentityExecutor, account: FactorAccount,
   });
 }
 
+/** While a factor is required, the last one cannot go (the account would be sent back to enrolment at once). */
+export async function refuseRemovingLastFactor(db: IdentityExecutor, account: FactorAccount, factorId: string, requiredBy: string): Promise<void> {
+  const { factors } = await listFactors(db, account);
+  if (factors.length === 1 && factors[0]?.id === factorId) throw new ConflictError(`${requiredBy} requires a second factor: add another one before removing this one.`);
+}
+
 /** Ten new codes in place of all earlier ones, used or not; shown once, stored as hashes. */
 export async function regenerateRecoveryCodes(db: IdentityExecutor, account: FactorAccount, correlationId: string, now: Date): Promise<string[]> {
   if (!(await hasSecondFactor(db, account.account))) throw new ConflictError('Recovery codes come with a second factor: set one up first.');

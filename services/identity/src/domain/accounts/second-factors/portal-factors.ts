@@ -1,10 +1,10 @@
-import { ConflictError, NotFoundError } from '@svc/problem-json';
+import { NotFoundError } from '@svc/problem-json';
 import { and, eq } from 'drizzle-orm';
 import { portalSessions, portalUsers, tenants, type IdentityExecutor } from '../../../db/schema.js';
 import { announceCredentialsChanged } from '../../credential-cache.js';
 import { portalFactorAccount, type PortalPrincipal } from '../../portal-sessions.js';
 import type { FactorAccount } from './accounts.js';
-import { listFactors } from './factors.js';
+import { refuseRemovingLastFactor } from './factors.js';
 
 /** The signed-in portal user as a factor account (its tenant scopes every factor query). */
 export async function portalAccountOf(db: IdentityExecutor, principal: PortalPrincipal): Promise<FactorAccount> {
@@ -30,9 +30,5 @@ export async function liftEnrolmentOnly(tx: IdentityExecutor, principal: PortalP
 export async function refuseRemovingLastRequiredFactor(db: IdentityExecutor, account: FactorAccount, factorId: string): Promise<void> {
   if (account.tenantId === null) return;
   const [tenant] = await db.select({ requireSecondFactor: tenants.requireSecondFactor }).from(tenants).where(eq(tenants.id, account.tenantId));
-  if (!tenant?.requireSecondFactor) return;
-  const { factors } = await listFactors(db, account);
-  if (factors.length === 1 && factors[0]?.id === factorId) {
-    throw new ConflictError('Your organisation requires a second factor: add another one before removing this one.');
-  }
+  if (tenant?.requireSecondFactor) await refuseRemovingLastFactor(db, account, factorId, 'Your organisation');
 }
