@@ -9,6 +9,7 @@ import { CasesArea } from './screens/cases/index.js';
 import { ClientsScreen } from './screens/clients/index.js';
 import { ReportsArea } from './screens/reports/index.js';
 import { SignInScreen } from './screens/sign-in/index.js';
+import { SecuritySection } from '../../web-shared/second-factors/security-section.js';
 import { WebhooksArea } from './screens/webhooks/index.js';
 import { loadSession, type PortalSession, SessionProvider, signOut } from './session.js';
 
@@ -120,6 +121,16 @@ export function App() {
         navigate('/sign-in', { replace: true });
       });
   };
+  if (session.enrolmentOnly) {
+    // Until a second factor is set up, the session opens nothing else: the page offers only that.
+    return (
+      <SessionProvider session={session}>
+        <Layout area="account" onSignOut={onSignOut}>
+          <SecuritySection accountPath="/portal/account" enrolmentOnly onEnrolled={() => void loadSession().then(setSession, setError)} />
+        </Layout>
+      </SessionProvider>
+    );
+  }
   return (
     <SessionProvider session={session}>
       <Layout area={found?.area} onSignOut={onSignOut}>
