@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { auditLog } from '../src/db/schema.js';
 import { totpCode } from '../src/domain/accounts/second-factors/totp.js';
-import { createPortalUser, createTenant } from '../src/domain/tenants.js';
+import { createPortalUser, createTenant, updateTenantSettings } from '../src/domain/tenants.js';
 import { BASE, buildTestApp, manualClock, PASSWORD, type TestApp } from './helpers.js';
 import { authenticatorCode } from './second-factor-helpers.js';
 
@@ -205,6 +205,13 @@ describe('TOTP second factor for portal users', () => {
       const [factor] = (await call('GET', '/portal/account/second-factors', restricted)).json<{ items: { id: string }[] }>().items;
       expect((await call('DELETE', `/portal/account/second-factors/${factor!.id}`, restricted)).statusCode).toBe(409);
       expect(await auditActions()).toContain('tenant.updated');
+    });
+
+    it('is switched by the operator with tenant:update --require-second-factor, which checks its value', async () => {
+      await test.db.transaction((tx) => updateTenantSettings(tx, tenantId, { requireSecondFactor: 'true' }, clock.now()));
+      expect((await signIn()).json()).toMatchObject({ enrolmentOnly: true });
+      await expect(test.db.transaction((tx) => updateTenantSettings(tx, tenantId, { requireSecondFactor: 'yes' }, clock.now()))).rejects.toThrow(/--require-second-factor must be true or false/);
+      await expect(test.db.transaction((tx) => updateTenantSettings(tx, tenantId, {}, clock.now()))).rejects.toThrow(/at least one setting/);
     });
 
     it('is switched by PartnerAdmin only', async () => {
