@@ -18,7 +18,7 @@ import {
 } from '../domain/staff.js';
 import type { SecretBox } from '@svc/service-kit';
 import { refuseRemovingLastFactor } from '../domain/accounts/second-factors/factors.js';
-import { PENDING_SIGN_IN_SECONDS } from '../domain/accounts/second-factors/staged-sign-in.js';
+import { replyWithSignIn, type SignInCookies } from './sign-in-reply.js';
 import { secondFactorRoutes } from './second-factor-routes.js';
 import { secondStepBodySchema } from './second-factor-schemas.js';
 import { emailSchema } from '../domain/tenants.js';
@@ -60,7 +60,10 @@ export const internalReviewRoutes: FastifyPluginAsync<InternalReviewRouteOptions
   const typed = app.withTypeProvider<ZodTypeProvider>();
   const { db, clock } = options;
   const cookie = { httpOnly: true, secure: options.cookieSecure, sameSite: 'strict' as const, path: INTERNAL_BASE_PATH };
-  const pendingCookie = { ...cookie, path: `${INTERNAL_BASE_PATH}/login` };
+  const signInCookies: SignInCookies = {
+    session: { name: CONSOLE_COOKIE, options: cookie, maxAge: STAFF_SESSION_SECONDS },
+    pending: { name: CONSOLE_PENDING_COOKIE, options: { ...cookie, path: `${INTERNAL_BASE_PATH}/login` } },
+  };
   app.decorateRequest('staff', null);
   app.addHook('onRequest', async (request) => {
     if (request.routeOptions.url?.startsWith(`${INTERNAL_BASE_PATH}/login`)) return;
@@ -88,13 +91,7 @@ export const internalReviewRoutes: FastifyPluginAsync<InternalReviewRouteOptions
       // Login CSRF: another site must not sign a reviewer in to an account of its choosing.
       if (request.headers.origin !== undefined) refuseCrossOrigin(request, options.allowedOrigins);
       const signIn = await staffLogin(db, { ...request.body, correlationId: request.id, requireSecondFactor: options.requireSecondFactor }, clock());
-      void reply.header('Cache-Control', 'no-store');
-      if (signIn.kind === 'second-factor') {
-        void reply.setCookie(CONSOLE_PENDING_COOKIE, signIn.pendingSignInToken, { ...pendingCookie, maxAge: PENDING_SIGN_IN_SECONDS });
-        return reply.code(202).send({ secondFactorRequired: true as const, pendingSignInToken: signIn.pendingSignInToken, expiresAt: signIn.expiresAt.toISOString() });
-      }
-      void reply.setCookie(CONSOLE_COOKIE, signIn.sessionToken, { ...cookie, maxAge: STAFF_SESSION_SECONDS });
-      return { sessionToken: signIn.sessionToken, expiresAt: signIn.expiresAt.toISOString(), enrolmentOnly: signIn.enrolmentOnly };
+      return replyWithSignIn(reply, signIn, signInCookies);
     },
   );
 
@@ -115,8 +112,7 @@ export const internalReviewRoutes: FastifyPluginAsync<InternalReviewRouteOptions
       const { pendingSignInToken, ...proof } = request.body;
       const input = { pendingSignInToken: pendingSignInToken ?? request.cookies[CONSOLE_PENDING_COOKIE] ?? '', proof, correlationId: request.id };
       const session = await completeStaffSecondStep(db, options.box, input, clock());
-      void reply.header('Cache-Control', 'no-store').clearCookie(CONSOLE_PENDING_COOKIE, pendingCookie).setCookie(CONSOLE_COOKIE, session.sessionToken, { ...cookie, maxAge: STAFF_SESSION_SECONDS });
-      return { sessionToken: session.sessionToken, expiresAt: session.expiresAt.toISOString(), enrolmentOnly: false };
+      return replyWithSignIn(reply, session, signInCookies);
     },
   );
 

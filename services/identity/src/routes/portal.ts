@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { IdentityExecutor } from '../db/schema.js';
 import { completePortalSecondStep, describePortalSession, endPortalSession, login, PORTAL_SESSION_SECONDS } from '../domain/portal-sessions.js';
-import { PENDING_SIGN_IN_SECONDS } from '../domain/accounts/second-factors/staged-sign-in.js';
+import { replyWithSignIn, type SignInCookies } from './sign-in-reply.js';
 import type { SecretBox } from '@svc/service-kit';
 import { secondStepBodySchema } from './second-factor-schemas.js';
 import { parseRegistrationCertificate } from '../domain/certificates.js';
@@ -46,7 +46,10 @@ export const portalRoutes: FastifyPluginAsync<PortalRouteOptions> = async (app, 
   const typed = app.withTypeProvider<ZodTypeProvider>();
   const cookie = { httpOnly: true, secure: options.cookieSecure, sameSite: 'strict' as const, path: options.cookiePath };
   // Sent only to the second step: the pending token opens nothing else.
-  const pendingCookie = { ...cookie, path: `${options.cookiePath}/portal/login` };
+  const signInCookies: SignInCookies = {
+    session: { name: PORTAL_COOKIE, options: cookie, maxAge: PORTAL_SESSION_SECONDS },
+    pending: { name: PENDING_COOKIE, options: { ...cookie, path: `${options.cookiePath}/portal/login` } },
+  };
 
   typed.post(
     '/portal/login',
@@ -83,13 +86,7 @@ export const portalRoutes: FastifyPluginAsync<PortalRouteOptions> = async (app, 
         { email: request.body.email, password: request.body.password, correlationId: request.id, userAgent: request.headers['user-agent'], ipAddress: request.ip },
         options.clock(),
       );
-      void reply.header('Cache-Control', 'no-store');
-      if (signIn.kind === 'second-factor') {
-        void reply.setCookie(PENDING_COOKIE, signIn.pendingSignInToken, { ...pendingCookie, maxAge: PENDING_SIGN_IN_SECONDS });
-        return reply.code(202).send({ secondFactorRequired: true as const, pendingSignInToken: signIn.pendingSignInToken, expiresAt: signIn.expiresAt.toISOString() });
-      }
-      void reply.setCookie(PORTAL_COOKIE, signIn.sessionToken, { ...cookie, maxAge: PORTAL_SESSION_SECONDS });
-      return { sessionToken: signIn.sessionToken, expiresAt: signIn.expiresAt.toISOString(), enrolmentOnly: signIn.enrolmentOnly };
+      return replyWithSignIn(reply, signIn, signInCookies);
     },
   );
 
@@ -125,8 +122,7 @@ export const portalRoutes: FastifyPluginAsync<PortalRouteOptions> = async (app, 
         { pendingSignInToken: pendingSignInToken ?? request.cookies[PENDING_COOKIE] ?? '', proof, correlationId: request.id },
         options.clock(),
       );
-      void reply.header('Cache-Control', 'no-store').clearCookie(PENDING_COOKIE, pendingCookie).setCookie(PORTAL_COOKIE, session.sessionToken, { ...cookie, maxAge: PORTAL_SESSION_SECONDS });
-      return { sessionToken: session.sessionToken, expiresAt: session.expiresAt.toISOString(), enrolmentOnly: false };
+      return replyWithSignIn(reply, session, signInCookies);
     },
   );
 
