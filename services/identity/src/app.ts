@@ -36,6 +36,7 @@ import { oauthMetadataRoutes } from './routes/oauth-metadata.js';
 import { portalRoutes } from './routes/portal.js';
 import { portalAccountRoutes } from './routes/portal-account.js';
 import { portalTeamRoutes } from './routes/portal-team.js';
+import { portalSecondFactorRoutes } from './routes/portal-second-factors.js';
 
 export const SERVICE_NAME = 'identity';
 export const SERVICE_VERSION = '0.1.0';
@@ -170,6 +171,7 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
         credentials,
         allowedOrigins: [config.PUBLIC_BASE_URL],
         retention: { undecidedRetentionDays: config.UNDECIDED_RETENTION_DAYS, auditRetentionDays: config.AUDIT_RETENTION_DAYS },
+        box,
       });
       await api.register(portalAccountRoutes, { db, clock, credentials });
       await api.register(portalTeamRoutes, {
@@ -181,6 +183,7 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
         cookiePath: API_BASE_PATH,
         allowedOrigins: [config.PUBLIC_BASE_URL],
       });
+      await api.register(portalSecondFactorRoutes, { db, clock, credentials, box });
       await api.register(oauthClientRoutes, { db, clock, credentials });
       await api.register(oauthTokenRoutes, { db, clock, lastUsed, credentials });
       await api.register(verificationRoutes, { db, clock, sessionTtlSeconds: config.SESSION_TTL_SECONDS,
@@ -212,6 +215,8 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
     ffmpegPath: config.CHECKS_FFMPEG_PATH,
     cookieSecure: config.PORTAL_COOKIE_SECURE,
     allowedOrigins: [config.PUBLIC_BASE_URL],
+    box,
+    requireSecondFactor: config.STAFF_REQUIRE_SECOND_FACTOR,
   });
   return app;
 }

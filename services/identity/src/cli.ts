@@ -17,7 +17,7 @@ commands:
                                    externalReference suffix #approve, #reject, #review, #fail, #expire)
   tenant:disable --id <tenantId>   every user, client and token of the tenant gets 403 ACCOUNT_DISABLED
   tenant:enable --id <tenantId>    undo tenant:disable
-  tenant:update --id <tenantId> --evidence-retention-days <1-3650>
+  tenant:update --id <tenantId> [--evidence-retention-days <1-3650>] [--require-second-factor true|false]
                                    days a decided case keeps its evidence before it is redacted (default 90)
   user:create --tenant <tenantId> --email <email> --password <password> --role PartnerAdmin|PartnerReadOnly
                                    add a portal user -> {"userId"}; PartnerReadOnly (support staff) reads
@@ -47,6 +47,7 @@ interface Context {
 /** Progress of a long maintenance run on stderr (stdout keeps its one JSON object). */
 const progressOnStderr = (label: string) => (progress: { done: number; total: number }) => process.stderr.write(`${label}: ${progress.done}/${progress.total}\n`);
 const text = (flags: CliFlags, name: string) => String(flags[name]);
+const optionalText = (flags: CliFlags, name: string) => (flags[name] === undefined ? undefined : String(flags[name]));
 const stringFlags = (...names: string[]) => Object.fromEntries(names.map((name) => [name, 'string' as const]));
 
 const COMMANDS: Record<string, CliCommand<Context>> = {
@@ -63,9 +64,12 @@ const COMMANDS: Record<string, CliCommand<Context>> = {
       ),
   },
   'tenant:update': {
-    flags: stringFlags('id', 'evidence-retention-days'),
-    required: ['id', 'evidence-retention-days'],
-    run: ({ db }, flags) => db.transaction((tx) => updateTenantSettings(tx, text(flags, 'id'), { evidenceRetentionDays: text(flags, 'evidence-retention-days') }, new Date())),
+    flags: stringFlags('id', 'evidence-retention-days', 'require-second-factor'),
+    required: ['id'],
+    run: ({ db }, flags) =>
+      db.transaction((tx) =>
+        updateTenantSettings(tx, text(flags, 'id'), { evidenceRetentionDays: optionalText(flags, 'evidence-retention-days'), requireSecondFactor: optionalText(flags, 'require-second-factor') }, new Date()),
+      ),
   },
   'tenant:disable': { flags: stringFlags('id'), required: ['id'], run: ({ db }, flags) => db.transaction((tx) => setTenantStatus(tx, text(flags, 'id'), 'disabled', new Date())) },
   'tenant:enable': { flags: stringFlags('id'), required: ['id'], run: ({ db }, flags) => db.transaction((tx) => setTenantStatus(tx, text(flags, 'id'), 'active', new Date())) },

@@ -83,6 +83,11 @@ export const identityEnvironmentSchema = baseServiceEnvironment(3001)
     CONSOLE_WEB_ROOT: optionalText,
     /** The hosted capture page's build; default dist/capture beside the compiled code. */
     CAPTURE_WEB_ROOT: optionalText,
+    /**
+     * Staff must sign in with a second factor; one without is sent to set one up. Unset: true with
+     * DATABASE_URL (a real deployment), false on the embedded default (a laptop demo).
+     */
+    STAFF_REQUIRE_SECOND_FACTOR: z.preprocess(emptyAsUndefined, z.enum(['true', 'false'], { error: 'must be true or false' }).optional()),
     /** Marks the portal cookie Secure; off only for plain-HTTP local development. */
     PORTAL_COOKIE_SECURE: booleanFlag(true),
     /** Lifetime of a case's one-time session token (the spec's 2 hours); it also bounds capture. */
@@ -179,7 +184,8 @@ type ParsedEnvironment = z.output<typeof identityEnvironmentSchema>;
 export type ChecksProviderName = 'none' | 'http' | 'local';
 
 export type IdentityConfig = Readonly<
-  Omit<ParsedEnvironment, 'CHECKS_PROVIDER' | 'CHECKS_OCR_THRESHOLD' | 'CHECKS_FACE_THRESHOLD' | 'CHECKS_LIVENESS_THRESHOLD'> & {
+  Omit<ParsedEnvironment, 'CHECKS_PROVIDER' | 'CHECKS_OCR_THRESHOLD' | 'CHECKS_FACE_THRESHOLD' | 'CHECKS_LIVENESS_THRESHOLD' | 'STAFF_REQUIRE_SECOND_FACTOR'> & {
+    STAFF_REQUIRE_SECOND_FACTOR: boolean;
     CHECKS_PROVIDER: ChecksProviderName;
     CHECKS_OCR_THRESHOLD: number;
     CHECKS_FACE_THRESHOLD: number;
@@ -230,6 +236,7 @@ function withProviderDefaults(parsed: ParsedEnvironment, publicBaseUrlSet: boole
     CHECKS_FACE_REJECT_BELOW: Math.min(defaults.faceRejectBelow, parsed.CHECKS_FACE_THRESHOLD ?? defaults.face),
     CAPTURE_ORIGIN: parsed.CAPTURE_BASE_URL ?? reachableOrigin(parsed, publicBaseUrlSet),
     PORTAL_ORIGIN: reachableOrigin(parsed, publicBaseUrlSet),
+    STAFF_REQUIRE_SECOND_FACTOR: parsed.STAFF_REQUIRE_SECOND_FACTOR === undefined ? parsed.DATABASE_URL !== undefined : parsed.STAFF_REQUIRE_SECOND_FACTOR === 'true',
   });
 }
 

@@ -332,6 +332,51 @@ export interface components {
             /** @description true while serving generated demo data */
             demo: boolean;
         };
+        CryptoPrices: {
+            disclaimer: string;
+            timestampUtc: string;
+            prices: {
+                symbol: string;
+                name: string;
+                priceUsd: number;
+                /** @description USD change against the newest price at least 24 h older; null with less than a day of history */
+                change24h: number | null;
+                changePercent24h: number | null;
+                timestampUtc: string;
+            }[];
+        };
+        GoldPrices: {
+            disclaimer: string;
+            timestampUtc: string;
+            prices: {
+                /** @enum {string} */
+                unit: "ounce" | "gram";
+                karat: number;
+                name: string;
+                priceUsd: number;
+                /** @description USD change against the newest price at least 24 h older; null with less than a day of history */
+                change24h: number | null;
+                changePercent24h: number | null;
+                /** @description one gram of this karat in SYP at the effective USD rate; null without a USD rate */
+                pricePerGramSyp: number | null;
+                timestampUtc: string;
+            }[];
+        };
+        Pricing: {
+            anonymous: {
+                perMinute: number;
+                perHour: number;
+            };
+            plans: {
+                name: string;
+                /** @description null = unlimited */
+                monthlyQuota: number | null;
+                perMinute: number;
+                webhookAllowance: number;
+                /** @description live streams (/rates/stream) open at once */
+                maxStreams: number;
+            }[];
+        };
         RateEntry: {
             currency: string;
             buy: number;
@@ -391,51 +436,6 @@ export interface components {
                 rescaled: boolean;
             }[];
         };
-        CryptoPrices: {
-            disclaimer: string;
-            timestampUtc: string;
-            prices: {
-                symbol: string;
-                name: string;
-                priceUsd: number;
-                /** @description USD change against the newest price at least 24 h older; null with less than a day of history */
-                change24h: number | null;
-                changePercent24h: number | null;
-                timestampUtc: string;
-            }[];
-        };
-        GoldPrices: {
-            disclaimer: string;
-            timestampUtc: string;
-            prices: {
-                /** @enum {string} */
-                unit: "ounce" | "gram";
-                karat: number;
-                name: string;
-                priceUsd: number;
-                /** @description USD change against the newest price at least 24 h older; null with less than a day of history */
-                change24h: number | null;
-                changePercent24h: number | null;
-                /** @description one gram of this karat in SYP at the effective USD rate; null without a USD rate */
-                pricePerGramSyp: number | null;
-                timestampUtc: string;
-            }[];
-        };
-        Pricing: {
-            anonymous: {
-                perMinute: number;
-                perHour: number;
-            };
-            plans: {
-                name: string;
-                /** @description null = unlimited */
-                monthlyQuota: number | null;
-                perMinute: number;
-                webhookAllowance: number;
-                /** @description live streams (/rates/stream) open at once */
-                maxStreams: number;
-            }[];
-        };
         Conversion: {
             from: string;
             to: string;
@@ -470,13 +470,13 @@ export interface components {
 }
 export type RateAlertWebhook = components['schemas']['RateAlertWebhook'];
 export type FxHealth = components['schemas']['FxHealth'];
+export type CryptoPrices = components['schemas']['CryptoPrices'];
+export type GoldPrices = components['schemas']['GoldPrices'];
+export type Pricing = components['schemas']['Pricing'];
 export type RateEntry = components['schemas']['RateEntry'];
 export type LatestRates = components['schemas']['LatestRates'];
 export type UsdBasedRates = components['schemas']['UsdBasedRates'];
 export type RateHistory = components['schemas']['RateHistory'];
-export type CryptoPrices = components['schemas']['CryptoPrices'];
-export type GoldPrices = components['schemas']['GoldPrices'];
-export type Pricing = components['schemas']['Pricing'];
 export type Conversion = components['schemas']['Conversion'];
 export type Currencies = components['schemas']['Currencies'];
 export type $defs = Record<string, never>;
@@ -2516,10 +2516,10 @@ export const fxHealthChecksDatabaseDriverValues: ReadonlyArray<FlattenedDeepRequ
 export const fxHealthChecksRedisStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FxHealth"]["checks"]["redis"]["status"]> = ["ok", "down", "not_configured"];
 export const fxHealthChecksRedisStoreValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FxHealth"]["checks"]["redis"]["store"]> = ["redis", "memory"];
 export const fxHealthChecksRateLimitsStoreValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FxHealth"]["checks"]["rateLimits"]["store"]> = ["redis", "memory", "memory-fallback"];
+export const goldPricesPricesUnitValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GoldPrices"]["prices"]["unit"]> = ["ounce", "gram"];
 export const rateHistorySourceValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RateHistory"]["source"]> = ["CBS", "MARKET"];
 export const rateHistoryDenominationValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RateHistory"]["denomination"]> = ["current", "original"];
 export const rateHistoryIntervalValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RateHistory"]["interval"]> = ["day", "week", "month"];
 export const rateHistoryPointsDenominationValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RateHistory"]["points"]["denomination"]> = ["SYP", "SYP_OLD"];
-export const goldPricesPricesUnitValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GoldPrices"]["prices"]["unit"]> = ["ounce", "gram"];
 export const conversionSourceValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Conversion"]["source"]> = ["CBS", "MARKET"];
 export const currenciesCurrenciesSourcesValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Currencies"]["currencies"]["sources"]> = ["CBS", "MARKET"];

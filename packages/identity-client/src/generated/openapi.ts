@@ -62,6 +62,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/partner/v1/portal/login/second-factor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Second step of a portal sign-in
+         * @description After a 202 from POST /portal/login: a code from the authenticator app (`code`) or an unused recovery code (`recoveryCode`), with the pending sign-in token (body, or the HttpOnly cookie set by the login). Wrong codes count toward the same lockout as wrong passwords; each is audited.
+         */
+        post: operations["completePortalSecondFactor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/partner/v1/portal/logout": {
         parameters: {
             query?: never;
@@ -317,6 +337,123 @@ export interface paths {
          * @description Creates the portal user with the chosen password (at least 12 characters, not a common password), uses the invitation up, and signs the new user in: the answer is that of POST /portal/login, cookie included.
          */
         post: operations["acceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/v1/portal/account/second-factors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your second factors */
+        get: operations["portalListSecondFactors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/v1/portal/account/second-factors/totp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start setting up an authenticator app
+         * @description A new secret (base32) and its otpauth:// URI for the QR code. Not a factor until confirmed with a code; starting again replaces an unconfirmed secret.
+         */
+        post: operations["portalStartTotpEnrolment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/v1/portal/account/second-factors/totp/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Finish setting up an authenticator app
+         * @description The current code from the app. The first factor of an account comes with ten recovery codes, shown only in this answer.
+         */
+        post: operations["portalConfirmTotpEnrolment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/v1/portal/account/second-factors/{factorId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove one of your second factors
+         * @description With the last factor go the recovery codes. Refused (409) for the last factor while one is required.
+         */
+        delete: operations["portalRemoveSecondFactor"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/v1/portal/account/recovery-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * New recovery codes
+         * @description Ten new one-time codes replace all earlier ones; shown only in this answer.
+         */
+        post: operations["portalRegenerateRecoveryCodes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/v1/portal/tenant/security": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Your organisation's sign-in rules
+         * @description With `requireSecondFactor`, users without a second factor are sent to set one up at their next sign-in. Role PartnerAdmin.
+         */
+        put: operations["updatePortalTenantSecurity"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1142,6 +1279,26 @@ export interface components {
                 } | null;
             };
         };
+        /** @description Ten one-time codes, each signs in once in place of a second factor; shown only once */
+        RecoveryCodes: string[];
+        TotpEnrolment: {
+            /** @description Base32, for typing into the app by hand */
+            secret: string;
+            /** @description The otpauth://totp/… URI to draw as a QR code */
+            otpauthUri: string;
+        };
+        SecondFactorList: {
+            items: {
+                /** Format: uuid */
+                id: string;
+                /** @enum {string} */
+                kind: "totp";
+                /** Format: date-time */
+                createdAt: string;
+                lastUsedAt: string | null;
+            }[];
+            recoveryCodesLeft: number;
+        };
         OAuthClient: {
             /** Format: uuid */
             id: string;
@@ -1330,6 +1487,9 @@ export type CaptureConsent = components['schemas']['CaptureConsent'];
 export type VerificationCase = components['schemas']['VerificationCase'];
 export type VerificationCaseListItem = components['schemas']['VerificationCaseListItem'];
 export type IdentityHealth = components['schemas']['IdentityHealth'];
+export type RecoveryCodes = components['schemas']['RecoveryCodes'];
+export type TotpEnrolment = components['schemas']['TotpEnrolment'];
+export type SecondFactorList = components['schemas']['SecondFactorList'];
 export type OAuthClient = components['schemas']['OAuthClient'];
 export type RedactionAccepted = components['schemas']['RedactionAccepted'];
 export type WebhookEndpoint = components['schemas']['WebhookEndpoint'];
@@ -1498,6 +1658,23 @@ export interface operations {
                 content: {
                     "application/json": {
                         sessionToken: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        /** @description The tenant requires a second factor this user has not set up: the session may only set one up (every other route answers 403 SECOND_FACTOR_ENROLMENT_REQUIRED) */
+                        enrolmentOnly: boolean;
+                    };
+                };
+            };
+            /** @description The password is right and the account has a second factor: complete the sign-in with POST /portal/login/second-factor */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        secondFactorRequired: true;
+                        pendingSignInToken: string;
                         /** Format: date-time */
                         expiresAt: string;
                     };
@@ -1669,6 +1846,206 @@ export interface operations {
             };
         };
     };
+    completePortalSecondFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    pendingSignInToken?: string;
+                    code: string;
+                } | {
+                    pendingSignInToken?: string;
+                    recoveryCode: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        sessionToken: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        /** @description The tenant requires a second factor this user has not set up: the session may only set one up (every other route answers 403 SECOND_FACTOR_ENROLMENT_REQUIRED) */
+                        enrolmentOnly: boolean;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR; INVALID_CODE: the code is wrong or already used */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED: the pending sign-in is missing, expired or spent (enter the password again) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description ACCOUNT_DISABLED; CSRF_REJECTED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description ACCOUNT_LOCKED (Retry-After); or RATE_LIMITED: more than 120 requests per minute from this IP (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
     logOutOfPortal: {
         parameters: {
             query?: never;
@@ -1797,10 +2174,14 @@ export interface operations {
                             id: string;
                             name: string;
                             sandbox: boolean;
+                            /** @description Its users must sign in with a second factor */
+                            requireSecondFactor: boolean;
                             retention: components["schemas"]["RetentionPolicy"];
                         };
                         /** Format: date-time */
                         expiresAt: string;
+                        /** @description The session may only set up a second factor (the tenant requires one) */
+                        enrolmentOnly: boolean;
                     };
                 };
             };
@@ -3893,6 +4274,8 @@ export interface operations {
                         sessionToken: string;
                         /** Format: date-time */
                         expiresAt: string;
+                        /** @description The tenant requires a second factor this user has not set up: the session may only set one up (every other route answers 403 SECOND_FACTOR_ENROLMENT_REQUIRED) */
+                        enrolmentOnly: boolean;
                     };
                 };
             };
@@ -4062,6 +4445,1333 @@ export interface operations {
             };
             /** @description INVITATION_EXPIRED, INVITATION_USED or INVITATION_REVOKED */
             410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: more than 120 requests per minute from this IP (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    portalListSecondFactors: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecondFactorList"];
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description CSRF_REJECTED, ACCOUNT_DISABLED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: more than 120 requests per minute from this IP (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    portalStartTotpEnrolment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TotpEnrolment"];
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description CSRF_REJECTED, ACCOUNT_DISABLED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description CONFLICT: an authenticator app is already set up */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: more than 120 requests per minute from this IP (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    portalConfirmTotpEnrolment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        recoveryCodes: components["schemas"]["RecoveryCodes"] | null;
+                    };
+                };
+            };
+            /** @description INVALID_CODE; VALIDATION_ERROR */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description CSRF_REJECTED, ACCOUNT_DISABLED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description NOT_FOUND: no set-up in progress */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: more than 120 requests per minute from this IP (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    portalRemoveSecondFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                factorId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description CSRF_REJECTED, ACCOUNT_DISABLED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description CONFLICT: the last factor while one is required */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: more than 120 requests per minute from this IP (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    portalRegenerateRecoveryCodes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        recoveryCodes: components["schemas"]["RecoveryCodes"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description CSRF_REJECTED, ACCOUNT_DISABLED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description CONFLICT: no second factor set up */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: more than 120 requests per minute from this IP (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    updatePortalTenantSecurity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    requireSecondFactor: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        requireSecondFactor: boolean;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description FORBIDDEN (not PartnerAdmin), CSRF_REJECTED, ACCOUNT_DISABLED */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11602,6 +13312,7 @@ export const identityHealthChecksRedisStoreValues: ReadonlyArray<FlattenedDeepRe
 export const identityHealthChecksJobsStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["IdentityHealth"]["checks"]["jobs"]["status"]> = ["pending", "in_flight", "failed"];
 export const identityHealthChecksWebhooksStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["IdentityHealth"]["checks"]["webhooks"]["status"]> = ["pending", "in_flight", "failed"];
 export const identityHealthChecksAutomatedChecksProviderValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["IdentityHealth"]["checks"]["automatedChecks"]["provider"]> = ["none", "http", "local", "injected"];
+export const secondFactorListItemsKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SecondFactorList"]["items"]["kind"]> = ["totp"];
 export const webhookDeliveryStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookDelivery"]["status"]> = ["pending", "in_flight", "succeeded", "failed"];
 export const oAuthAuthorizationServerMetadataToken_endpoint_auth_methods_supportedValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OAuthAuthorizationServerMetadata"]["token_endpoint_auth_methods_supported"]> = ["self_signed_tls_client_auth"];
 export const oAuthAuthorizationServerMetadataIntrospection_endpoint_auth_methods_supportedValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OAuthAuthorizationServerMetadata"]["introspection_endpoint_auth_methods_supported"]> = ["self_signed_tls_client_auth"];

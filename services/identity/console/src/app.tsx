@@ -6,15 +6,16 @@ import { useLanguage, useMessages } from '../../web-shared/i18n.js';
 import { Link, navigate, useLocation } from '../../web-shared/router.js';
 import { SignInForm } from '../../web-shared/sign-in/sign-in-form.js';
 import { consoleMessages } from './messages.js';
+import { SecuritySection } from '../../web-shared/second-factors/security-section.js';
 import { CaseReview } from './screens/case-review.js';
 import { HistoryScreen } from './screens/history.js';
 import { QueueScreen } from './screens/queue.js';
-import { loadSession, type StaffSession, signIn, signOut } from './session.js';
+import { completeSecondStep, loadSession, type StaffSession, signIn, signOut } from './session.js';
 import { useIdleSignOut } from './use-idle.js';
 
 const CASE_PATH = /^\/cases\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
 
-function Layout(props: { session: StaffSession; area: 'queue' | 'history' | undefined; onSignOut: () => void; children: ComponentChildren }) {
+function Layout(props: { session: StaffSession; area: 'queue' | 'history' | 'security' | undefined; onSignOut: () => void; children: ComponentChildren }) {
   const t = useMessages(consoleMessages);
   const { language } = useLanguage();
   const { staff } = props.session;
@@ -44,7 +45,7 @@ function Layout(props: { session: StaffSession; area: 'queue' | 'history' | unde
       </header>
       <nav class="sections" aria-label={t('navigation')}>
         <ul>
-          {(['queue', 'history'] as const).map((area) => (
+          {(['queue', 'history', 'security'] as const).map((area) => (
             <li key={area}>
               <Link href={`/${area}`} class="section-link" aria-current={props.area === area ? 'page' : undefined}>
                 {t(area)}
@@ -64,6 +65,7 @@ function Screen({ path, session }: { path: string; session: StaffSession }) {
   const t = useMessages(consoleMessages);
   if (path === '/queue') return <QueueScreen />;
   if (path === '/history') return <HistoryScreen session={session} />;
+  if (path === '/security') return <SecuritySection accountPath="/account" />;
   const caseId = CASE_PATH.exec(path)?.[1];
   if (caseId) return <CaseReview key={caseId} caseId={caseId.toLowerCase()} session={session} />;
   return (
@@ -127,6 +129,7 @@ export function App() {
           title={t('signInTitle')}
           intro={t('signInIntro')}
           signIn={signIn}
+          completeSecondStep={completeSecondStep}
           loadSession={loadSession}
           onSignedIn={(signedIn) => {
             setSession(signedIn);
@@ -138,7 +141,15 @@ export function App() {
   }
   if (error) return <main class="content content-alone"><ErrorNotice error={error} onRetry={() => window.location.reload()} /></main>;
   if (!session) return <main class="content content-alone"><Loading /></main>;
-  const area = location.path === '/queue' || location.path.startsWith('/cases/') ? 'queue' : location.path === '/history' ? 'history' : undefined;
+  const area = location.path === '/queue' || location.path.startsWith('/cases/') ? 'queue' : location.path === '/history' ? 'history' : location.path === '/security' ? 'security' : undefined;
+  if (session.enrolmentOnly) {
+    // Until a second factor is set up, the session opens nothing else: the page offers only that.
+    return (
+      <Layout session={session} area="security" onSignOut={() => endSession(false)}>
+        <SecuritySection accountPath="/account" enrolmentOnly onEnrolled={() => void loadSession().then(setSession, setError)} />
+      </Layout>
+    );
+  }
   return (
     <Layout session={session} area={area} onSignOut={() => endSession(false)}>
       {location.path === '' ? <Loading /> : <Screen path={location.path} session={session} />}

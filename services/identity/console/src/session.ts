@@ -1,4 +1,5 @@
 import { api, ApiError } from '../../web-shared/api.js';
+import { outcomeOf, type SecondStepProof, type SignInOutcome } from '../../web-shared/sign-in/sign-in-form.js';
 
 export type StaffRole = 'Reviewer' | 'ReviewLead';
 
@@ -7,6 +8,8 @@ export interface StaffSession {
   staff: { id: string; email: string; role: StaffRole };
   expiresAt: string;
   idleTimeoutSeconds: number;
+  /** Staff must have a second factor and this reviewer has none yet: only enrolment is open. */
+  enrolmentOnly: boolean;
 }
 
 export async function loadSession(): Promise<StaffSession | null> {
@@ -18,8 +21,12 @@ export async function loadSession(): Promise<StaffSession | null> {
   }
 }
 
-export async function signIn(email: string, password: string): Promise<void> {
-  await api('POST', '/login', { body: { email, password }, quietUnauthenticated: true });
+export async function signIn(email: string, password: string): Promise<SignInOutcome> {
+  return outcomeOf(await api<{ secondFactorRequired?: boolean }>('POST', '/login', { body: { email, password }, quietUnauthenticated: true }));
+}
+
+export async function completeSecondStep(proof: SecondStepProof): Promise<void> {
+  await api('POST', '/login/second-factor', { body: proof, quietUnauthenticated: true });
 }
 
 export async function signOut(): Promise<void> {

@@ -11,6 +11,7 @@ import { ReportsArea } from './screens/reports/index.js';
 import { InvitationScreen } from './screens/invitation/index.js';
 import { SignInScreen } from './screens/sign-in/index.js';
 import { TeamScreen } from './screens/team/index.js';
+import { SecuritySection } from '../../web-shared/second-factors/security-section.js';
 import { WebhooksArea } from './screens/webhooks/index.js';
 import { loadSession, type PortalSession, SessionProvider, signOut, useSession } from './session.js';
 
@@ -137,6 +138,16 @@ export function App() {
         navigate('/sign-in', { replace: true });
       });
   };
+  if (session.enrolmentOnly) {
+    // Until a second factor is set up, the session opens nothing else: the page offers only that.
+    return (
+      <SessionProvider session={session}>
+        <Layout area="account" onSignOut={onSignOut}>
+          <SecuritySection accountPath="/portal/account" enrolmentOnly onEnrolled={() => void loadSession().then(setSession, setError)} />
+        </Layout>
+      </SessionProvider>
+    );
+  }
   return (
     <SessionProvider session={session}>
       <Layout area={found?.area} onSignOut={onSignOut}>

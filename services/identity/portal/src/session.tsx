@@ -1,14 +1,17 @@
 import { createContext, type ComponentChildren } from 'preact';
 import { useContext } from 'preact/hooks';
 import { api, ApiError } from '../../web-shared/api.js';
+import { outcomeOf, type SecondStepProof, type SignInOutcome } from '../../web-shared/sign-in/sign-in-form.js';
 
 export type PortalRole = 'PartnerAdmin' | 'PartnerReadOnly';
 
 /** GET /portal/session */
 export interface PortalSession {
   user: { id: string; email: string; role: PortalRole };
-  tenant: { id: string; name: string; sandbox: boolean; retention: { evidenceRetentionDays: number; undecidedRetentionDays: number; auditRetentionDays: number } };
+  tenant: { id: string; name: string; sandbox: boolean; requireSecondFactor: boolean; retention: { evidenceRetentionDays: number; undecidedRetentionDays: number; auditRetentionDays: number } };
   expiresAt: string;
+  /** The tenant requires a second factor this user has not set up: only enrolment is open. */
+  enrolmentOnly: boolean;
 }
 
 export interface SessionValue {
@@ -42,8 +45,12 @@ export async function loadSession(): Promise<PortalSession | null> {
   }
 }
 
-export async function signIn(email: string, password: string): Promise<void> {
-  await api('POST', '/portal/login', { body: { email, password }, quietUnauthenticated: true });
+export async function signIn(email: string, password: string): Promise<SignInOutcome> {
+  return outcomeOf(await api<{ secondFactorRequired?: boolean }>('POST', '/portal/login', { body: { email, password }, quietUnauthenticated: true }));
+}
+
+export async function completeSecondStep(proof: SecondStepProof): Promise<void> {
+  await api('POST', '/portal/login/second-factor', { body: proof, quietUnauthenticated: true });
 }
 
 /** Ends the session server-side (the cookie is cleared by the answer); an already-ended session is fine. */

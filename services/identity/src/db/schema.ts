@@ -17,6 +17,8 @@ export const tenants = identitySchema.table('tenants', {
   sandbox: boolean('sandbox').notNull().default(false),
   /** Days a decided (approved or rejected) case keeps its evidence and personal data before the retention sweep redacts it. */
   evidenceRetentionDays: integer('evidence_retention_days').notNull().default(90),
+  /** Its portal users must have a second factor: one without is sent to enrol at the next sign-in. */
+  requireSecondFactor: boolean('require_second_factor').notNull().default(false),
   createdAt: timestampTz('created_at').notNull().defaultNow(),
   updatedAt: timestampTz('updated_at').notNull().defaultNow(),
 });
@@ -86,6 +88,8 @@ export const portalSessions = identitySchema.table(
     endedAt: timestampTz('ended_at'),
     /** Moved forward at most once a minute by the session's requests: shown in the user's list of sessions. */
     lastSeenAt: timestampTz('last_seen_at'),
+    /** Signed in without the second factor the account must have: the session may only enrol one. */
+    enrolmentOnly: boolean('enrolment_only').notNull().default(false),
     /** The browser and address that signed in (truncated), so a user can tell their sessions apart. */
     userAgent: text('user_agent'),
     ipAddress: text('ip_address'),
@@ -350,6 +354,8 @@ export const staffSessions = identitySchema.table(
     endedAt: timestampTz('ended_at'),
     /** Moved forward (at most once a minute) by each request: the console signs a reviewer out after inactivity. */
     lastSeenAt: timestampTz('last_seen_at'),
+    /** Signed in while STAFF_REQUIRE_SECOND_FACTOR demands a factor the reviewer has not enrolled: the session may only enrol one. */
+    enrolmentOnly: boolean('enrolment_only').notNull().default(false),
   },
   (table) => [uniqueIndex('staff_sessions_token_hash_key').on(table.tokenHash)],
 );

@@ -6,6 +6,10 @@ import { writeAudit } from './audit.js';
 import { LOCKOUT, lockedForSeconds, recordFailure } from './login-throttle.js';
 import { generateOpaqueToken, hashToken } from './credentials.js';
 import { checkPassword, hashPassword, UNKNOWN_USER_PASSWORD_HASH } from './accounts/passwords.js';
+import type { SecretBox } from '@svc/service-kit';
+import type { FactorAccount } from './accounts/second-factors/accounts.js';
+import { hasSecondFactor, type SecondStepProof } from './accounts/second-factors/factors.js';
+import { completeSecondStep, createPendingSignIn } from './accounts/second-factors/staged-sign-in.js';
 
 export const PORTAL_SESSION_PREFIX = 'svc_ps_';
 export const PORTAL_SESSION_SECONDS = 8 * 3600;
@@ -17,21 +21,41 @@ export interface PortalPrincipal {
   tenantId: string;
   role: string;
   sessionId: string;
+  /** Signed in without the second factor the tenant requires: only enrolment routes accept it. */
+  enrolmentOnly: boolean;
 }
 
 const INVALID_LOGIN = 'The email or password is incorrect.';
 const USER_DISABLED = 'This user has been disabled by an administrator of the tenant.';
 
-export async function login(
-  db: IdentityExecutor,
-  input: { email: string; password: string; correlationId: string; userAgent?: string | undefined; ipAddress?: string | undefined },
-  now: Date,
-): Promise<{ sessionToken: string; expiresAt: Date; userId: string; tenantId: string }> {
+export type PortalSignIn =
+  | { kind: 'session'; sessionToken: string; expiresAt: Date; userId: string; tenantId: string; enrolmentOnly: boolean }
+  | { kind: 'second-factor'; pendingSignInToken: string; expiresAt: Date };
+
+interface SignInMeta {
+  correlationId: string;
+  userAgent?: string | null | undefined;
+  ipAddress?: string | null | undefined;
+}
+
+/** The portal user as the second-factor rules see them. */
+export const portalFactorAccount = (user: { id: string; tenantId: string; email: string }): FactorAccount => ({
+  account: `user:${user.id}`,
+  tenantId: user.tenantId,
+  throttleKey: user.email,
+  email: user.email,
+});
+
+/**
+ * The password step. With a second factor the session waits for the second step (a pending
+ * sign-in token); without one while the tenant requires it, the session may only enrol one.
+ */
+export async function login(db: IdentityExecutor, input: { email: string; password: string } & SignInMeta, now: Date): Promise<PortalSignIn> {
   const { email, correlationId } = input;
   const locked = await lockedForSeconds(db, email, now);
   if (locked > 0) throw new AccountLockedError(locked);
   const [user] = await db
-    .select({ id: portalUsers.id, tenantId: portalUsers.tenantId, passwordHash: portalUsers.passwordHash, userStatus: portalUsers.status, tenantStatus: tenants.status })
+    .select({ id: portalUsers.id, tenantId: portalUsers.tenantId, passwordHash: portalUsers.passwordHash, userStatus: portalUsers.status, tenantStatus: tenants.status, requireSecondFactor: tenants.requireSecondFactor })
     .from(portalUsers)
     .innerJoin(tenants, eq(tenants.id, portalUsers.tenantId))
     .where(eq(portalUsers.email, email));
@@ -53,33 +77,85 @@ export async function login(
     await writeAudit(db, { tenantId: user.tenantId, actor: `user:${user.id}`, action: 'login.refused', target: `email:${email}`, correlationId, after: { reason } }, now);
     throw user.tenantStatus !== 'active' ? new AccountDisabledError() : new AccountDisabledError(USER_DISABLED);
   }
+  // The password is known only now: the moment to replace a hash made with an older scheme.
+  if (upgrade) await db.update(portalUsers).set({ passwordHash: await hashPassword(input.password) }).where(eq(portalUsers.id, user.id));
+  const account = `user:${user.id}`;
+  if (await hasSecondFactor(db, account)) {
+    return db.transaction(async (tx) => {
+      const pending = await createPendingSignIn(tx, { account, tenantId: user.tenantId, userAgent: input.userAgent ?? undefined, ipAddress: input.ipAddress ?? undefined }, now);
+      await writeAudit(tx, { tenantId: user.tenantId, actor: account, action: 'login.second_factor_required', target: `email:${email}`, correlationId }, now);
+      return { kind: 'second-factor' as const, ...pending };
+    });
+  }
+  return db.transaction(async (tx) => {
+    await tx.delete(loginThrottle).where(eq(loginThrottle.email, email));
+    return issuePortalSession(tx, { userId: user.id, tenantId: user.tenantId, enrolmentOnly: user.requireSecondFactor }, input, now);
+  });
+}
+
+/** The session at the end of a sign-in (after the password alone, or after the second step). */
+export async function issuePortalSession(
+  tx: IdentityExecutor,
+  user: { userId: string; tenantId: string; enrolmentOnly: boolean },
+  meta: SignInMeta,
+  now: Date,
+): Promise<PortalSignIn & { kind: 'session' }> {
   const sessionToken = generateOpaqueToken(PORTAL_SESSION_PREFIX, 32);
   const expiresAt = new Date(now.getTime() + PORTAL_SESSION_SECONDS * 1000);
-  await db.transaction(async (tx) => {
-    await tx.delete(loginThrottle).where(eq(loginThrottle.email, email));
-    // The password is known only now: the moment to replace a hash made with an older scheme.
-    if (upgrade) await tx.update(portalUsers).set({ passwordHash: await hashPassword(input.password) }).where(eq(portalUsers.id, user.id));
-    const [session] = await tx
-      .insert(portalSessions)
-      .values({
-        tokenHash: hashToken(sessionToken),
-        userId: user.id,
-        tenantId: user.tenantId,
-        createdAt: now,
-        expiresAt,
-        lastSeenAt: now,
-        userAgent: input.userAgent?.slice(0, 400) ?? null,
-        ipAddress: input.ipAddress ?? null,
-      })
-      .returning({ id: portalSessions.id });
-    await writeAudit(tx, { tenantId: user.tenantId, actor: `user:${user.id}`, action: 'login.succeeded', target: `session:${session?.id}`, correlationId }, now);
-  });
-  return { sessionToken, expiresAt, userId: user.id, tenantId: user.tenantId };
+  const [session] = await tx
+    .insert(portalSessions)
+    .values({
+      tokenHash: hashToken(sessionToken),
+      userId: user.userId,
+      tenantId: user.tenantId,
+      createdAt: now,
+      expiresAt,
+      lastSeenAt: now,
+      enrolmentOnly: user.enrolmentOnly,
+      userAgent: meta.userAgent?.slice(0, 400) ?? null,
+      ipAddress: meta.ipAddress ?? null,
+    })
+    .returning({ id: portalSessions.id });
+  const after = user.enrolmentOnly ? { enrolmentOnly: true } : null;
+  await writeAudit(tx, { tenantId: user.tenantId, actor: `user:${user.userId}`, action: 'login.succeeded', target: `session:${session?.id}`, correlationId: meta.correlationId, after }, now);
+  return { kind: 'session', sessionToken, expiresAt, userId: user.userId, tenantId: user.tenantId, enrolmentOnly: user.enrolmentOnly };
+}
+
+/** The second step of a portal sign-in: a TOTP or recovery code in exchange for the pending token. */
+export async function completePortalSecondStep(
+  db: IdentityExecutor,
+  box: SecretBox,
+  input: { pendingSignInToken: string; proof: SecondStepProof; correlationId: string },
+  now: Date,
+): Promise<PortalSignIn & { kind: 'session' }> {
+  return completeSecondStep(
+    db,
+    box,
+    input,
+    now,
+    async (pending) => portalFactorAccount(await portalUserOf(db, pending.account)),
+    async (tx, pending) => {
+      const user = await portalUserOf(tx, pending.account);
+      if (user.tenantStatus !== 'active') throw new AccountDisabledError();
+      if (user.userStatus !== 'active') throw new AccountDisabledError(USER_DISABLED);
+      return issuePortalSession(tx, { userId: user.id, tenantId: user.tenantId, enrolmentOnly: false }, { ...pending, correlationId: input.correlationId }, now);
+    },
+  );
+}
+
+async function portalUserOf(db: IdentityExecutor, account: string) {
+  const [user] = await db
+    .select({ id: portalUsers.id, tenantId: portalUsers.tenantId, email: portalUsers.email, userStatus: portalUsers.status, tenantStatus: tenants.status })
+    .from(portalUsers)
+    .innerJoin(tenants, eq(tenants.id, portalUsers.tenantId))
+    .where(eq(portalUsers.id, account.slice('user:'.length)));
+  if (!user) throw new UnauthenticatedError('The sign-in has expired or was already completed: enter your password again.');
+  return user;
 }
 
 function sessionLookup(db: IdentityExecutor, tokenHash: string) {
   return db
-    .select({ sessionId: portalSessions.id, userId: portalUsers.id, tenantId: portalSessions.tenantId, role: portalUsers.role, userStatus: portalUsers.status, expiresAt: portalSessions.expiresAt, lastSeenAt: portalSessions.lastSeenAt, tenantStatus: tenants.status })
+    .select({ sessionId: portalSessions.id, userId: portalUsers.id, tenantId: portalSessions.tenantId, role: portalUsers.role, userStatus: portalUsers.status, expiresAt: portalSessions.expiresAt, lastSeenAt: portalSessions.lastSeenAt, enrolmentOnly: portalSessions.enrolmentOnly, tenantStatus: tenants.status })
     .from(portalSessions)
     .innerJoin(portalUsers, eq(portalUsers.id, portalSessions.userId))
     .innerJoin(tenants, eq(tenants.id, portalSessions.tenantId))
@@ -112,7 +188,7 @@ export async function authenticatePortalSession(db: IdentityExecutor, sessionTok
     row.lastSeenAt = now;
     await db.update(portalSessions).set({ lastSeenAt: now }).where(eq(portalSessions.id, row.sessionId));
   }
-  return { userId: row.userId, tenantId: row.tenantId, role: row.role, sessionId: row.sessionId };
+  return { userId: row.userId, tenantId: row.tenantId, role: row.role, sessionId: row.sessionId, enrolmentOnly: row.enrolmentOnly };
 }
 
 export async function endPortalSession(db: IdentityExecutor, principal: PortalPrincipal, correlationId: string, now: Date): Promise<void> {
@@ -126,7 +202,7 @@ export async function endPortalSession(db: IdentityExecutor, principal: PortalPr
 /** Who is signed in, for the portal's header and its role-dependent controls. */
 export async function describePortalSession(db: IdentityExecutor, principal: PortalPrincipal) {
   const [row] = await db
-    .select({ email: portalUsers.email, role: portalUsers.role, tenantName: tenants.name, sandbox: tenants.sandbox, evidenceRetentionDays: tenants.evidenceRetentionDays, expiresAt: portalSessions.expiresAt })
+    .select({ email: portalUsers.email, role: portalUsers.role, tenantName: tenants.name, sandbox: tenants.sandbox, evidenceRetentionDays: tenants.evidenceRetentionDays, requireSecondFactor: tenants.requireSecondFactor, expiresAt: portalSessions.expiresAt, enrolmentOnly: portalSessions.enrolmentOnly })
     .from(portalSessions)
     .innerJoin(portalUsers, eq(portalUsers.id, portalSessions.userId))
     .innerJoin(tenants, eq(tenants.id, portalSessions.tenantId))
@@ -134,7 +210,8 @@ export async function describePortalSession(db: IdentityExecutor, principal: Por
   if (!row) throw new UnauthenticatedError('The portal session is missing, expired or invalid.');
   return {
     user: { id: principal.userId, email: row.email, role: row.role },
-    tenant: { id: principal.tenantId, name: row.tenantName, sandbox: row.sandbox, evidenceRetentionDays: row.evidenceRetentionDays },
+    tenant: { id: principal.tenantId, name: row.tenantName, sandbox: row.sandbox, evidenceRetentionDays: row.evidenceRetentionDays, requireSecondFactor: row.requireSecondFactor },
     expiresAt: row.expiresAt.toISOString(),
+    enrolmentOnly: row.enrolmentOnly,
   };
 }

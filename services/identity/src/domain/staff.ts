@@ -6,6 +6,10 @@ import { generateOpaqueToken, hashToken } from './credentials.js';
 import { checkPassword, hashPassword, newPasswordSchema, UNKNOWN_USER_PASSWORD_HASH } from './accounts/passwords.js';
 import { LOCKOUT, lockedForSeconds, recordFailure } from './login-throttle.js';
 import { emailSchema } from './tenants.js';
+import type { SecretBox } from '@svc/service-kit';
+import type { FactorAccount } from './accounts/second-factors/accounts.js';
+import { hasSecondFactor, type SecondStepProof } from './accounts/second-factors/factors.js';
+import { completeSecondStep, createPendingSignIn } from './accounts/second-factors/staged-sign-in.js';
 
 export const STAFF_SESSION_PREFIX = 'svc_ss_';
 export const STAFF_SESSION_SECONDS = 8 * 3600;
@@ -23,6 +27,8 @@ export interface StaffPrincipal {
   role: StaffRole;
   sessionId: string;
   expiresAt: Date;
+  /** Signed in without the second factor staff must have: only enrolment routes accept it. */
+  enrolmentOnly: boolean;
 }
 
 /** Staff and portal logins share the throttle table; the prefix keeps an address's two counts apart. */
@@ -46,8 +52,20 @@ export async function createStaffUser(tx: IdentityExecutor, input: { email: stri
   return { staffId: user.id, role };
 }
 
-/** The portal's login rules for staff: one Argon2id whatever the address, lockout by address, old hashes upgraded. */
-export async function staffLogin(db: IdentityExecutor, input: { email: string; password: string; correlationId: string }, now: Date): Promise<{ sessionToken: string; expiresAt: Date }> {
+export type StaffSignIn = { kind: 'session'; sessionToken: string; expiresAt: Date; enrolmentOnly: boolean } | { kind: 'second-factor'; pendingSignInToken: string; expiresAt: Date };
+
+export const staffFactorAccount = (staff: { id: string; email: string }): FactorAccount => ({ account: `staff:${staff.id}`, tenantId: null, throttleKey: throttleKey(staff.email), email: staff.email });
+
+/**
+ * The portal's login rules for staff: one Argon2id whatever the address, lockout by address, old
+ * hashes upgraded, a second step when the reviewer has a factor, and an enrolment-only session
+ * when the operator requires one (STAFF_REQUIRE_SECOND_FACTOR) that the reviewer has not set up.
+ */
+export async function staffLogin(
+  db: IdentityExecutor,
+  input: { email: string; password: string; correlationId: string; requireSecondFactor: boolean },
+  now: Date,
+): Promise<StaffSignIn> {
   const key = throttleKey(input.email);
   const locked = await lockedForSeconds(db, key, now);
   if (locked > 0) throw new AccountLockedError(locked);
@@ -62,22 +80,52 @@ export async function staffLogin(db: IdentityExecutor, input: { email: string; p
     });
     throw new UnauthenticatedError(nowLocked ? `${INVALID_LOGIN} Too many failed attempts: the account is now locked for ${LOCKOUT.lockSeconds / 60} minutes.` : INVALID_LOGIN);
   }
+  if (upgrade) await db.update(staffUsers).set({ passwordHash: await hashPassword(input.password) }).where(eq(staffUsers.id, user.id));
+  const account = `staff:${user.id}`;
+  if (await hasSecondFactor(db, account)) {
+    return db.transaction(async (tx) => {
+      const pending = await createPendingSignIn(tx, { account, tenantId: null }, now);
+      await writeAudit(tx, { ...audit, action: 'staff_login.second_factor_required' }, now);
+      return { kind: 'second-factor' as const, ...pending };
+    });
+  }
+  return db.transaction(async (tx) => {
+    await tx.delete(loginThrottle).where(eq(loginThrottle.email, key));
+    return issueStaffSession(tx, user.id, input.requireSecondFactor, input.correlationId, now);
+  });
+}
+
+async function issueStaffSession(tx: IdentityExecutor, staffId: string, enrolmentOnly: boolean, correlationId: string, now: Date): Promise<StaffSignIn & { kind: 'session' }> {
   const sessionToken = generateOpaqueToken(STAFF_SESSION_PREFIX, 32);
   const expiresAt = new Date(now.getTime() + STAFF_SESSION_SECONDS * 1000);
-  await db.transaction(async (tx) => {
-    await tx.delete(loginThrottle).where(eq(loginThrottle.email, key));
-    if (upgrade) await tx.update(staffUsers).set({ passwordHash: await hashPassword(input.password) }).where(eq(staffUsers.id, user.id));
-    await tx.insert(staffSessions).values({ tokenHash: hashToken(sessionToken), staffId: user.id, createdAt: now, expiresAt, lastSeenAt: now });
-    await writeAudit(tx, { ...audit, action: 'staff_login.succeeded' }, now);
+  await tx.insert(staffSessions).values({ tokenHash: hashToken(sessionToken), staffId, createdAt: now, expiresAt, lastSeenAt: now, enrolmentOnly });
+  await writeAudit(tx, { tenantId: null, actor: `staff:${staffId}`, action: 'staff_login.succeeded', target: `staff:${staffId}`, correlationId, after: enrolmentOnly ? { enrolmentOnly } : null }, now);
+  return { kind: 'session', sessionToken, expiresAt, enrolmentOnly };
+}
+
+/** The console's second step: a TOTP or recovery code in exchange for the pending token. */
+export async function completeStaffSecondStep(db: IdentityExecutor, box: SecretBox, input: { pendingSignInToken: string; proof: SecondStepProof; correlationId: string }, now: Date) {
+  const staffOf = async (executor: IdentityExecutor, account: string) => {
+    const [staff] = await executor.select({ id: staffUsers.id, email: staffUsers.email }).from(staffUsers).where(eq(staffUsers.id, account.slice('staff:'.length)));
+    if (!staff) throw new UnauthenticatedError('The sign-in has expired or was already completed: enter your password again.');
+    return staff;
+  };
+  return completeSecondStep(db, box, input, now, async (pending) => staffFactorAccount(await staffOf(db, pending.account)), async (tx, pending) => {
+    const staff = await staffOf(tx, pending.account);
+    return issueStaffSession(tx, staff.id, false, input.correlationId, now);
   });
-  return { sessionToken, expiresAt };
+}
+
+/** With a factor set up, the reviewer's enrolment-only sessions become full ones. */
+export async function liftStaffEnrolmentOnly(db: IdentityExecutor, staffId: string): Promise<void> {
+  await db.update(staffSessions).set({ enrolmentOnly: false }).where(and(eq(staffSessions.staffId, staffId), eq(staffSessions.enrolmentOnly, true)));
 }
 
 export async function authenticateStaffSession(db: IdentityExecutor, sessionToken: string | null, now: Date): Promise<StaffPrincipal> {
   const refused = new UnauthenticatedError('A staff session is required: log in with POST /api/internal/v1/login and send Authorization: Bearer svc_ss_… (or the console cookie).');
   if (!sessionToken?.startsWith(STAFF_SESSION_PREFIX)) throw refused;
   const [row] = await db
-    .select({ sessionId: staffSessions.id, staffId: staffUsers.id, email: staffUsers.email, role: staffUsers.role, expiresAt: staffSessions.expiresAt, lastSeenAt: staffSessions.lastSeenAt })
+    .select({ sessionId: staffSessions.id, staffId: staffUsers.id, email: staffUsers.email, role: staffUsers.role, expiresAt: staffSessions.expiresAt, lastSeenAt: staffSessions.lastSeenAt, enrolmentOnly: staffSessions.enrolmentOnly })
     .from(staffSessions)
     .innerJoin(staffUsers, eq(staffUsers.id, staffSessions.staffId))
     .where(and(eq(staffSessions.tokenHash, hashToken(sessionToken)), isNull(staffSessions.endedAt)));
@@ -91,7 +139,7 @@ export async function authenticateStaffSession(db: IdentityExecutor, sessionToke
   if (row.lastSeenAt === null || now.getTime() - lastSeen.getTime() >= LAST_SEEN_WRITE_SECONDS * 1000) {
     await db.update(staffSessions).set({ lastSeenAt: now }).where(eq(staffSessions.id, row.sessionId));
   }
-  return { staffId: row.staffId, email: row.email, role: row.role as StaffRole, sessionId: row.sessionId, expiresAt: row.expiresAt };
+  return { staffId: row.staffId, email: row.email, role: row.role as StaffRole, sessionId: row.sessionId, expiresAt: row.expiresAt, enrolmentOnly: row.enrolmentOnly };
 }
 
 export async function endStaffSession(db: IdentityExecutor, principal: StaffPrincipal, correlationId: string, now: Date): Promise<void> {

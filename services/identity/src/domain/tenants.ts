@@ -74,13 +74,26 @@ export async function setTenantStatus(tx: IdentityExecutor, tenantId: string, st
 /** Up to ten years: long enough for any regulator we know of, short enough that a typo (36500) is caught. */
 export const evidenceRetentionDaysSchema = z.coerce.number({ error: 'must be a whole number of days' }).int('must be a whole number of days').min(1, 'must be at least 1 day').max(3650, 'must be at most 3650 days (10 years)');
 
-/** `tenant:update`: the tenant's settings that are not credentials (today the retention of decided cases' evidence). */
-export async function updateTenantSettings(tx: IdentityExecutor, tenantId: string, settings: { evidenceRetentionDays: string }, now: Date): Promise<{ tenantId: string; evidenceRetentionDays: number }> {
+/** `tenant:update`: the tenant's settings that are not credentials (evidence retention, whether its users need a second factor). */
+export async function updateTenantSettings(
+  tx: IdentityExecutor,
+  tenantId: string,
+  settings: { evidenceRetentionDays?: string | undefined; requireSecondFactor?: string | undefined },
+  now: Date,
+  actor = 'cli',
+): Promise<{ tenantId: string; evidenceRetentionDays: number; requireSecondFactor: boolean }> {
   const id = parse(uuidSchema, tenantId, 'id');
-  const evidenceRetentionDays = parse(evidenceRetentionDaysSchema, settings.evidenceRetentionDays, 'evidence-retention-days');
-  const [before] = await tx.select({ evidenceRetentionDays: tenants.evidenceRetentionDays }).from(tenants).where(eq(tenants.id, id)).for('update');
+  const changes: { evidenceRetentionDays?: number; requireSecondFactor?: boolean } = {};
+  if (settings.evidenceRetentionDays !== undefined) changes.evidenceRetentionDays = parse(evidenceRetentionDaysSchema, settings.evidenceRetentionDays, 'evidence-retention-days');
+  if (settings.requireSecondFactor !== undefined) changes.requireSecondFactor = parse(z.enum(['true', 'false'], { error: 'must be true or false' }), settings.requireSecondFactor, 'require-second-factor') === 'true';
+  if (Object.keys(changes).length === 0) throw new ValidationError('Give at least one setting: --evidence-retention-days or --require-second-factor.');
+  const [before] = await tx
+    .select({ evidenceRetentionDays: tenants.evidenceRetentionDays, requireSecondFactor: tenants.requireSecondFactor })
+    .from(tenants)
+    .where(eq(tenants.id, id))
+    .for('update');
   if (!before) throw new NotFoundError(`No tenant with id ${id}.`);
-  await tx.update(tenants).set({ evidenceRetentionDays, updatedAt: now }).where(eq(tenants.id, id));
-  await writeAudit(tx, { tenantId: id, actor: 'cli', action: 'tenant.updated', target: `tenant:${id}`, before, after: { evidenceRetentionDays } }, now);
-  return { tenantId: id, evidenceRetentionDays };
+  await tx.update(tenants).set({ ...changes, updatedAt: now }).where(eq(tenants.id, id));
+  await writeAudit(tx, { tenantId: id, actor, action: 'tenant.updated', target: `tenant:${id}`, before, after: changes }, now);
+  return { tenantId: id, ...before, ...changes };
 }

@@ -26,6 +26,8 @@ export type Principal = ({ kind: 'portal' } & PortalPrincipal) | ({ kind: 'token
 declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: AuthPolicy;
+    /** A session that may only enrol a second factor is accepted here (enrolment, who am I, sign-out). */
+    allowsEnrolmentOnly?: boolean;
   }
   interface FastifyRequest {
     principal: Principal | null;
@@ -77,6 +79,13 @@ function sameOrigin(origin: string, request: FastifyRequest): boolean {
 class CsrfRejectedError extends ProblemError {
   constructor(detail: string) {
     super({ status: 403, code: 'CSRF_REJECTED', title: 'Forbidden', detail });
+  }
+}
+
+/** 403: the session is real, but until a second factor is set up it opens nothing else. */
+export class SecondFactorEnrolmentRequiredError extends ProblemError {
+  constructor() {
+    super({ status: 403, code: 'SECOND_FACTOR_ENROLMENT_REQUIRED', title: 'Second Factor Required', detail: 'This account must set up a second factor (a passkey or an authenticator app) before doing anything else.' });
   }
 }
 
@@ -150,6 +159,7 @@ const authentication: FastifyPluginAsync<AuthenticationOptions> = async (app, op
     // Before the session is even looked up: a forged cross-site write learns nothing.
     if (sessionToken !== bearer && isWrite(request)) refuseCrossOrigin(request, options.allowedOrigins);
     const principal = await authenticatePortalSession(options.db, sessionToken, now, options.credentials);
+    if (principal.enrolmentOnly && request.routeOptions.config.allowsEnrolmentOnly !== true) throw new SecondFactorEnrolmentRequiredError();
     if (policy === 'portal-admin' && principal.role !== 'PartnerAdmin') throw new ForbiddenError(`This action requires the PartnerAdmin role; ${principal.role} may only read.`);
     return principal;
   }

@@ -4,9 +4,25 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { IdentityExecutor } from '../db/schema.js';
 import type { EvidenceVault } from '../domain/evidence/evidence-vault.js';
-import { authenticateStaffSession, endStaffSession, STAFF_IDLE_SECONDS, STAFF_ROLES, STAFF_SESSION_PREFIX, STAFF_SESSION_SECONDS, staffLogin } from '../domain/staff.js';
+import {
+  authenticateStaffSession,
+  completeStaffSecondStep,
+  endStaffSession,
+  liftStaffEnrolmentOnly,
+  STAFF_IDLE_SECONDS,
+  STAFF_ROLES,
+  STAFF_SESSION_PREFIX,
+  STAFF_SESSION_SECONDS,
+  staffFactorAccount,
+  staffLogin,
+} from '../domain/staff.js';
+import type { SecretBox } from '@svc/service-kit';
+import { refuseRemovingLastFactor } from '../domain/accounts/second-factors/factors.js';
+import { replyWithSignIn, type SignInCookies } from './sign-in-reply.js';
+import { secondFactorRoutes } from './second-factor-routes.js';
+import { secondStepBodySchema } from './second-factor-schemas.js';
 import { emailSchema } from '../domain/tenants.js';
-import { bearerCredential, refuseCrossOrigin } from '../plugins/authentication.js';
+import { bearerCredential, refuseCrossOrigin, SecondFactorEnrolmentRequiredError } from '../plugins/authentication.js';
 import { internalCaseRoutes } from './internal-cases.js';
 import { requireStaff } from './staff-request.js';
 
@@ -23,7 +39,14 @@ export interface InternalReviewRouteOptions {
   cookieSecure: boolean;
   /** Origins besides the request's own host whose cookie-authenticated writes are accepted (PUBLIC_BASE_URL). */
   allowedOrigins: readonly string[];
+  /** Opens the sealed TOTP secrets. */
+  box: SecretBox;
+  /** STAFF_REQUIRE_SECOND_FACTOR: a reviewer without a factor gets a session that may only set one up. */
+  requireSecondFactor: boolean;
 }
+
+const CONSOLE_PENDING_COOKIE = 'svc_console_pending';
+const staffSessionIssued = z.object({ sessionToken: z.string(), expiresAt: z.string(), enrolmentOnly: z.boolean() });
 
 const SAFE_METHODS = new Set(['GET', 'HEAD']);
 
@@ -37,13 +60,18 @@ export const internalReviewRoutes: FastifyPluginAsync<InternalReviewRouteOptions
   const typed = app.withTypeProvider<ZodTypeProvider>();
   const { db, clock } = options;
   const cookie = { httpOnly: true, secure: options.cookieSecure, sameSite: 'strict' as const, path: INTERNAL_BASE_PATH };
+  const signInCookies: SignInCookies = {
+    session: { name: CONSOLE_COOKIE, options: cookie, maxAge: STAFF_SESSION_SECONDS },
+    pending: { name: CONSOLE_PENDING_COOKIE, options: { ...cookie, path: `${INTERNAL_BASE_PATH}/login` } },
+  };
   app.decorateRequest('staff', null);
   app.addHook('onRequest', async (request) => {
-    if (request.routeOptions.url === `${INTERNAL_BASE_PATH}/login`) return;
+    if (request.routeOptions.url?.startsWith(`${INTERNAL_BASE_PATH}/login`)) return;
     const bearer = bearerCredential(request);
     const fromCookie = bearer?.startsWith(STAFF_SESSION_PREFIX) ? null : (request.cookies[CONSOLE_COOKIE] ?? null);
     if (fromCookie && !SAFE_METHODS.has(request.method)) refuseCrossOrigin(request, options.allowedOrigins);
     request.staff = await authenticateStaffSession(db, fromCookie ?? bearer, clock());
+    if (request.staff.enrolmentOnly && request.routeOptions.config.allowsEnrolmentOnly !== true) throw new SecondFactorEnrolmentRequiredError();
   });
 
   typed.post(
@@ -53,7 +81,8 @@ export const internalReviewRoutes: FastifyPluginAsync<InternalReviewRouteOptions
         hide: true,
         body: z.strictObject({ email: emailSchema, password: z.string().min(1).max(256) }),
         response: {
-          200: z.object({ sessionToken: z.string(), expiresAt: z.string() }),
+          200: staffSessionIssued,
+          202: z.object({ secondFactorRequired: z.literal(true), pendingSignInToken: z.string(), expiresAt: z.string() }),
           ...problemResponses({ 400: 'VALIDATION_ERROR', 401: 'UNAUTHENTICATED', 403: 'CSRF_REJECTED', 429: 'ACCOUNT_LOCKED or RATE_LIMITED' }),
         },
       },
@@ -61,15 +90,48 @@ export const internalReviewRoutes: FastifyPluginAsync<InternalReviewRouteOptions
     async (request, reply) => {
       // Login CSRF: another site must not sign a reviewer in to an account of its choosing.
       if (request.headers.origin !== undefined) refuseCrossOrigin(request, options.allowedOrigins);
-      const session = await staffLogin(db, { ...request.body, correlationId: request.id }, clock());
-      void reply.header('Cache-Control', 'no-store').setCookie(CONSOLE_COOKIE, session.sessionToken, { ...cookie, maxAge: STAFF_SESSION_SECONDS });
-      return { sessionToken: session.sessionToken, expiresAt: session.expiresAt.toISOString() };
+      const signIn = await staffLogin(db, { ...request.body, correlationId: request.id, requireSecondFactor: options.requireSecondFactor }, clock());
+      return replyWithSignIn(reply, signIn, signInCookies);
     },
   );
 
   typed.post(
+    '/login/second-factor',
+    {
+      schema: {
+        hide: true,
+        body: secondStepBodySchema,
+        response: {
+          200: staffSessionIssued,
+          ...problemResponses({ 400: 'VALIDATION_ERROR or INVALID_CODE', 401: 'UNAUTHENTICATED', 403: 'CSRF_REJECTED', 429: 'ACCOUNT_LOCKED or RATE_LIMITED' }),
+        },
+      },
+    },
+    async (request, reply) => {
+      if (request.headers.origin !== undefined) refuseCrossOrigin(request, options.allowedOrigins);
+      const { pendingSignInToken, ...proof } = request.body;
+      const input = { pendingSignInToken: pendingSignInToken ?? request.cookies[CONSOLE_PENDING_COOKIE] ?? '', proof, correlationId: request.id };
+      const session = await completeStaffSecondStep(db, options.box, input, clock());
+      return replyWithSignIn(reply, session, signInCookies);
+    },
+  );
+
+  await app.register(secondFactorRoutes, {
+    db,
+    clock,
+    box: options.box,
+    accountOf: async (request) => staffFactorAccount({ id: requireStaff(request).staffId, email: requireStaff(request).email }),
+    afterEnrolled: (request) => liftStaffEnrolmentOnly(db, requireStaff(request).staffId),
+    beforeRemoval: async (account, factorId) => {
+      if (options.requireSecondFactor) await refuseRemovingLastFactor(db, account, factorId, 'This service');
+    },
+    config: { enrolment: { allowsEnrolmentOnly: true }, other: {} },
+    document: null,
+  });
+
+  typed.post(
     '/logout',
-    { schema: { hide: true, response: { 204: z.null(), ...problemResponses({ 401: 'UNAUTHENTICATED', 403: 'CSRF_REJECTED' }) } } },
+    { config: { allowsEnrolmentOnly: true }, schema: { hide: true, response: { 204: z.null(), ...problemResponses({ 401: 'UNAUTHENTICATED', 403: 'CSRF_REJECTED' }) } } },
     async (request, reply) => {
       await endStaffSession(db, requireStaff(request), request.id, clock());
       return reply.clearCookie(CONSOLE_COOKIE, cookie).code(204).send(null);
@@ -79,6 +141,7 @@ export const internalReviewRoutes: FastifyPluginAsync<InternalReviewRouteOptions
   typed.get(
     '/session',
     {
+      config: { allowsEnrolmentOnly: true },
       schema: {
         hide: true,
         response: {
@@ -86,6 +149,7 @@ export const internalReviewRoutes: FastifyPluginAsync<InternalReviewRouteOptions
             staff: z.object({ id: z.uuid(), email: z.string(), role: z.enum(STAFF_ROLES) }),
             expiresAt: z.string(),
             idleTimeoutSeconds: z.number().int(),
+            enrolmentOnly: z.boolean(),
           }),
           ...problemResponses({ 401: 'UNAUTHENTICATED' }),
         },
@@ -94,7 +158,7 @@ export const internalReviewRoutes: FastifyPluginAsync<InternalReviewRouteOptions
     async (request, reply) => {
       const staff = requireStaff(request);
       void reply.header('Cache-Control', 'no-store');
-      return { staff: { id: staff.staffId, email: staff.email, role: staff.role }, expiresAt: staff.expiresAt.toISOString(), idleTimeoutSeconds: STAFF_IDLE_SECONDS };
+      return { staff: { id: staff.staffId, email: staff.email, role: staff.role }, expiresAt: staff.expiresAt.toISOString(), idleTimeoutSeconds: STAFF_IDLE_SECONDS, enrolmentOnly: staff.enrolmentOnly };
     },
   );
 

@@ -11,6 +11,7 @@ import { login, PORTAL_SESSION_SECONDS } from '../domain/portal-sessions.js';
 import { emailSchema, PORTAL_ROLES, type PortalRole } from '../domain/tenants.js';
 import { PORTAL_COOKIE, refuseCrossOrigin, requirePortalPrincipal } from '../plugins/authentication.js';
 import { portalSecurity, RATE_LIMITED } from './openapi.js';
+import { sessionIssuedSchema } from './sign-in-reply.js';
 
 export interface PortalTeamRouteOptions {
   db: IdentityExecutor;
@@ -224,7 +225,7 @@ export const portalTeamRoutes: FastifyPluginAsync<PortalTeamRouteOptions> = asyn
         security: [],
         body: z.strictObject({ token: tokenSchema, password: newPasswordSchema }),
         response: {
-          200: z.object({ sessionToken: z.string(), expiresAt: datetime }),
+          200: sessionIssuedSchema,
           ...problemResponses({ 400: 'VALIDATION_ERROR: the password is too short, too long or too common', ...invitationProblems, 409: 'USER_EXISTS: the address got a portal user meanwhile', 429: RATE_LIMITED }),
         },
       },
@@ -234,9 +235,12 @@ export const portalTeamRoutes: FastifyPluginAsync<PortalTeamRouteOptions> = asyn
       if (request.headers.origin !== undefined) refuseCrossOrigin(request, options.allowedOrigins);
       const now = options.clock();
       const { email } = await acceptInvitation(options.db, { token: request.body.token, password: request.body.password, correlationId: request.id }, now);
-      const session = await login(options.db, { email, password: request.body.password, correlationId: request.id, userAgent: request.headers['user-agent'], ipAddress: request.ip }, now);
-      void reply.header('Cache-Control', 'no-store').setCookie(PORTAL_COOKIE, session.sessionToken, { ...cookie, maxAge: PORTAL_SESSION_SECONDS });
-      return { sessionToken: session.sessionToken, expiresAt: session.expiresAt.toISOString() };
+      const signIn = await login(options.db, { email, password: request.body.password, correlationId: request.id, userAgent: request.headers['user-agent'], ipAddress: request.ip }, now);
+      // A colleague who has only now chosen a password has no second factor: this is a session,
+      // enrolment-only when the tenant requires a factor, so the page sends them to set one up.
+      if (signIn.kind !== 'session') throw new Error('a new portal user cannot owe a second factor');
+      void reply.header('Cache-Control', 'no-store').setCookie(PORTAL_COOKIE, signIn.sessionToken, { ...cookie, maxAge: PORTAL_SESSION_SECONDS });
+      return { sessionToken: signIn.sessionToken, expiresAt: signIn.expiresAt.toISOString(), enrolmentOnly: signIn.enrolmentOnly };
     },
   );
 };

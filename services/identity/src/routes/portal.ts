@@ -2,7 +2,10 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { IdentityExecutor } from '../db/schema.js';
-import { describePortalSession, endPortalSession, login, PORTAL_SESSION_SECONDS } from '../domain/portal-sessions.js';
+import { completePortalSecondStep, describePortalSession, endPortalSession, login, PORTAL_SESSION_SECONDS } from '../domain/portal-sessions.js';
+import { replyWithSignIn, sessionIssuedSchema, type SignInCookies } from './sign-in-reply.js';
+import type { SecretBox } from '@svc/service-kit';
+import { secondStepBodySchema } from './second-factor-schemas.js';
 import { parseRegistrationCertificate } from '../domain/certificates.js';
 import { emailSchema, PORTAL_ROLES } from '../domain/tenants.js';
 import { PORTAL_COOKIE, refuseCrossOrigin, requirePrincipal } from '../plugins/authentication.js';
@@ -21,7 +24,12 @@ export interface PortalRouteOptions {
   allowedOrigins: readonly string[];
   /** The service-wide parts of the retention policy shown beside the tenant's own. */
   retention: { undecidedRetentionDays: number; auditRetentionDays: number };
+  /** Opens the sealed TOTP secrets. */
+  box: SecretBox;
 }
+
+const PENDING_COOKIE = 'svc_portal_pending';
+
 
 function portalPrincipal(request: Parameters<typeof requirePrincipal>[0]) {
   const principal = requirePrincipal(request);
@@ -32,6 +40,11 @@ function portalPrincipal(request: Parameters<typeof requirePrincipal>[0]) {
 export const portalRoutes: FastifyPluginAsync<PortalRouteOptions> = async (app, options) => {
   const typed = app.withTypeProvider<ZodTypeProvider>();
   const cookie = { httpOnly: true, secure: options.cookieSecure, sameSite: 'strict' as const, path: options.cookiePath };
+  // Sent only to the second step: the pending token opens nothing else.
+  const signInCookies: SignInCookies = {
+    session: { name: PORTAL_COOKIE, options: cookie, maxAge: PORTAL_SESSION_SECONDS },
+    pending: { name: PENDING_COOKIE, options: { ...cookie, path: `${options.cookiePath}/portal/login` } },
+  };
 
   typed.post(
     '/portal/login',
@@ -47,7 +60,10 @@ export const portalRoutes: FastifyPluginAsync<PortalRouteOptions> = async (app, 
         security: [],
         body: z.strictObject({ email: emailSchema, password: z.string().min(1).max(256) }),
         response: {
-          200: z.object({ sessionToken: z.string(), expiresAt: z.iso.datetime({ offset: true }) }),
+          200: sessionIssuedSchema,
+          202: z
+            .object({ secondFactorRequired: z.literal(true), pendingSignInToken: z.string(), expiresAt: z.iso.datetime({ offset: true }) })
+            .describe('The password is right and the account has a second factor: complete the sign-in with POST /portal/login/second-factor'),
           ...problemResponses({
             400: 'VALIDATION_ERROR',
             401: 'UNAUTHENTICATED: wrong email or password (the same answer for both)',
@@ -60,20 +76,55 @@ export const portalRoutes: FastifyPluginAsync<PortalRouteOptions> = async (app, 
     async (request, reply) => {
       // Login CSRF: another site must not sign a visitor in to an account of its choosing.
       if (request.headers.origin !== undefined) refuseCrossOrigin(request, options.allowedOrigins);
-      const session = await login(
+      const signIn = await login(
         options.db,
         { email: request.body.email, password: request.body.password, correlationId: request.id, userAgent: request.headers['user-agent'], ipAddress: request.ip },
         options.clock(),
       );
-      void reply.header('Cache-Control', 'no-store').setCookie(PORTAL_COOKIE, session.sessionToken, { ...cookie, maxAge: PORTAL_SESSION_SECONDS });
-      return { sessionToken: session.sessionToken, expiresAt: session.expiresAt.toISOString() };
+      return replyWithSignIn(reply, signIn, signInCookies);
+    },
+  );
+
+  typed.post(
+    '/portal/login/second-factor',
+    {
+      config: { auth: 'public' },
+      schema: {
+        operationId: 'completePortalSecondFactor',
+        summary: 'Second step of a portal sign-in',
+        description:
+          'After a 202 from POST /portal/login: a code from the authenticator app (`code`) or an unused recovery code (`recoveryCode`), with the pending sign-in token (body, or the HttpOnly cookie set by the login). Wrong codes count toward the same lockout as wrong passwords; each is audited.',
+        tags: ['portal'],
+        security: [],
+        body: secondStepBodySchema,
+        response: {
+          200: sessionIssuedSchema,
+          ...problemResponses({
+            400: 'VALIDATION_ERROR; INVALID_CODE: the code is wrong or already used',
+            401: 'UNAUTHENTICATED: the pending sign-in is missing, expired or spent (enter the password again)',
+            403: 'ACCOUNT_DISABLED; CSRF_REJECTED',
+            429: `ACCOUNT_LOCKED (Retry-After); or ${RATE_LIMITED}`,
+          }),
+        },
+      },
+    },
+    async (request, reply) => {
+      if (request.headers.origin !== undefined) refuseCrossOrigin(request, options.allowedOrigins);
+      const { pendingSignInToken, ...proof } = request.body;
+      const session = await completePortalSecondStep(
+        options.db,
+        options.box,
+        { pendingSignInToken: pendingSignInToken ?? request.cookies[PENDING_COOKIE] ?? '', proof, correlationId: request.id },
+        options.clock(),
+      );
+      return replyWithSignIn(reply, session, signInCookies);
     },
   );
 
   typed.post(
     '/portal/logout',
     {
-      config: { auth: 'portal' },
+      config: { auth: 'portal', allowsEnrolmentOnly: true },
       schema: {
         operationId: 'logOutOfPortal',
         summary: 'End the portal session',
@@ -97,7 +148,7 @@ export const portalRoutes: FastifyPluginAsync<PortalRouteOptions> = async (app, 
   typed.get(
     '/portal/session',
     {
-      config: { auth: 'portal' },
+      config: { auth: 'portal', allowsEnrolmentOnly: true },
       schema: {
         operationId: 'getPortalSession',
         summary: 'Who is signed in to the portal',
@@ -111,6 +162,7 @@ export const portalRoutes: FastifyPluginAsync<PortalRouteOptions> = async (app, 
               id: z.uuid(),
               name: z.string(),
               sandbox: z.boolean(),
+              requireSecondFactor: z.boolean().meta({ description: 'Its users must sign in with a second factor' }),
               retention: z
                 .object({
                   evidenceRetentionDays: z.number().int().meta({ description: "Days after a case is approved or rejected until its evidence and personal data are redacted (the tenant's setting, default 90)" }),
@@ -120,6 +172,7 @@ export const portalRoutes: FastifyPluginAsync<PortalRouteOptions> = async (app, 
                 .meta({ id: 'RetentionPolicy' }),
             }),
             expiresAt: z.iso.datetime({ offset: true }),
+            enrolmentOnly: z.boolean().meta({ description: 'The session may only set up a second factor (the tenant requires one)' }),
           }),
           ...problemResponses({ 401: 'UNAUTHENTICATED', 403: 'ACCOUNT_DISABLED, or FORBIDDEN for an API access token' }),
         },

@@ -54,6 +54,8 @@ export async function startIdentity(webRoot: string, env: Record<string, string>
     RATE_LIMIT_PER_MINUTE: '100000',
     // Test webhook receivers listen on 127.0.0.1.
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    // Tests about something else sign staff in with a password alone, whatever DATABASE_URL makes the default.
+    STAFF_REQUIRE_SECOND_FACTOR: 'false',
     // Workspace packages from their sources, as the CLI runs them: a test never runs a stale dist.
     NODE_OPTIONS: '--conditions=source',
     ...env,

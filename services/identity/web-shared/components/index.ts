@@ -5,3 +5,4 @@ export { Pagination, type PaginationProps } from './pagination.js';
 export { StatusBadge, statusLabel } from './status-badge.js';
 export { useAsync, type AsyncState } from './use-async.js';
 export { LanguageToggle } from './language-toggle.js';
+export { QrCanvas } from './qr-canvas.js';

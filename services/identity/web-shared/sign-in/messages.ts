@@ -11,7 +11,15 @@ type Key =
   | 'lockedMinutes'
   | 'lockedNow'
   | 'disabled'
-  | 'failed';
+  | 'failed'
+  | 'secondStepIntro'
+  | 'code'
+  | 'recoveryCode'
+  | 'verify'
+  | 'useRecoveryCode'
+  | 'useCode'
+  | 'invalidCode'
+  | 'startAgain';
 
 export const signInMessages: Messages<Key> = {
   en: {
@@ -27,6 +35,14 @@ export const signInMessages: Messages<Key> = {
     lockedNow: 'The email or password is incorrect. Too many failed attempts: the account is now locked for 15 minutes.',
     disabled: 'This account has been disabled by an administrator.',
     failed: 'Signing in failed: {detail}',
+    secondStepIntro: 'Enter the 6-digit code from your authenticator app.',
+    code: 'Authentication code',
+    recoveryCode: 'Recovery code',
+    verify: 'Verify',
+    useRecoveryCode: 'Use a recovery code instead',
+    useCode: 'Use the authenticator app instead',
+    invalidCode: 'The code is incorrect or has already been used.',
+    startAgain: 'Start again',
   },
   ar: {
     title: 'تسجيل الدخول إلى بوابة الشركاء',
@@ -40,5 +56,13 @@ export const signInMessages: Messages<Key> = {
     lockedNow: 'البريد الإلكتروني أو كلمة المرور غير صحيحة. محاولات فاشلة كثيرة: أُقفل الحساب الآن لمدة 15 دقيقة.',
     disabled: 'عطّل أحد المسؤولين هذا الحساب.',
     failed: 'تعذّر تسجيل الدخول: {detail}',
+    secondStepIntro: 'أدخل الرمز المكوّن من 6 أرقام من تطبيق المصادقة.',
+    code: 'رمز المصادقة',
+    recoveryCode: 'رمز الاسترداد',
+    verify: 'تحقّق',
+    useRecoveryCode: 'استخدم رمز استرداد بدلًا من ذلك',
+    useCode: 'استخدم تطبيق المصادقة بدلًا من ذلك',
+    invalidCode: 'الرمز غير صحيح أو سبق استخدامه.',
+    startAgain: 'ابدأ من جديد',
   },
 };

@@ -3,6 +3,7 @@ import { ApiError } from '../api.js';
 import { LanguageToggle } from '../components/index.js';
 import { type Language, type Translate, useLanguage, useMessages } from '../i18n.js';
 import { signInMessages } from './messages.js';
+import { SecondStepForm } from './second-step-form.js';
 
 type SignInTranslate = Translate<keyof (typeof signInMessages)['en']>;
 
@@ -25,11 +26,20 @@ export function signInErrorMessage(error: unknown, t: SignInTranslate, language:
   return t('failed', { detail: error.detail });
 }
 
+export type SignInOutcome = 'session' | 'second-factor';
+export type SecondStepProof = { code: string } | { recoveryCode: string };
+
+/** A 202 from a login route: the password was right and a second step is owed. */
+export const outcomeOf = (answer: { secondFactorRequired?: boolean } | undefined): SignInOutcome => (answer?.secondFactorRequired ? 'second-factor' : 'session');
+
 export interface SignInFormProps<Session> {
   /** The heading and the line under it, already in the reader's language. */
   title: string;
   intro: string;
-  signIn: (email: string, password: string) => Promise<void>;
+  /** The password step: 'second-factor' when the account must also give a code (the session is not issued yet). */
+  signIn: (email: string, password: string) => Promise<SignInOutcome>;
+  /** The second step, with the pending sign-in kept in its HttpOnly cookie. */
+  completeSecondStep: (proof: SecondStepProof) => Promise<void>;
   /** Read after signing in: null means the cookie was not kept. */
   loadSession: () => Promise<Session | null>;
   onSignedIn: (session: Session) => void;
@@ -43,16 +53,21 @@ export function SignInForm<Session>(props: SignInFormProps<Session>) {
   const [password, setPassword] = useState('');
   const [submitting, setSubmitting] = useState(false);
   const [error, setError] = useState<unknown>();
+  const [secondStep, setSecondStep] = useState(false);
+
+  const finish = async () => {
+    const session = await props.loadSession();
+    if (!session) throw new ApiError(401, { detail: 'The session was not kept: allow cookies for this site.' });
+    props.onSignedIn(session);
+  };
 
   const submit = async (event: Event) => {
     event.preventDefault();
     setSubmitting(true);
     setError(undefined);
     try {
-      await props.signIn(email.trim(), password);
-      const session = await props.loadSession();
-      if (!session) throw new ApiError(401, { detail: 'The session was not kept: allow cookies for this site.' });
-      props.onSignedIn(session);
+      if ((await props.signIn(email.trim(), password)) === 'second-factor') setSecondStep(true);
+      else await finish();
     } catch (failure) {
       setError(failure);
       setPassword('');
@@ -60,6 +75,22 @@ export function SignInForm<Session>(props: SignInFormProps<Session>) {
       setSubmitting(false);
     }
   };
+
+  if (secondStep) {
+    return (
+      <SecondStepForm
+        title={props.title}
+        onSubmit={async (proof) => {
+          await props.completeSecondStep(proof);
+          await finish();
+        }}
+        onExpired={() => {
+          setSecondStep(false);
+          setPassword('');
+        }}
+      />
+    );
+  }
 
   return (
     <main class="sign-in" id="main">

@@ -4,6 +4,7 @@ import { ErrorNotice, Loading, PageHeader, useAsync } from '../../../../web-shar
 import { formatDateTime } from '../../../../web-shared/format.js';
 import { useLanguage, useMessages } from '../../../../web-shared/i18n.js';
 import { accountMessages } from './messages.js';
+import { AccountSecurity } from './security.js';
 import './account.css';
 
 /** GET /portal/account/sessions */
@@ -159,7 +160,7 @@ function SessionsList() {
   );
 }
 
-/** The signed-in user's password and sessions: any role may manage their own account. */
+/** The signed-in user's password, second factors and sessions: any role may manage their own account. */
 export function AccountScreen() {
   const t = useMessages(accountMessages);
   const [generation, setGeneration] = useState(0);
@@ -167,6 +168,7 @@ export function AccountScreen() {
     <section class="account-screen">
       <PageHeader title={t('title')} />
       <PasswordForm onChanged={() => setGeneration((value) => value + 1)} />
+      <AccountSecurity />
       <SessionsList key={generation} />
     </section>
   );

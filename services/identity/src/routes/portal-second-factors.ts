@@ -1,0 +1,76 @@
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { ForbiddenError, problemResponses } from '@svc/problem-json';
+import type { SecretBox } from '@svc/service-kit';
+import type { IdentityExecutor } from '../db/schema.js';
+import type { CredentialCache } from '../domain/credential-cache.js';
+import { liftEnrolmentOnly, portalAccountOf, refuseRemovingLastRequiredFactor } from '../domain/accounts/second-factors/portal-factors.js';
+import { updateTenantSettings } from '../domain/tenants.js';
+import { requirePrincipal } from '../plugins/authentication.js';
+import { portalSecurity, RATE_LIMITED } from './openapi.js';
+import { secondFactorRoutes } from './second-factor-routes.js';
+
+export interface PortalSecondFactorRouteOptions {
+  db: IdentityExecutor;
+  clock: () => Date;
+  credentials: CredentialCache;
+  box: SecretBox;
+}
+
+function portalPrincipal(request: FastifyRequest) {
+  const principal = requirePrincipal(request);
+  if (principal.kind !== 'portal') throw new ForbiddenError("This is the partner portal's own API: it needs a portal session, not an API access token.");
+  return principal;
+}
+
+/** The portal user's own second factors, and the admin's switch requiring them for the whole tenant. */
+export const portalSecondFactorRoutes: FastifyPluginAsync<PortalSecondFactorRouteOptions> = async (app, options) => {
+  const typed = app.withTypeProvider<ZodTypeProvider>();
+  const { db, clock } = options;
+
+  await app.register(secondFactorRoutes, {
+    prefix: '/portal',
+    db,
+    clock,
+    box: options.box,
+    accountOf: (request) => portalAccountOf(db, portalPrincipal(request)),
+    afterEnrolled: (request) => afterCredentialsChange(options.credentials, () => liftEnrolmentOnly(db, portalPrincipal(request))),
+    beforeRemoval: (account, factorId) => refuseRemovingLastRequiredFactor(db, account, factorId),
+    config: { enrolment: { auth: 'portal', allowsEnrolmentOnly: true }, other: { auth: 'portal' } },
+    document: { tags: ['portal'], security: portalSecurity, operationPrefix: 'portal' },
+  });
+
+  typed.put(
+    '/portal/tenant/security',
+    {
+      config: { auth: 'portal-admin' },
+      schema: {
+        operationId: 'updatePortalTenantSecurity',
+        summary: "Your organisation's sign-in rules",
+        description: 'With `requireSecondFactor`, users without a second factor are sent to set one up at their next sign-in. Role PartnerAdmin.',
+        tags: ['portal'],
+        security: portalSecurity,
+        body: z.strictObject({ requireSecondFactor: z.boolean() }),
+        response: {
+          200: z.object({ requireSecondFactor: z.boolean() }),
+          ...problemResponses({ 400: 'VALIDATION_ERROR', 401: 'UNAUTHENTICATED', 403: 'FORBIDDEN (not PartnerAdmin), CSRF_REJECTED, ACCOUNT_DISABLED', 429: RATE_LIMITED }),
+        },
+      },
+    },
+    async (request) => {
+      const principal = portalPrincipal(request);
+      const settings = { requireSecondFactor: String(request.body.requireSecondFactor) };
+      const updated = await db.transaction((tx) => updateTenantSettings(tx, principal.tenantId, settings, clock(), `user:${principal.userId}`));
+      return { requireSecondFactor: updated.requireSecondFactor };
+    },
+  );
+};
+
+/** Empties this instance's cache at once (others on the NOTIFY) so the changed sessions are re-read on their next request. */
+async function afterCredentialsChange(credentials: CredentialCache, change: () => Promise<void>): Promise<void> {
+  const seen = credentials.changesSeen;
+  await change();
+  credentials.clear();
+  await credentials.announcementSeen(seen);
+}

@@ -1,0 +1,117 @@
+import type { FastifyContextConfig, FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { problemResponses } from '@svc/problem-json';
+import type { SecretBox } from '@svc/service-kit';
+import type { IdentityExecutor } from '../db/schema.js';
+import type { FactorAccount } from '../domain/accounts/second-factors/accounts.js';
+import { confirmTotpEnrolment, listFactors, regenerateRecoveryCodes, removeFactor, startTotpEnrolment } from '../domain/accounts/second-factors/factors.js';
+import { RATE_LIMITED } from './openapi.js';
+import { factorListSchema, recoveryCodesSchema, totpCodeSchema, totpEnrolmentSchema } from './second-factor-schemas.js';
+
+export interface SecondFactorRouteOptions {
+  db: IdentityExecutor;
+  clock: () => Date;
+  box: SecretBox;
+  /** The signed-in account whose factors these are. */
+  accountOf: (request: FastifyRequest) => Promise<FactorAccount>;
+  /** After the first factor is confirmed: the account's enrolment-only sessions become full ones. */
+  afterEnrolled: (request: FastifyRequest) => Promise<void>;
+  /** Refuses a removal the account's rules forbid (the last factor a tenant requires). */
+  beforeRemoval?: (account: FactorAccount, factorId: string) => Promise<void>;
+  /** Route config for the routes an enrolment-only session may use, and for the others. */
+  config: { enrolment: FastifyContextConfig; other: FastifyContextConfig };
+  /** OpenAPI: the portal documents these routes (operation ids `<operationPrefix>ListSecondFactors`…), the internal API hides them. */
+  document: { tags: string[]; security: Record<string, string[]>[]; operationPrefix: string } | null;
+}
+
+const problems = problemResponses({ 400: 'VALIDATION_ERROR', 401: 'UNAUTHENTICATED', 403: 'CSRF_REJECTED, ACCOUNT_DISABLED', 429: RATE_LIMITED });
+
+/**
+ * The signed-in account's own second factors under `/account/…` of the prefix it is registered
+ * at: the portal's users and the console's staff get the same routes from here.
+ */
+export const secondFactorRoutes: FastifyPluginAsync<SecondFactorRouteOptions> = async (app, options) => {
+  const typed = app.withTypeProvider<ZodTypeProvider>();
+  const { db, box, clock, accountOf } = options;
+  const describe = (operation: string, summary: string, description?: string) =>
+    options.document
+      ? { operationId: `${options.document.operationPrefix}${operation.charAt(0).toUpperCase()}${operation.slice(1)}`, summary, ...(description ? { description } : {}), tags: options.document.tags, security: options.document.security }
+      : { hide: true };
+
+  typed.get(
+    '/account/second-factors',
+    { config: options.config.enrolment, schema: { ...describe('listSecondFactors', 'Your second factors'), response: { 200: factorListSchema, ...problems } } },
+    async (request, reply) => {
+      void reply.header('Cache-Control', 'no-store');
+      const { factors, recoveryCodesLeft } = await listFactors(db, await accountOf(request));
+      return { items: factors.map((factor) => ({ ...factor, kind: factor.kind as 'totp', createdAt: factor.createdAt.toISOString(), lastUsedAt: factor.lastUsedAt?.toISOString() ?? null })), recoveryCodesLeft };
+    },
+  );
+
+  typed.post(
+    '/account/second-factors/totp',
+    {
+      config: options.config.enrolment,
+      schema: {
+        ...describe('startTotpEnrolment', 'Start setting up an authenticator app', 'A new secret (base32) and its otpauth:// URI for the QR code. Not a factor until confirmed with a code; starting again replaces an unconfirmed secret.'),
+        response: { 200: totpEnrolmentSchema, ...problems, ...problemResponses({ 409: 'CONFLICT: an authenticator app is already set up' }) },
+      },
+    },
+    async (request, reply) => {
+      void reply.header('Cache-Control', 'no-store');
+      return startTotpEnrolment(db, box, await accountOf(request), clock());
+    },
+  );
+
+  typed.post(
+    '/account/second-factors/totp/confirm',
+    {
+      config: options.config.enrolment,
+      schema: {
+        ...describe('confirmTotpEnrolment', 'Finish setting up an authenticator app', 'The current code from the app. The first factor of an account comes with ten recovery codes, shown only in this answer.'),
+        body: z.strictObject({ code: totpCodeSchema }),
+        response: { 200: z.object({ recoveryCodes: recoveryCodesSchema.nullable() }), ...problems, ...problemResponses({ 400: 'INVALID_CODE; VALIDATION_ERROR', 404: 'NOT_FOUND: no set-up in progress' }) },
+      },
+    },
+    async (request, reply) => {
+      void reply.header('Cache-Control', 'no-store');
+      const result = await confirmTotpEnrolment(db, box, await accountOf(request), request.body.code, request.id, clock());
+      await options.afterEnrolled(request);
+      return result;
+    },
+  );
+
+  typed.delete(
+    '/account/second-factors/:factorId',
+    {
+      config: options.config.other,
+      schema: {
+        ...describe('removeSecondFactor', 'Remove one of your second factors', 'With the last factor go the recovery codes. Refused (409) for the last factor while one is required.'),
+        params: z.strictObject({ factorId: z.uuid({ error: 'must be a UUID' }) }),
+        response: { 204: z.null().describe('Removed'), ...problems, ...problemResponses({ 404: 'NOT_FOUND', 409: 'CONFLICT: the last factor while one is required' }) },
+      },
+    },
+    async (request, reply) => {
+      const account = await accountOf(request);
+      await options.beforeRemoval?.(account, request.params.factorId);
+      await removeFactor(db, account, request.params.factorId, request.id, clock());
+      return reply.code(204).send(null);
+    },
+  );
+
+  typed.post(
+    '/account/recovery-codes',
+    {
+      config: options.config.other,
+      schema: {
+        ...describe('regenerateRecoveryCodes', 'New recovery codes', 'Ten new one-time codes replace all earlier ones; shown only in this answer.'),
+        response: { 200: z.object({ recoveryCodes: recoveryCodesSchema }), ...problems, ...problemResponses({ 409: 'CONFLICT: no second factor set up' }) },
+      },
+    },
+    async (request, reply) => {
+      void reply.header('Cache-Control', 'no-store');
+      return { recoveryCodes: await regenerateRecoveryCodes(db, await accountOf(request), request.id, clock()) };
+    },
+  );
+};

@@ -1,0 +1,30 @@
+import type { CookieSerializeOptions } from '@fastify/cookie';
+import type { FastifyReply } from 'fastify';
+import { z } from 'zod';
+import { PENDING_SIGN_IN_SECONDS } from '../domain/accounts/second-factors/staged-sign-in.js';
+
+/** The body of a sign-in that issued a session (a password alone, the second step, an accepted invitation). */
+export const sessionIssuedSchema = z.object({
+  sessionToken: z.string(),
+  expiresAt: z.iso.datetime({ offset: true }),
+  enrolmentOnly: z.boolean().meta({ description: "The tenant requires a second factor this user has not set up: the session may only set one up (every other route answers 403 SECOND_FACTOR_ENROLMENT_REQUIRED)" }),
+});
+
+type SignIn = { kind: 'session'; sessionToken: string; expiresAt: Date; enrolmentOnly: boolean } | { kind: 'second-factor'; pendingSignInToken: string; expiresAt: Date };
+
+export interface SignInCookies {
+  session: { name: string; options: CookieSerializeOptions; maxAge: number };
+  /** Scoped to the login path: the pending token opens nothing but the second step. */
+  pending: { name: string; options: CookieSerializeOptions };
+}
+
+/** The portal's and the console's answer to a password: 202 and a pending cookie when a second step is owed, else the session. */
+export function replyWithSignIn(reply: FastifyReply, signIn: SignIn, cookies: SignInCookies) {
+  void reply.header('Cache-Control', 'no-store');
+  if (signIn.kind === 'second-factor') {
+    void reply.setCookie(cookies.pending.name, signIn.pendingSignInToken, { ...cookies.pending.options, maxAge: PENDING_SIGN_IN_SECONDS });
+    return reply.code(202).send({ secondFactorRequired: true as const, pendingSignInToken: signIn.pendingSignInToken, expiresAt: signIn.expiresAt.toISOString() });
+  }
+  void reply.clearCookie(cookies.pending.name, cookies.pending.options).setCookie(cookies.session.name, signIn.sessionToken, { ...cookies.session.options, maxAge: cookies.session.maxAge });
+  return reply.send({ sessionToken: signIn.sessionToken, expiresAt: signIn.expiresAt.toISOString(), enrolmentOnly: signIn.enrolmentOnly });
+}
