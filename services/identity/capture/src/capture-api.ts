@@ -39,7 +39,8 @@ export interface CaptureStatus {
 export interface UploadAnswer {
   id: string;
   evidenceType: EvidenceType;
-  quality?: { mrzReadable?: boolean; faceCount?: number; retake?: boolean } | undefined;
+  /** The server's quick look (null: no advice); see docs/capture-page.md. */
+  quality?: { mrzReadable: boolean | null; faceCount: number | null; retake: boolean; reason: 'MRZ_UNREADABLE' | 'NO_FACE' | 'SEVERAL_FACES' | null } | null;
 }
 
 /** A refused call: the problem's code decides what the page shows. */
