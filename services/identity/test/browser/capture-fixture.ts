@@ -64,7 +64,8 @@ export function cameraFeeds(media: CaptureMedia): { passport: string; face: stri
   };
   const even = 'scale=trunc(iw/2)*2:trunc(ih/2)*2,format=yuv420p';
   const clip = (image: string, filters: string, y4m: string) => ffmpeg(['-loop', '1', '-i', image, '-t', '2', '-r', '2', '-vf', `${filters}${even}`, '-f', 'yuv4mpegpipe', y4m]);
-  clip(media.passport, '', feeds.passport);
+  // On a desk, inside the page's guide (which leaves 12 % above and below, 7 % at the sides of a 4:3 view).
+  clip(media.passport, 'pad=iw/0.81:ih/0.76:(ow-iw)/2:(oh-ih)/2:color=0x3a3f44,', feeds.passport);
   clip(media.selfie, '', feeds.face);
   clip(media.blurredPassport, '', feeds.blurredPassport);
   // The page's top 62 %: printed fields and portrait, sharp, but the MRZ is out of the picture.
