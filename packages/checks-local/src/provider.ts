@@ -12,6 +12,8 @@ export interface LocalChecksOptions {
   concurrency?: number;
   /** How long a call may wait for a free slot (default 10 s) before it is refused as busy (a retry may find one). */
   queueTimeoutMs?: number;
+  /** How long a quality hint may wait for a free slot (default 0.5 s): a hint late is a hint useless. */
+  hintQueueTimeoutMs?: number;
   /** ffmpeg for liveness videos (default: `ffmpeg` on the PATH). */
   ffmpegPath?: string;
 }
@@ -31,7 +33,15 @@ export interface LocalChecksStatus {
   models: LocalChecksModels;
 }
 
-export interface LocalChecksProvider extends LocalChecks {
+/** Quick looks at one photo while the user is still there to take another; same engines and slots as the checks. */
+export interface QualityHints {
+  /** Whether the MRZ band reads with a valid check digit (passport: the front; ID card: the back). */
+  mrzReadable(input: { documentType: DocumentType; image: EvidenceBytes; side: 'front' | 'back' }): Promise<boolean>;
+  /** Confident faces in a photo. */
+  faceCount(input: { image: EvidenceBytes }): Promise<number>;
+}
+
+export interface LocalChecksProvider extends LocalChecks, QualityHints {
   status(): Promise<LocalChecksStatus>;
   /** Loads both engines now rather than on the first call; throws what stopped either. */
   warm(): Promise<void>;
@@ -49,10 +59,14 @@ export class ChecksUnavailableError extends Error {
 
 /** The engines as the provider sees them; createLocalChecks passes the real ones, tests may pass others. */
 export interface CheckEngines {
-  ocr: EngineSource<{ read(input: { documentType: DocumentType; front: EvidenceBytes; back: EvidenceBytes | null }): Promise<OcrAnswer> }>;
+  ocr: EngineSource<{
+    read(input: { documentType: DocumentType; front: EvidenceBytes; back: EvidenceBytes | null }): Promise<OcrAnswer>;
+    mrzReadable(input: { documentType: DocumentType; front: EvidenceBytes; back: EvidenceBytes | null }): Promise<boolean>;
+  }>;
   face: EngineSource<{
     match(input: { document: EvidenceBytes; selfie: EvidenceBytes }): Promise<FaceMatchAnswer>;
     liveness(input: { video: EvidenceBytes; document: EvidenceBytes | null }): Promise<LivenessAnswer>;
+    countFaces(input: { image: EvidenceBytes }): Promise<number>;
   }>;
   models: LocalChecksModels;
 }
@@ -67,7 +81,7 @@ export interface EngineSource<TEngine> {
   load(): Promise<Closable<TEngine>>;
 }
 
-const DEFAULTS = { loadTimeoutMs: 30_000, inferenceTimeoutMs: 20_000, queueTimeoutMs: 10_000 };
+const DEFAULTS = { loadTimeoutMs: 30_000, inferenceTimeoutMs: 20_000, queueTimeoutMs: 10_000, hintQueueTimeoutMs: 500 };
 
 /**
  * The engines enforce their own time limits with a precise message; the provider's deadline is a
@@ -100,6 +114,7 @@ export function composeLocalChecks(engines: CheckEngines, options: LocalChecksOp
   const loadTimeoutMs = options.loadTimeoutMs ?? DEFAULTS.loadTimeoutMs;
   const inferenceTimeoutMs = options.inferenceTimeoutMs ?? DEFAULTS.inferenceTimeoutMs;
   const queueTimeoutMs = options.queueTimeoutMs ?? DEFAULTS.queueTimeoutMs;
+  const hintQueueTimeoutMs = options.hintQueueTimeoutMs ?? DEFAULTS.hintQueueTimeoutMs;
   const concurrency = options.concurrency ?? availableParallelism();
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`concurrency must be a whole number of at least 1, got ${concurrency}`);
 
@@ -113,9 +128,9 @@ export function composeLocalChecks(engines: CheckEngines, options: LocalChecksOp
    * caller has been answered with a time-out: the CPU is still busy, and a freed slot would let
    * more work pile onto it than `concurrency` allows.
    */
-  async function runCheck<TEngine, TAnswer>(check: string, engine: LazyEngine<TEngine>, infer: (engine: TEngine) => Promise<TAnswer>, verify: (answer: TAnswer) => void): Promise<TAnswer> {
+  async function runCheck<TEngine, TAnswer>(check: string, engine: LazyEngine<TEngine>, infer: (engine: TEngine) => Promise<TAnswer>, verify: (answer: TAnswer) => void, waitMs = queueTimeoutMs): Promise<TAnswer> {
     if (closing) throw new ChecksUnavailableError('the local checks are shutting down');
-    const release = await slots.acquire(queueTimeoutMs, check);
+    const release = await slots.acquire(waitMs, check);
     let work: Promise<TAnswer>;
     try {
       const loaded = await engine.get();
@@ -138,6 +153,9 @@ export function composeLocalChecks(engines: CheckEngines, options: LocalChecksOp
     ocr: (input) => runCheck('OCR', ocr, (engine) => engine.read(input), verifyOcrAnswer),
     faceMatch: (input) => runCheck('face match', face, (engine) => engine.match(input), (answer) => verifyScore('face match', 'similarityScore', answer.similarityScore)),
     liveness: (input) => runCheck('liveness', face, (engine) => engine.liveness(input), verifyLivenessAnswer),
+    mrzReadable: ({ documentType, image, side }) =>
+      runCheck('MRZ hint', ocr, (engine) => engine.mrzReadable({ documentType, front: image, back: side === 'back' ? image : null }), () => undefined, hintQueueTimeoutMs),
+    faceCount: (input) => runCheck('face hint', face, (engine) => engine.countFaces(input), () => undefined, hintQueueTimeoutMs),
 
     async status() {
       // Missing files first; an engine's own state only when nothing is missing (it would repeat them).

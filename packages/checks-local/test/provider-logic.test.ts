@@ -57,7 +57,7 @@ function testEngines(overrides: { ocrProblems?: string[]; failLoads?: number; lo
           failuresLeft -= 1;
           throw new Error('wasm at /secret/path/core.wasm failed to compile');
         }
-        return { read: () => infer({ ...OCR_ANSWER, ...overrides.ocrAnswer }), close };
+        return { read: () => infer({ ...OCR_ANSWER, ...overrides.ocrAnswer }), mrzReadable: () => infer(true), close };
       },
     },
     face: {
@@ -68,6 +68,7 @@ function testEngines(overrides: { ocrProblems?: string[]; failLoads?: number; lo
         return {
           match: () => (overrides.matchError ? Promise.reject(overrides.matchError) : infer(MATCH_ANSWER)),
           liveness: () => infer(LIVENESS_ANSWER),
+          countFaces: () => infer(1),
           close,
         };
       },
@@ -171,6 +172,21 @@ describe('the local checks provider', () => {
     expect((error as Error).message).toBe('OCR: all 1 check slots stayed busy for 40 ms');
     hold.open();
     await first;
+    await checks.close();
+  });
+
+  it('gives a quality hint its own short wait for a slot: behind a busy case check it is refused at once, not queued for seconds', async () => {
+    const hold = gate();
+    const checks = composeLocalChecks(testEngines({ hold }).engines, { ...OPTIONS, concurrency: 1, queueTimeoutMs: 5_000, hintQueueTimeoutMs: 30 });
+    const first = checks.ocr(ocrCall);
+    const started = performance.now();
+    const error = await rejection(checks.faceCount({ image: IMAGE }));
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect((error as Error).message).toBe('face hint: all 1 check slots stayed busy for 30 ms');
+    hold.open();
+    await first;
+    expect(await checks.mrzReadable({ documentType: 'SyrianPassport', image: IMAGE, side: 'front' })).toBe(true);
+    expect(await checks.faceCount({ image: IMAGE })).toBe(1);
     await checks.close();
   });
 

@@ -35,13 +35,14 @@ function recordingChecks(options: LocalChecksOptions, behaviour: { match?: () =>
   const checks = composeLocalChecks(
     {
       models: MODELS,
-      ocr: { label: 'OCR', problems: async () => [], load: async () => ({ read: async (input) => (received.ocr.push(input), OCR_ANSWER), close }) },
+      ocr: { label: 'OCR', problems: async () => [], load: async () => ({ read: async (input) => (received.ocr.push(input), OCR_ANSWER), mrzReadable: async () => true, close }) },
       face: {
         label: 'face',
         problems: async () => [],
         load: async () => ({
           match: async (input) => (received.match.push(input), behaviour.match ? behaviour.match() : MATCH_ANSWER),
           liveness: async (input) => (received.liveness.push(input), LIVENESS_ANSWER),
+          countFaces: async () => 1,
           close,
         }),
       },

@@ -206,6 +206,8 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
     uploadSlots: createUploadSlots({ perAddress: config.CAPTURE_UPLOADS_PER_IP, total: config.CAPTURE_UPLOADS_MAX, retryAfterSeconds: 5 }),
     checksAttempts: config.CHECKS_RETRY_SCHEDULE_MS.length,
     afterSubmit: () => worker.wake(),
+    // Only the local checks have quick looks; an injected provider (tests, the bench) has none.
+    qualityHints: ownProvider?.hints ? { hints: ownProvider.hints, budgetMs: config.CAPTURE_QUALITY_HINT_MS } : null,
   });
   await app.register(internalReviewRoutes, {
     prefix: INTERNAL_BASE_PATH,

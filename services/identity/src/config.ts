@@ -158,6 +158,8 @@ export const identityEnvironmentSchema = baseServiceEnvironment(3001)
     CAPTURE_UPLOADS_PER_IP: positiveInteger(8),
     /** Uploads receiving at once in this process, from every address. */
     CAPTURE_UPLOADS_MAX: positiveInteger(1024),
+    /** How long an upload waits for its quality hint (local checks only); later, it is answered without one. */
+    CAPTURE_QUALITY_HINT_MS: positiveInteger(1_500),
     /** How often spool files left by a crashed upload (older than HTTP_REQUEST_TIMEOUT_MS) are removed; also at start. */
     SPOOL_SWEEP_INTERVAL_MS: positiveInteger(3_600_000),
     MAX_IMAGE_BYTES: positiveInteger(10 * 1024 * 1024),

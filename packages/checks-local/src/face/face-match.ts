@@ -45,3 +45,15 @@ export async function selfieEmbedding(client: HumanClient, selfie: EvidenceBytes
   assertUsableEmbedding(face.embedding, 'the selfie');
   return face.embedding;
 }
+
+/** Detection and mesh only (no descriptor): what a quick look at a selfie needs. An image that does not decode holds no face. */
+export async function countFaces(client: HumanClient, image: EvidenceBytes): Promise<number> {
+  let decoded: Awaited<ReturnType<typeof decodeImage>>;
+  try {
+    decoded = await decodeImage(image.bytes, 'the selfie');
+  } catch (error) {
+    if (error instanceof ManualReviewRequiredError) return 0;
+    throw error;
+  }
+  return confidentFaces(await client.detectFaces(decoded, { describe: false })).length;
+}

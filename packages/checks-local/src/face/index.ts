@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { ManualReviewRequiredError } from '../contract.js';
 import type { EvidenceBytes, FaceMatchAnswer, LivenessAnswer } from '../contract.js';
 import { LIVENESS_CHALLENGE, checkLiveness } from '../liveness/check-liveness.js';
-import { documentEmbedding, selfieEmbedding } from './face-match.js';
+import { countFaces, documentEmbedding, selfieEmbedding } from './face-match.js';
 import { startHumanClient } from './human-client.js';
 import type { HumanClient } from './human-client.js';
 import { missingHumanFiles } from './human-files.js';
@@ -20,6 +20,8 @@ export { EMBEDDING_LENGTH, assertUsableEmbedding, faceSimilarity } from './simil
 export interface FaceEngine {
   match(input: { document: EvidenceBytes; selfie: EvidenceBytes }): Promise<FaceMatchAnswer>;
   liveness(input: { video: EvidenceBytes; document: EvidenceBytes | null }): Promise<LivenessAnswer>;
+  /** The fast path: confident faces in one photo, detected without descriptors. */
+  countFaces(input: { image: EvidenceBytes }): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -101,6 +103,7 @@ export async function createFaceEngine(options: FaceEngineOptions): Promise<Face
         attackType: verdict.attackType,
       };
     },
+    countFaces: (input) => countFaces(client, input.image),
     close: () => client.close(),
   };
 }

@@ -79,10 +79,15 @@ function greyRegion(image: Image, pageWidth: number, region: Region): Buffer {
   return pgm;
 }
 
+/** The MRZ band alone, as the full read crops it. */
+export function mrzBandOf(image: Image, format: MrzFormat): Buffer {
+  return greyRegion(image, PAGE_WIDTH[format], { left: 0, top: 1 - BAND_SHARE[format], bottom: 1 });
+}
+
 export function preparePage(image: Image, format: MrzFormat): PreparedPage {
   const band = BAND_SHARE[format];
   return {
-    mrzBand: greyRegion(image, PAGE_WIDTH[format], { left: 0, top: 1 - band, bottom: 1 }),
+    mrzBand: mrzBandOf(image, format),
     visualZone: greyRegion(image, VISUAL_ZONE_WIDTH[format], { left: VISUAL_ZONE_LEFT[format], top: 0, bottom: 1 - band + 0.05 }),
   };
 }

@@ -8,7 +8,7 @@
 import { PSM } from 'tesseract.js';
 import { ManualReviewRequiredError, type DocumentType, type EvidenceBytes, type OcrAnswer } from '../contract.js';
 import { buildAnswer } from './answer.js';
-import { decodeDocumentImage, preparePage } from './document-image.js';
+import { decodeDocumentImage, mrzBandOf, preparePage } from './document-image.js';
 import { LAYOUTS, MRZ_ALPHABET, mrzLinesIn, type MrzFormat } from './mrz-layout.js';
 import { fieldsFrom } from './mrz-fields.js';
 import { mergeReadings, withNames } from './mrz-merge.js';
@@ -32,6 +32,8 @@ export interface OcrReadInput {
 export interface OcrEngine {
   /** Never resolves with a pass on garbage: throws ManualReviewRequiredError when no usable MRZ. */
   read(input: OcrReadInput): Promise<OcrAnswer>;
+  /** The fast path: whether the MRZ band alone reads with a valid check digit (no printed zone, no fields). */
+  mrzReadable(input: OcrReadInput): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -45,25 +47,51 @@ function mrzSide(input: OcrReadInput): { format: MrzFormat; image: EvidenceBytes
   return { format: 'TD1', image: input.back ?? input.front };
 }
 
-export async function readDocument(recognizers: { legacy: Recognizer; lstm: Recognizer }, input: OcrReadInput, today: Date): Promise<OcrAnswer> {
-  const { format, image } = mrzSide(input);
+/** Both engines' readings of the band, merged by check digit; null when neither found the layout's lines. */
+async function readMrzBand(recognizers: { legacy: Recognizer; lstm: Recognizer }, mrzBand: Buffer, format: MrzFormat) {
   const layout = LAYOUTS[format];
-  const page = preparePage(await decodeDocumentImage(image.bytes), format);
-  // Block mode on both parts: automatic page layout drops printed lines on a patterned background,
-  // and straightening first is what keeps a photo taken a few degrees off readable.
-  const mrzRequest = { image: page.mrzBand, whitelist: MRZ_ALPHABET, pageSegmentation: PSM.SINGLE_BLOCK, straighten: true };
-  const [legacyText, lstmText, visualText] = await Promise.all([
-    recognizers.legacy.recognize(mrzRequest),
-    recognizers.lstm.recognize(mrzRequest),
-    recognizers.lstm.recognize({ image: page.visualZone, pageSegmentation: PSM.SINGLE_BLOCK, straighten: true }),
-  ]);
-  const merged = mergeReadings(
+  // Block mode: automatic page layout drops printed lines on a patterned background, and
+  // straightening first is what keeps a photo taken a few degrees off readable.
+  const request = { image: mrzBand, whitelist: MRZ_ALPHABET, pageSegmentation: PSM.SINGLE_BLOCK, straighten: true };
+  const [legacyText, lstmText] = await Promise.all([recognizers.legacy.recognize(request), recognizers.lstm.recognize(request)]);
+  return mergeReadings(
     [
       { engine: 'legacy', lines: mrzLinesIn(legacyText, layout) },
       { engine: 'lstm', lines: mrzLinesIn(lstmText, layout) },
     ],
     layout,
   );
+}
+
+/**
+ * The fast path: the band through the LSTM engine alone, which reads it in about half the legacy
+ * engine's time (0.3 s against 0.7 s on a page without an MRZ) and gets the check-digit line of
+ * the synthetic set right; the full read still merges both. An image that does not decode has no
+ * readable MRZ either: false, not an error.
+ */
+export async function mrzBandReadable(recognizers: { lstm: Recognizer }, input: OcrReadInput): Promise<boolean> {
+  const { format, image } = mrzSide(input);
+  let decoded: Awaited<ReturnType<typeof decodeDocumentImage>>;
+  try {
+    decoded = await decodeDocumentImage(image.bytes);
+  } catch (error) {
+    if (error instanceof ManualReviewRequiredError) return false;
+    throw error;
+  }
+  const layout = LAYOUTS[format];
+  const text = await recognizers.lstm.recognize({ image: mrzBandOf(decoded, format), whitelist: MRZ_ALPHABET, pageSegmentation: PSM.SINGLE_BLOCK, straighten: true });
+  const merged = mergeReadings([{ engine: 'lstm', lines: mrzLinesIn(text, layout) }], layout);
+  return merged !== null && Object.values(merged.checkDigits).some(Boolean);
+}
+
+export async function readDocument(recognizers: { legacy: Recognizer; lstm: Recognizer }, input: OcrReadInput, today: Date): Promise<OcrAnswer> {
+  const { format, image } = mrzSide(input);
+  const layout = LAYOUTS[format];
+  const page = preparePage(await decodeDocumentImage(image.bytes), format);
+  const [merged, visualText] = await Promise.all([
+    readMrzBand(recognizers, page.mrzBand, format),
+    recognizers.lstm.recognize({ image: page.visualZone, pageSegmentation: PSM.SINGLE_BLOCK, straighten: true }),
+  ]);
   if (merged === null || !Object.values(merged.checkDigits).some(Boolean)) throw new ManualReviewRequiredError(NO_MRZ);
   // Names have no check digit: prefer the engines' reading the printed page confirms word for word.
   let chosen = merged;
@@ -99,6 +127,7 @@ export async function createOcrEngine(options: OcrEngineOptions): Promise<OcrEng
     // Each worker job has this budget too (and a stuck worker is ended by it); this one bounds the
     // whole read, whose LSTM jobs run one after the other.
     read: (input) => withDeadline(readDocument(recognizers, input, new Date()), options.inferenceTimeoutMs, `OCR: reading the document took longer than ${options.inferenceTimeoutMs} ms`, () => {}),
+    mrzReadable: (input) => withDeadline(mrzBandReadable(recognizers, input), options.inferenceTimeoutMs, `OCR: reading the MRZ took longer than ${options.inferenceTimeoutMs} ms`, () => {}),
     async close() {
       await Promise.all([recognizers.legacy.close(), recognizers.lstm.close()]);
     },

@@ -987,7 +987,7 @@ export interface paths {
         put?: never;
         /**
          * Upload one piece of evidence
-         * @description multipart/form-data: a text field `evidenceType` (DocumentFront, DocumentBack, Selfie, LivenessVideo), then one file in the field `file`. The content type is sniffed from the bytes: JPEG, PNG, WebP or HEIC for images, MP4, WebM or QuickTime for LivenessVideo. Images up to 10 MB, video up to 50 MB (configurable). A second upload of a type replaces the first.
+         * @description multipart/form-data: a text field `evidenceType` (DocumentFront, DocumentBack, Selfie, LivenessVideo), then one file in the field `file`. The content type is sniffed from the bytes: JPEG, PNG, WebP or HEIC for images, MP4, WebM or QuickTime for LivenessVideo. Images up to 10 MB, video up to 50 MB (configurable). A second upload of a type replaces the first. With the on-CPU checks, a live case's document and selfie answers carry a `quality` hint (beyond the capture API as first specified: see docs/capture-page.md).
          */
         post: operations["uploadEvidence"];
         delete?: never;
@@ -1219,6 +1219,37 @@ export interface components {
              */
             createdAt: string;
             completedAt: string | null;
+        };
+        UploadQuality: {
+            /** @description Whether the machine-readable zone read with a valid check digit (a passport's DocumentFront, an ID card's DocumentBack); null for other pieces */
+            mrzReadable: boolean | null;
+            /** @description Faces found in a Selfie; null for other pieces */
+            faceCount: number | null;
+            /** @description Ask the user for this piece again now: the automated checks would most likely send the case to manual review */
+            retake: boolean;
+            /** @description Why a retake: MRZ_UNREADABLE, NO_FACE or SEVERAL_FACES */
+            reason: ("MRZ_UNREADABLE" | "NO_FACE" | "SEVERAL_FACES") | null;
+        };
+        UploadedEvidence: {
+            /** Format: uuid */
+            id: string;
+            evidenceType: components["schemas"]["EvidenceType"];
+            /**
+             * @description Sniffed from the bytes at upload
+             * @example image/jpeg
+             */
+            contentType: string;
+            fileSizeBytes: number;
+            originalFileName: string;
+            /** @description Lowercase hex SHA-256 of the file */
+            sha256Hash: string;
+            /**
+             * @description ISO 8601, UTC
+             * @example 2026-11-23T10:15:00.000Z
+             */
+            uploadedAt: string;
+            /** @description A quick look at the photo, answered within about 1.5 s: live cases with the on-CPU checks (CHECKS_PROVIDER=local) only. null when there is nothing to say: another provider, a sandbox case, the video or an ID card's front, or no answer in time. Advice only; the submitted case's checks decide. */
+            quality: components["schemas"]["UploadQuality"] | null;
         };
         IdentityHealth: {
             /**
@@ -1486,6 +1517,8 @@ export type ReviewDecision = components['schemas']['ReviewDecision'];
 export type CaptureConsent = components['schemas']['CaptureConsent'];
 export type VerificationCase = components['schemas']['VerificationCase'];
 export type VerificationCaseListItem = components['schemas']['VerificationCaseListItem'];
+export type UploadQuality = components['schemas']['UploadQuality'];
+export type UploadedEvidence = components['schemas']['UploadedEvidence'];
 export type IdentityHealth = components['schemas']['IdentityHealth'];
 export type RecoveryCodes = components['schemas']['RecoveryCodes'];
 export type TotpEnrolment = components['schemas']['TotpEnrolment'];
@@ -12532,7 +12565,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["EvidenceRecord"];
+                    "application/json": components["schemas"]["UploadedEvidence"];
                 };
             };
             /** @description VALIDATION_ERROR: evidenceType missing, unknown, or after the file; no file. INCOMPLETE_BODY: the body ended before its closing boundary */
@@ -13304,6 +13337,7 @@ export const documentTypeValues: ReadonlyArray<FlattenedDeepRequired<components>
 export const evidenceTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EvidenceType"]> = ["DocumentFront", "DocumentBack", "Selfie", "LivenessVideo"];
 export const fraudSignalSeverityValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FraudSignal"]["severity"]> = ["low", "medium", "high"];
 export const reviewDecisionDecisionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ReviewDecision"]["decision"]> = ["Approved", "Rejected"];
+export const uploadQualityReasonAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UploadQuality"]["reason"]> = ["MRZ_UNREADABLE", "NO_FACE", "SEVERAL_FACES"];
 export const identityHealthStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["IdentityHealth"]["status"]> = ["ok", "degraded", "down"];
 export const identityHealthChecksDatabaseStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["IdentityHealth"]["checks"]["database"]["status"]> = ["ok", "down"];
 export const identityHealthChecksDatabaseDriverValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["IdentityHealth"]["checks"]["database"]["driver"]> = ["pglite", "postgres"];

@@ -216,7 +216,7 @@ function CaptureFlow({ captureToken, initial, onDone, onFail }: { captureToken: 
       ) : null}
       {current === 'LivenessVideo' ? <VideoStep challenge={initial.livenessChallenge} useCamera={camera} busy={upload !== null} onConfirm={(video, name) => void send(current, video, name)} onNoCamera={() => setCamera(false)} /> : null}
       {upload ? (
-        <div class="upload" role="status" data-testid="upload">
+        <div class="upload" role="status" data-testid="upload" data-state={upload.retrying ? 'retrying' : 'sending'} data-percent={upload.percent}>
           <progress max={100} value={upload.percent} aria-label={t('uploading', { percent: upload.percent })} />
           <span>{upload.retrying ? t('uploadRetrying') : t('uploading', { percent: upload.percent })}</span>
         </div>

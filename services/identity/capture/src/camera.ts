@@ -38,6 +38,14 @@ export function useCamera(facing: Facing, enabled: boolean) {
     };
   }, [facing, enabled]);
 
+  // The viewfinder is unmounted while a photo is shown back: a retake mounts a new <video>, which needs the stream again.
+  useEffect(() => {
+    const element = video.current;
+    if (!element || !stream.current || element.srcObject === stream.current) return;
+    element.srcObject = stream.current;
+    void element.play().catch(() => undefined);
+  });
+
   return { video, state, stream };
 }
 

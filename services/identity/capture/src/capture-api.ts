@@ -39,7 +39,8 @@ export interface CaptureStatus {
 export interface UploadAnswer {
   id: string;
   evidenceType: EvidenceType;
-  quality?: { mrzReadable?: boolean; faceCount?: number; retake?: boolean } | undefined;
+  /** The server's quick look (null: no advice); see docs/capture-page.md. */
+  quality?: { mrzReadable: boolean | null; faceCount: number | null; retake: boolean; reason: 'MRZ_UNREADABLE' | 'NO_FACE' | 'SEVERAL_FACES' | null } | null;
 }
 
 /** A refused call: the problem's code decides what the page shows. */
@@ -118,9 +119,21 @@ function sendOnce(captureToken: string, evidenceType: EvidenceType, file: Blob, 
     request.upload.onprogress = (event) => {
       if (event.lengthComputable) onProgress(event.loaded / event.total);
     };
-    request.onload = () => resolve({ status: request.status, body: request.responseText, retryAfter: Number(request.getResponseHeader('retry-after')) || null });
-    request.onerror = () => resolve({ status: 0, body: '', retryAfter: null });
-    request.ontimeout = () => resolve({ status: 0, body: '', retryAfter: null });
+    // A connection that drops mid-body can hang until the TCP stack gives up: once the browser
+    // knows it is offline (the event, or a look each second where the event does not come) the
+    // attempt ends at once, and the loop waits to be online again.
+    const offline = () => !navigator.onLine && request.abort();
+    window.addEventListener('offline', offline);
+    const watch = window.setInterval(offline, 1000);
+    const settle = (answer: { status: number; body: string; retryAfter: number | null }) => {
+      window.removeEventListener('offline', offline);
+      window.clearInterval(watch);
+      resolve(answer);
+    };
+    request.onload = () => settle({ status: request.status, body: request.responseText, retryAfter: Number(request.getResponseHeader('retry-after')) || null });
+    request.onerror = () => settle({ status: 0, body: '', retryAfter: null });
+    request.ontimeout = () => settle({ status: 0, body: '', retryAfter: null });
+    request.onabort = () => settle({ status: 0, body: '', retryAfter: null });
     const form = new FormData();
     form.set('evidenceType', evidenceType);
     form.set('file', file, fileName);
@@ -159,8 +172,9 @@ export async function uploadEvidence(
       })();
       throw new CaptureError(answer.status, body.code, body.detail ?? `HTTP ${answer.status}`);
     }
-    events.onRetrying();
+    // Progress first: the other order would overwrite "trying again" with a plain 0 %.
     events.onProgress(0);
+    events.onRetrying();
     const delay = answer.retryAfter ? answer.retryAfter * 1000 : Math.min(30_000, 1000 * 2 ** attempt);
     await new Promise((resolve) => setTimeout(resolve, delay));
   }

@@ -7,6 +7,8 @@ import type { IdentityExecutor } from '../db/schema.js';
 import { assertCapturing, authenticateCaptureToken, exchangeSessionToken, previewSessionToken } from '../domain/capture/capture-sessions.js';
 import { CAPTURE_LANGUAGES, captureContext, recordConsent } from '../domain/capture/consent.js';
 import { receiveEvidence, type UploadLimits } from '../domain/capture/evidence-upload.js';
+import { hintKindOf, QUALITY_REASONS, qualityHint } from '../domain/capture/quality-hint.js';
+import type { QualityHints } from '@svc/checks-local';
 import type { UploadSlots } from '../domain/capture/upload-slots.js';
 import { captureStatus, submitEvidence } from '../domain/capture/submit-evidence.js';
 import { EVIDENCE_TYPES, type EvidenceType } from '../domain/cases/case-states.js';
@@ -29,7 +31,27 @@ export interface CaptureRouteOptions {
   checksAttempts: number;
   /** Called after a submit commits (wakes the job worker). */
   afterSubmit: () => void;
+  /** Quick looks at live cases' photos (CHECKS_PROVIDER=local), each within its budget; null: every upload answers quality null. */
+  qualityHints: { hints: QualityHints; budgetMs: number } | null;
 }
+
+const uploadQualitySchema = z
+  .object({
+    mrzReadable: z.boolean().nullable().meta({ description: "Whether the machine-readable zone read with a valid check digit (a passport's DocumentFront, an ID card's DocumentBack); null for other pieces" }),
+    faceCount: z.number().int().nullable().meta({ description: 'Faces found in a Selfie; null for other pieces' }),
+    retake: z.boolean().meta({ description: 'Ask the user for this piece again now: the automated checks would most likely send the case to manual review' }),
+    reason: z.enum(QUALITY_REASONS).nullable().meta({ description: 'Why a retake: MRZ_UNREADABLE, NO_FACE or SEVERAL_FACES' }),
+  })
+  .meta({ id: 'UploadQuality' });
+
+const uploadedEvidenceSchema = evidenceRecordSchema
+  .extend({
+    quality: uploadQualitySchema.nullable().meta({
+      description:
+        "A quick look at the photo, answered within about 1.5 s: live cases with the on-CPU checks (CHECKS_PROVIDER=local) only. null when there is nothing to say: another provider, a sandbox case, the video or an ID card's front, or no answer in time. Advice only; the submitted case's checks decide.",
+    }),
+  })
+  .meta({ id: 'UploadedEvidence' });
 
 const sessionSecurity = [{ captureSession: [] }];
 const captureSecurity = [{ captureToken: [] }];
@@ -147,12 +169,12 @@ export const captureRoutes: FastifyPluginAsync<CaptureRouteOptions> = async (app
         operationId: 'uploadEvidence',
         summary: 'Upload one piece of evidence',
         description:
-          'multipart/form-data: a text field `evidenceType` (DocumentFront, DocumentBack, Selfie, LivenessVideo), then one file in the field `file`. The content type is sniffed from the bytes: JPEG, PNG, WebP or HEIC for images, MP4, WebM or QuickTime for LivenessVideo. Images up to 10 MB, video up to 50 MB (configurable). A second upload of a type replaces the first.',
+          'multipart/form-data: a text field `evidenceType` (DocumentFront, DocumentBack, Selfie, LivenessVideo), then one file in the field `file`. The content type is sniffed from the bytes: JPEG, PNG, WebP or HEIC for images, MP4, WebM or QuickTime for LivenessVideo. Images up to 10 MB, video up to 50 MB (configurable). A second upload of a type replaces the first. With the on-CPU checks, a live case\'s document and selfie answers carry a `quality` hint (beyond the capture API as first specified: see docs/capture-page.md).',
         tags: ['capture'],
         security: captureSecurity,
         consumes: ['multipart/form-data'],
         response: {
-          201: evidenceRecordSchema,
+          201: uploadedEvidenceSchema,
           ...problemResponses({
             400: 'VALIDATION_ERROR: evidenceType missing, unknown, or after the file; no file. INCOMPLETE_BODY: the body ended before its closing boundary',
             ...CAPTURE_ERRORS,
@@ -199,14 +221,17 @@ export const captureRoutes: FastifyPluginAsync<CaptureRouteOptions> = async (app
           const type = checkEvidenceType(evidenceType);
           if (part.fieldname !== 'file') throw new ValidationError('Send the file in the multipart field "file".', [{ path: `body.${part.fieldname.slice(0, 50)}`, message: 'unexpected file field' }]);
           assertCapturing(session, clock());
+          const hints = options.qualityHints && !session.sandbox && hintKindOf(session.documentType, type) ? options.qualityHints : null;
+          const copy: Buffer[] | undefined = hints ? [] : undefined;
           const record = await receiveEvidence(
             db,
             options.storage,
             session,
-            { evidenceType: type, fileName: part.filename, stream: part.file, wasTruncated: () => part.file.truncated, signal },
+            { evidenceType: type, fileName: part.filename, stream: part.file, wasTruncated: () => part.file.truncated, signal, ...(copy ? { copy } : {}) },
             { limits: options.limits, correlationId: request.id, clock },
           );
-          return await reply.code(201).send(record);
+          const quality = hints && copy ? await qualityHint(hints.hints, { documentType: session.documentType, evidenceType: type, contentType: record.contentType, bytes: Buffer.concat(copy) }, hints.budgetMs) : null;
+          return await reply.code(201).send({ ...record, quality });
         } catch (error) {
           // Unread bytes would stall the parser: drain them before answering.
           part.file.resume();

@@ -44,3 +44,31 @@ export async function captureMedia(): Promise<CaptureMedia> {
   ffmpeg(['-i', file('passport.jpg'), '-vf', 'gblur=sigma=12', file('blurred.jpg')]);
   return { dir, passport: file('passport.jpg'), blurredPassport: file('blurred.jpg'), selfie: file('selfie.jpg'), video: file('selfie-video.mp4'), expectedFields: sample.expectedFields };
 }
+
+/** Chromium's fake camera, fed from a .y4m file (looped), granted without a prompt. */
+export function fakeCameraArgs(y4m: string): string[] {
+  return ['--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', `--use-file-for-fake-video-capture=${y4m}`];
+}
+
+/**
+ * What the fake camera films: the passport page and the sample face, each as a short raw .y4m
+ * clip (Chromium reads no other format and loops it). Two frames a second keep the files small;
+ * the page takes one frame.
+ */
+export function cameraFeeds(media: CaptureMedia): { passport: string; face: string; blurredPassport: string; passportWithoutMrz: string } {
+  const feeds = {
+    passport: join(media.dir, 'passport.y4m'),
+    face: join(media.dir, 'face.y4m'),
+    blurredPassport: join(media.dir, 'blurred.y4m'),
+    passportWithoutMrz: join(media.dir, 'no-mrz.y4m'),
+  };
+  const even = 'scale=trunc(iw/2)*2:trunc(ih/2)*2,format=yuv420p';
+  const clip = (image: string, filters: string, y4m: string) => ffmpeg(['-loop', '1', '-i', image, '-t', '2', '-r', '2', '-vf', `${filters}${even}`, '-f', 'yuv4mpegpipe', y4m]);
+  // On a desk, inside the page's guide (which leaves 12 % above and below, 7 % at the sides of a 4:3 view).
+  clip(media.passport, 'pad=iw/0.81:ih/0.76:(ow-iw)/2:(oh-ih)/2:color=0x3a3f44,', feeds.passport);
+  clip(media.selfie, '', feeds.face);
+  clip(media.blurredPassport, '', feeds.blurredPassport);
+  // The page's top 62 %: printed fields and portrait, sharp, but the MRZ is out of the picture.
+  clip(media.passport, 'crop=iw:ih*0.62:0:0,', feeds.passportWithoutMrz);
+  return feeds;
+}

@@ -38,6 +38,8 @@ export interface CaptureSession {
   documentType: DocumentType;
   status: CaseStatus;
   expiresAt: Date;
+  /** A sandbox case is decided by the simulator, whatever its photos show. */
+  sandbox: boolean;
 }
 
 export function endUserActor(sessionId: string, correlationId: string) {
@@ -99,7 +101,7 @@ export async function authenticateCaptureToken(db: IdentityExecutor, captureToke
     throw new UnauthenticatedError('Send the capture token from POST /api/capture/v1/session as Authorization: Bearer svc_ct_….');
   }
   const [row] = await db
-    .select({ session: caseSessions, status: verificationCases.status, documentType: verificationCases.documentType })
+    .select({ session: caseSessions, status: verificationCases.status, documentType: verificationCases.documentType, sandbox: verificationCases.sandbox })
     .from(caseSessions)
     .innerJoin(verificationCases, eq(verificationCases.id, caseSessions.caseId))
     .where(eq(caseSessions.captureTokenHash, hashToken(captureToken)));
@@ -111,6 +113,7 @@ export async function authenticateCaptureToken(db: IdentityExecutor, captureToke
     documentType: row.documentType as DocumentType,
     status: row.status as CaseStatus,
     expiresAt: row.session.expiresAt,
+    sandbox: row.sandbox,
   };
 }
 

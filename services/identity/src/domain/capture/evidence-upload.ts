@@ -84,11 +84,12 @@ function meter(limit?: { maxBytes: number; error: () => Error }, onChunk?: (chun
  * before and the ciphertext after; past `maxBytes` it stops with 413 and leaves nothing behind.
  * The person's bytes never touch the disk in the clear, and memory stays constant whatever the size.
  */
-async function spool(stream: Readable, storage: EvidenceVault, maxBytes: number, evidenceType: EvidenceType, seal: Transform, signal: AbortSignal): Promise<SpooledFile> {
+async function spool(stream: Readable, storage: EvidenceVault, maxBytes: number, evidenceType: EvidenceType, seal: Transform, signal: AbortSignal, copy?: Buffer[]): Promise<SpooledFile> {
   const path = join(storage.spoolDir, `${randomUUID()}.upload`);
   const headChunks: Buffer[] = [];
   const plaintext = meter({ maxBytes, error: () => new PayloadTooLargeError(`${evidenceType} may be at most ${maxBytes} bytes (${(maxBytes / 1_048_576).toFixed(0)} MB).`) }, (chunk, offset) => {
     if (offset < SNIFF_BYTES) headChunks.push(chunk.subarray(0, SNIFF_BYTES - offset));
+    copy?.push(chunk);
   });
   const ciphertext = meter(undefined, undefined, storage.needsCiphertextDigest);
   if (signal.aborted) throw signal.reason;
@@ -121,6 +122,8 @@ export interface EvidenceUpload {
   wasTruncated: () => boolean;
   /** Aborted when the body cannot arrive whole (cut, stalled, shutdown), with the problem to answer. */
   signal: AbortSignal;
+  /** Receives the plaintext's chunks as they pass (a quality hint reads the photo without opening the store again). */
+  copy?: Buffer[];
 }
 
 /**
@@ -139,7 +142,7 @@ export async function receiveEvidence(
   const maxBytes = maxBytesFor(upload.evidenceType, options.limits);
   const evidenceId = randomUUID();
   const { seal, sealing } = storage.createSealer(evidenceId);
-  const spooled = await spool(upload.stream, storage, maxBytes, upload.evidenceType, seal, upload.signal);
+  const spooled = await spool(upload.stream, storage, maxBytes, upload.evidenceType, seal, upload.signal, upload.copy);
   try {
     if (upload.wasTruncated()) throw new PayloadTooLargeError(`${upload.evidenceType} may be at most ${maxBytes} bytes.`);
     const sniffed = (await fileTypeFromBuffer(spooled.head))?.mime ?? null;

@@ -1,4 +1,4 @@
-import { ChecksUnavailableError, createLocalChecks, ManualReviewRequiredError as LocalReviewRequired} from '@svc/checks-local';
+import { ChecksUnavailableError, createLocalChecks, ManualReviewRequiredError as LocalReviewRequired, type QualityHints } from '@svc/checks-local';
 import { ManualReviewRequiredError, TransientProviderError, type ChecksProvider, type ChecksProviderStatus, type EvidenceFile } from './checks-provider.js';
 import { readEvidenceBytes } from './evidence-bytes.js';
 
@@ -18,7 +18,7 @@ const STATUS_TTL_MS = 60_000;
  * MRZ, a missing model or ffmpeg, a time-out) arrives as identity's ManualReviewRequiredError,
  * so such a case goes to a person, never to a pass.
  */
-export function createLocalChecksProvider(options: LocalChecksProviderOptions): ChecksProvider & { close(): Promise<void> } {
+export function createLocalChecksProvider(options: LocalChecksProviderOptions): ChecksProvider & { close(): Promise<void>; hints: QualityHints } {
   const checks = createLocalChecks({ ffmpegPath: options.ffmpegPath, inferenceTimeoutMs: options.timeoutMs });
   let lastStatus: { at: number; status: Promise<ChecksProviderStatus> } | null = null;
 
@@ -53,6 +53,8 @@ export function createLocalChecksProvider(options: LocalChecksProviderOptions): 
       }
       return lastStatus.status;
     },
+    // The same engines and slots: a hint never loads a second copy of the models.
+    hints: { mrzReadable: (input) => checks.mrzReadable(input), faceCount: (input) => checks.faceCount(input) },
     close: () => checks.close(),
   };
 }
