@@ -4,9 +4,9 @@ import { migrationsFolder, schemaName } from './db/migrations.js';
 import { queueDepth } from '@svc/outbox';
 import { databaseSchema, jobs, type IdentityExecutor } from './db/schema.js';
 import { expireDueCases } from './domain/cases/expire-cases.js';
-import { createStaffUser } from './domain/staff.js';
+import { createStaffUser } from './domain/accounts/staff.js';
 import type { EvidenceVault } from './domain/evidence/evidence-vault.js';
-import { createPortalUser, createTenant, setTenantStatus, updateTenantSettings } from './domain/tenants.js';
+import { createPortalUser, createTenant, setTenantStatus, updateTenantSettings } from './domain/tenants/tenants.js';
 
 const HELP = `usage: pnpm --filter @svc/identity cli <command> [flags]
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStaffUser } from '../src/domain/staff.js';
-import { createPortalUser } from '../src/domain/tenants.js';
+import { createStaffUser } from '../src/domain/accounts/staff.js';
+import { createPortalUser } from '../src/domain/tenants/tenants.js';
 // The generic fuzzer is fx's: one copy for both services (fast-check is a service devDependency only).
 import { fuzzEveryRoute, type FuzzOperation, type RouteCredentials } from '../../fx/test/route-fuzzer.js';
 import type { AddressInfo } from 'node:net';

@@ -9,8 +9,8 @@ import { migrationsFolder, schemaName } from '../src/db/migrations.js';
 import { databaseSchema } from '../src/db/schema.js';
 import type { ChecksProvider } from '../src/domain/checks/checks-provider.js';
 import type { IdentityWorker } from '../src/workers/identity-worker.js';
-import type { CredentialCache } from '../src/domain/credential-cache.js';
-import { createTenant } from '../src/domain/tenants.js';
+import type { CredentialCache } from '../src/domain/common/credential-cache.js';
+import { createTenant } from '../src/domain/tenants/tenants.js';
 import { makeCertificate, type TestCertificate } from './certificates.js';
 
 export const BASE = '/api/partner/v1';

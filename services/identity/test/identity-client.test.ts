@@ -2,7 +2,7 @@ import { ApiError, allVerifications, allWebhookDeliveries, createIdentityClient,
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accessTokens, verificationCases } from '../src/db/schema.js';
-import { ACCESS_TOKEN_SECONDS } from '../src/domain/access-tokens.js';
+import { ACCESS_TOKEN_SECONDS } from '../src/domain/access/access-tokens.js';
 import { makeCertificate, type TestCertificate } from './certificates.js';
 import type { TestApp } from './helpers.js';
 import { partnerCredentials, startTlsService } from './tls-service.js';

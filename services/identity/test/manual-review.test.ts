@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStaffUser } from '../src/domain/staff.js';
+import { createStaffUser } from '../src/domain/accounts/staff.js';
 import { getCase, partnerWithToken, submittedCase, type Partner } from './case-helpers.js';
 import { buildTestApp, PASSWORD, type TestApp } from './helpers.js';
 

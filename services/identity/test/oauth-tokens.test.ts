@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { setTenantStatus } from '../src/domain/tenants.js';
+import { setTenantStatus } from '../src/domain/tenants/tenants.js';
 import { makeCertificate } from './certificates.js';
 import {
   BASE,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPortalUser } from '../src/domain/tenants.js';
+import { createPortalUser } from '../src/domain/tenants/tenants.js';
 import { CAPTURE, createCase, partnerWithToken, uploadPassportEvidence, type Partner } from './case-helpers.js';
 import { BASE, buildTestApp, createLoggedInTenant, PASSWORD, type TestApp } from './helpers.js';
 

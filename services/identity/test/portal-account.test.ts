@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { auditLog, portalUsers, staffUsers } from '../src/db/schema.js';
-import { hashScryptPassword } from '../src/domain/credentials.js';
-import { createStaffUser } from '../src/domain/staff.js';
-import { createPortalUser, createTenant } from '../src/domain/tenants.js';
+import { hashScryptPassword } from '../src/domain/common/credentials.js';
+import { createStaffUser } from '../src/domain/accounts/staff.js';
+import { createPortalUser, createTenant } from '../src/domain/tenants/tenants.js';
 import { BASE, buildTestApp, manualClock, PASSWORD, type TestApp } from './helpers.js';
 
 const ARGON2ID_PREFIX = '$argon2id$v=19$m=19456,t=2,p=1$';

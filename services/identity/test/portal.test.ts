@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { auditLog } from '../src/db/schema.js';
-import { createTenant, setTenantStatus } from '../src/domain/tenants.js';
+import { createTenant, setTenantStatus } from '../src/domain/tenants/tenants.js';
 import { BASE, buildTestApp, manualClock, PASSWORD, type TestApp } from './helpers.js';
 
 describe('partner portal login', () => {

@@ -6,7 +6,7 @@ import { auditLog, caseEvents, evidence, jobs, ocrResults, webhookDeliveries } f
 import type { ChecksProvider } from '../src/domain/checks/checks-provider.js';
 import { sandboxSimulator } from '../src/domain/checks/sandbox-simulator.js';
 import { createCase, getCase, partnerWithToken, startedCase, submittedCase, type Partner } from './case-helpers.js';
-import { createPortalUser, updateTenantSettings } from '../src/domain/tenants.js';
+import { createPortalUser, updateTenantSettings } from '../src/domain/tenants/tenants.js';
 import { BASE, buildTestApp, PASSWORD, type TestApp } from './helpers.js';
 
 /** Every file under dir, recursively (the file system store keeps objects at objects/<tenant>/<case>/<id>). */

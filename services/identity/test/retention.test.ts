@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { desc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLog, tenants, verificationCases } from '../src/db/schema.js';
-import { updateTenantSettings } from '../src/domain/tenants.js';
+import { updateTenantSettings } from '../src/domain/tenants/tenants.js';
 import { getCase, partnerWithToken, startedCase, submittedCase, type Partner } from './case-helpers.js';
 import { BASE, buildTestApp, manualClock, type TestApp } from './helpers.js';
 

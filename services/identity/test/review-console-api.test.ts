@@ -8,7 +8,7 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLog } from '../src/db/schema.js';
 import { createFrameStrips } from '../src/domain/review/liveness-frames.js';
-import { createStaffUser } from '../src/domain/staff.js';
+import { createStaffUser } from '../src/domain/accounts/staff.js';
 import { getCase, jpegBytes, mp4Bytes, partnerWithToken, pngBytes, startedCase, submittedCase, uploadEvidence, type Partner } from './case-helpers.js';
 import { BASE, buildTestApp, manualClock, PASSWORD, type TestApp } from './helpers.js';
 

@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { auditLog } from '../src/db/schema.js';
 import { totpCode } from '../src/domain/accounts/second-factors/totp.js';
-import { createPortalUser, createTenant, updateTenantSettings } from '../src/domain/tenants.js';
+import { createPortalUser, createTenant, updateTenantSettings } from '../src/domain/tenants/tenants.js';
 import { BASE, buildTestApp, manualClock, PASSWORD, type TestApp } from './helpers.js';
 import { authenticatorCode } from './second-factor-helpers.js';
 

@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { auditLog } from '../src/db/schema.js';
 import { loadIdentityConfig } from '../src/config.js';
-import { createStaffUser } from '../src/domain/staff.js';
+import { createStaffUser } from '../src/domain/accounts/staff.js';
 import { buildTestApp, manualClock, PASSWORD, type TestApp } from './helpers.js';
 import { authenticatorCode } from './second-factor-helpers.js';
 

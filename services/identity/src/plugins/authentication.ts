@@ -2,12 +2,12 @@ import { ForbiddenError, ProblemError, UnauthenticatedError } from '@svc/problem
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { IdentityExecutor } from '../db/schema.js';
-import { ACCESS_TOKEN_PREFIX, authenticateAccessToken, type TokenPrincipal } from '../domain/access-tokens.js';
+import { ACCESS_TOKEN_PREFIX, authenticateAccessToken, type TokenPrincipal } from '../domain/access/access-tokens.js';
 import type { LastUsedBatcher } from '@svc/service-kit';
-import { authenticatePortalSession, PORTAL_SESSION_PREFIX, type PortalPrincipal } from '../domain/portal-sessions.js';
-import { scopeForPath } from '../domain/scopes.js';
+import { authenticatePortalSession, PORTAL_SESSION_PREFIX, type PortalPrincipal } from '../domain/accounts/portal-sessions.js';
+import { scopeForPath } from '../domain/access/scopes.js';
 import { routingPath } from '@svc/service-kit';
-import type { CredentialCache } from '../domain/credential-cache.js';
+import type { CredentialCache } from '../domain/common/credential-cache.js';
 
 /**
  * Who may call a route, declared in its `config.auth`:

@@ -1,7 +1,7 @@
 import type { TLSSocket } from 'node:tls';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { parseEscapedPemCertificate, parseRfc9440Certificate, parseThumbprintHeader, thumbprintOfDer } from '../domain/certificates.js';
+import { parseEscapedPemCertificate, parseRfc9440Certificate, parseThumbprintHeader, thumbprintOfDer } from '../domain/access/certificates.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

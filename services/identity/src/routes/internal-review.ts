@@ -15,13 +15,13 @@ import {
   STAFF_SESSION_SECONDS,
   staffFactorAccount,
   staffLogin,
-} from '../domain/staff.js';
+} from '../domain/accounts/staff.js';
 import type { SecretBox } from '@svc/service-kit';
 import { refuseRemovingLastFactor } from '../domain/accounts/second-factors/factors.js';
 import { replyWithSignIn, type SignInCookies } from './sign-in-reply.js';
 import { secondFactorRoutes } from './second-factor-routes.js';
 import { secondStepBodySchema } from './second-factor-schemas.js';
-import { emailSchema } from '../domain/tenants.js';
+import { emailSchema } from '../domain/tenants/tenants.js';
 import { bearerCredential, refuseCrossOrigin, SecondFactorEnrolmentRequiredError } from '../plugins/authentication.js';
 import { internalCaseRoutes } from './internal-cases.js';
 import { requireStaff } from './staff-request.js';

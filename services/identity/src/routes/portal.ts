@@ -2,16 +2,16 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { IdentityExecutor } from '../db/schema.js';
-import { completePortalSecondStep, describePortalSession, endPortalSession, login, PORTAL_SESSION_SECONDS } from '../domain/portal-sessions.js';
+import { completePortalSecondStep, describePortalSession, endPortalSession, login, PORTAL_SESSION_SECONDS } from '../domain/accounts/portal-sessions.js';
 import { replyWithSignIn, sessionIssuedSchema, type SignInCookies } from './sign-in-reply.js';
 import type { SecretBox } from '@svc/service-kit';
 import { secondStepBodySchema } from './second-factor-schemas.js';
-import { parseRegistrationCertificate } from '../domain/certificates.js';
-import { emailSchema, PORTAL_ROLES } from '../domain/tenants.js';
+import { parseRegistrationCertificate } from '../domain/access/certificates.js';
+import { emailSchema, PORTAL_ROLES } from '../domain/tenants/tenants.js';
 import { PORTAL_COOKIE, refuseCrossOrigin, requirePrincipal } from '../plugins/authentication.js';
 import { ForbiddenError, problemResponses } from '@svc/problem-json';
 import { portalSecurity, RATE_LIMITED } from './openapi.js';
-import type { CredentialCache } from '../domain/credential-cache.js';
+import type { CredentialCache } from '../domain/common/credential-cache.js';
 
 export interface PortalRouteOptions {
   db: IdentityExecutor;

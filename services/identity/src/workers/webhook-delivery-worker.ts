@@ -5,7 +5,7 @@ import { buildIdentityWebhookHeaders } from '@svc/webhook-signing';
 import { eq, inArray, sql } from 'drizzle-orm';
 import type { IdentityConfig } from '../config.js';
 import { webhookDeliveries, webhookEndpoints, type IdentityExecutor } from '../db/schema.js';
-import { writeAudit } from '../domain/audit.js';
+import { writeAudit } from '../domain/common/audit.js';
 import { WEBHOOK_DELIVERY_CHANNEL } from '../domain/webhooks/webhook-events.js';
 
 const USER_AGENT = 'partner-services-identity-webhooks/1';

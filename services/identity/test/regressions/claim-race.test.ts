@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { describeNeeding } from '@svc/db/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { caseClaims } from '../../src/db/schema.js';
-import { createStaffUser } from '../../src/domain/staff.js';
+import { createStaffUser } from '../../src/domain/accounts/staff.js';
 import { partnerWithToken, submittedCase, type Partner } from '../case-helpers.js';
 import { buildTestApp, PASSWORD, type TestApp } from '../helpers.js';
 

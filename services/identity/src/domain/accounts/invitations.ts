@@ -1,10 +1,10 @@
 import { AccountDisabledError, NotFoundError, ProblemError } from '@svc/problem-json';
 import { and, asc, eq, gt, isNull } from 'drizzle-orm';
 import { portalInvitations, portalUsers, tenants, type IdentityExecutor } from '../../db/schema.js';
-import { writeAudit } from '../audit.js';
-import { generateOpaqueToken, hashToken } from '../credentials.js';
-import type { PortalPrincipal } from '../portal-sessions.js';
-import type { PortalRole } from '../tenants.js';
+import { writeAudit } from '../common/audit.js';
+import { generateOpaqueToken, hashToken } from '../common/credentials.js';
+import type { PortalPrincipal } from './portal-sessions.js';
+import type { PortalRole } from '../tenants/tenants.js';
 import { hashPassword } from './passwords.js';
 
 export const INVITATION_PREFIX = 'svc_inv_';

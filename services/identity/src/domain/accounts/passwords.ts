@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { hash, verify } from '@node-rs/argon2';
 import { z } from 'zod';
-import { verifyPassword as verifyScryptPassword } from '../credentials.js';
+import { verifyPassword as verifyScryptPassword } from '../common/credentials.js';
 
 /**
  * OWASP's Argon2id configuration (m = 19 MiB, t = 2, p = 1): about 40 ms a sign-in on this

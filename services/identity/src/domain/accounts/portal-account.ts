@@ -1,10 +1,10 @@
 import { AccountLockedError, NotFoundError, ProblemError } from '@svc/problem-json';
 import { and, desc, eq, gt, isNull, ne } from 'drizzle-orm';
 import { loginThrottle, portalSessions, portalUsers, type IdentityExecutor } from '../../db/schema.js';
-import { writeAudit } from '../audit.js';
-import { announceCredentialsChanged } from '../credential-cache.js';
-import { LOCKOUT, lockedForSeconds, recordFailure } from '../login-throttle.js';
-import type { PortalPrincipal } from '../portal-sessions.js';
+import { writeAudit } from '../common/audit.js';
+import { announceCredentialsChanged } from '../common/credential-cache.js';
+import { LOCKOUT, lockedForSeconds, recordFailure } from './login-throttle.js';
+import type { PortalPrincipal } from './portal-sessions.js';
 import { checkPassword, hashPassword } from './passwords.js';
 
 /** 403, not 401: the session is fine, and a 401 would send the portal back to its sign-in page. */

@@ -1,10 +1,10 @@
 import { NotFoundError, ProblemError } from '@svc/problem-json';
 import { and, asc, eq, isNull, max, sql } from 'drizzle-orm';
 import { portalSessions, portalUsers, tenants, type IdentityExecutor } from '../../db/schema.js';
-import { writeAudit } from '../audit.js';
-import { announceCredentialsChanged } from '../credential-cache.js';
-import type { PortalPrincipal } from '../portal-sessions.js';
-import type { PortalRole } from '../tenants.js';
+import { writeAudit } from '../common/audit.js';
+import { announceCredentialsChanged } from '../common/credential-cache.js';
+import type { PortalPrincipal } from './portal-sessions.js';
+import type { PortalRole } from '../tenants/tenants.js';
 
 export type UserStatus = 'active' | 'disabled';
 

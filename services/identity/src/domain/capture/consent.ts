@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { tenants, verificationCases, type IdentityExecutor } from '../../db/schema.js';
-import { writeAudit } from '../audit.js';
+import { writeAudit } from '../common/audit.js';
 import { lockCase } from '../cases/case-transitions.js';
 import type { CaseStatus } from '../cases/case-states.js';
 import { assertCapturing, endUserActor, type CaptureSession } from './capture-sessions.js';

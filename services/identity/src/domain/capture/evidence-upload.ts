@@ -8,7 +8,7 @@ import { PayloadTooLargeError, ProblemError } from '@svc/problem-json';
 import { fileTypeFromBuffer } from 'file-type';
 import { and, eq, isNull } from 'drizzle-orm';
 import { evidence, type IdentityExecutor } from '../../db/schema.js';
-import { writeAudit } from '../audit.js';
+import { writeAudit } from '../common/audit.js';
 import type { EvidenceType } from '../cases/case-states.js';
 import { lockCase } from '../cases/case-transitions.js';
 import { toEvidenceRecord } from '../cases/read-cases.js';

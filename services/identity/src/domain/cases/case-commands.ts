@@ -1,7 +1,7 @@
 import { NotFoundError, ValidationError } from '@svc/problem-json';
 import { eq } from 'drizzle-orm';
 import { ocrResults, type IdentityExecutor } from '../../db/schema.js';
-import { writeAudit } from '../audit.js';
+import { writeAudit } from '../common/audit.js';
 import { isTerminal, type CaseStatus } from './case-states.js';
 import { InvalidCaseStateError, lockCase, transitionCase } from './case-transitions.js';
 import { type CaseActor } from '../common/actor.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { NotFoundError, ProblemError } from '@svc/problem-json';
 import { and, eq } from 'drizzle-orm';
 import { caseEvents, verificationCases, type IdentityExecutor } from '../../db/schema.js';
-import { writeAudit } from '../audit.js';
+import { writeAudit } from '../common/audit.js';
 import type { CaseActor } from '../common/actor.js';
 import { fanOutEvent } from '../webhooks/fan-out.js';
 import { eventTypeFor, isTerminal, nextStatus, type CaseStatus, type CaseTrigger } from './case-states.js';

@@ -1,7 +1,7 @@
 import { ForbiddenError, NotFoundError, ProblemError } from '@svc/problem-json';
 import { eq } from 'drizzle-orm';
 import { evidence, verificationCases, type IdentityExecutor } from '../../db/schema.js';
-import { writeAudit } from '../audit.js';
+import { writeAudit } from '../common/audit.js';
 import type { CaseActor } from '../common/actor.js';
 import { EvidenceObjectMissingError, type StoredObject } from './evidence-storage.js';
 import { EvidenceKeyDestroyedError, EvidenceUnreadableError, type EvidenceVault } from './evidence-vault.js';

@@ -1,7 +1,7 @@
 import { PermanentJobError, type Job } from '@svc/outbox';
 import { and, eq, sql } from 'drizzle-orm';
 import { auditLog, evidence, fraudSignals, ocrResults, verificationCases, type IdentityExecutor } from '../../db/schema.js';
-import { writeAudit } from '../audit.js';
+import { writeAudit } from '../common/audit.js';
 import { lockCase, recordCaseEvent } from '../cases/case-transitions.js';
 import type { EvidenceVault } from '../evidence/evidence-vault.js';
 

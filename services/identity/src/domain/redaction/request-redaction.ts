@@ -1,7 +1,7 @@
 import { enqueueJobs, notifyWorkers } from '@svc/outbox';
 import { jobs, verificationCases, type IdentityExecutor } from '../../db/schema.js';
 import { eq } from 'drizzle-orm';
-import { writeAudit } from '../audit.js';
+import { writeAudit } from '../common/audit.js';
 import { isTerminal, type CaseStatus } from '../cases/case-states.js';
 import { InvalidCaseStateError, lockCase, type CaseRow } from '../cases/case-transitions.js';
 import { type CaseActor } from '../common/actor.js';

@@ -1,10 +1,10 @@
 import { ForbiddenError, NotFoundError, ProblemError } from '@svc/problem-json';
 import { eq } from 'drizzle-orm';
 import { caseClaims, staffUsers, type IdentityExecutor } from '../../db/schema.js';
-import { writeAudit } from '../audit.js';
+import { writeAudit } from '../common/audit.js';
 import type { CaseStatus } from '../cases/case-states.js';
 import { InvalidCaseStateError, lockCase } from '../cases/case-transitions.js';
-import type { StaffPrincipal } from '../staff.js';
+import type { StaffPrincipal } from '../accounts/staff.js';
 
 /** Long enough to read a case, short enough that an abandoned one is soon back in the queue. */
 export const CLAIM_SECONDS = 15 * 60;

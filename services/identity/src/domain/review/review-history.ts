@@ -2,7 +2,7 @@ import { and, count, desc, eq, type SQL } from 'drizzle-orm';
 import { ForbiddenError } from '@svc/problem-json';
 import { reviewDecisions, staffUsers, tenants, verificationCases, type IdentityExecutor } from '../../db/schema.js';
 import { pageOf } from '../common/paging.js';
-import type { StaffPrincipal } from '../staff.js';
+import type { StaffPrincipal } from '../accounts/staff.js';
 
 export interface ReviewHistoryQuery {
   page: number;

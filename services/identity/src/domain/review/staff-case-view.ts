@@ -1,12 +1,12 @@
 import { NotFoundError, ProblemError } from '@svc/problem-json';
 import { eq } from 'drizzle-orm';
 import { evidence, tenants, verificationCases, type IdentityExecutor } from '../../db/schema.js';
-import { writeAudit } from '../audit.js';
+import { writeAudit } from '../common/audit.js';
 import { caseHistory } from '../cases/case-history.js';
 import { getCaseDetail } from '../cases/read-cases.js';
 import { openEvidenceDownload } from '../evidence/evidence-download.js';
 import type { EvidenceVault } from '../evidence/evidence-vault.js';
-import type { StaffPrincipal } from '../staff.js';
+import type { StaffPrincipal } from '../accounts/staff.js';
 import { claimHolderOf } from './claims.js';
 import { compareOcrWithMrz } from './mrz-comparison.js';
 import { FramesUnavailableError, type FrameStrips } from './liveness-frames.js';

@@ -3,7 +3,7 @@ import { ConflictError, NotFoundError } from '@svc/problem-json';
 import { notifyWorkers } from '@svc/outbox';
 import { and, count, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
 import { webhookDeliveries, type IdentityExecutor } from '../../db/schema.js';
-import { writeAudit } from '../audit.js';
+import { writeAudit } from '../common/audit.js';
 import { pageOf } from '../common/paging.js';
 import type { CaseActor } from '../common/actor.js';
 import { ownEndpoint, type EndpointRow } from './webhook-endpoints.js';

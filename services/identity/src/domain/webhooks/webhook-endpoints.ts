@@ -5,7 +5,7 @@ import type { SecretBox } from '@svc/service-kit';
 import { generateSigningSecret } from '@svc/webhook-signing';
 import { and, asc, count, eq } from 'drizzle-orm';
 import { tenants, webhookDeliveries, webhookEndpoints, type IdentityExecutor } from '../../db/schema.js';
-import { writeAudit } from '../audit.js';
+import { writeAudit } from '../common/audit.js';
 import type { CaseActor } from '../common/actor.js';
 import { MAX_ENDPOINTS_PER_TENANT } from './webhook-events.js';
 

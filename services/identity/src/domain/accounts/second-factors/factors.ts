@@ -4,8 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { and, count, eq, isNotNull, isNull, or, lt } from 'drizzle-orm';
 import type { IdentityExecutor } from '../../../db/schema.js';
 import { recoveryCodes, secondFactors } from '../../../db/schema-second-factors.js';
-import { writeAudit } from '../../audit.js';
-import { hashToken } from '../../credentials.js';
+import { writeAudit } from '../../common/audit.js';
+import { hashToken } from '../../common/credentials.js';
 import { InvalidCodeError, type FactorAccount } from './accounts.js';
 import { generateTotpSecret, matchingTotpStep, toBase32, totpUri } from './totp.js';
 

@@ -1,8 +1,8 @@
 import { NotFoundError } from '@svc/problem-json';
 import { and, eq } from 'drizzle-orm';
 import { portalSessions, portalUsers, tenants, type IdentityExecutor } from '../../../db/schema.js';
-import { announceCredentialsChanged } from '../../credential-cache.js';
-import { portalFactorAccount, type PortalPrincipal } from '../../portal-sessions.js';
+import { announceCredentialsChanged } from '../../common/credential-cache.js';
+import { portalFactorAccount, type PortalPrincipal } from '../portal-sessions.js';
 import type { FactorAccount } from './accounts.js';
 import { refuseRemovingLastFactor } from './factors.js';
 

@@ -1,6 +1,6 @@
 import { latestTimestampWriter } from '@svc/db';
 import { LastUsedBatcher } from '@svc/service-kit';
-import { oauthClients, type IdentityExecutor } from '../db/schema.js';
+import { oauthClients, type IdentityExecutor } from '../../db/schema.js';
 
 /** OAuth client lastUsedAt, batched (see LastUsedBatcher). */
 export function createClientLastUsed(db: IdentityExecutor, options: { flushIntervalMs: number; onError: (error: unknown) => void }): LastUsedBatcher {

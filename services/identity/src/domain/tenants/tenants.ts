@@ -1,10 +1,10 @@
 import { eq } from 'drizzle-orm';
 import { ConflictError, NotFoundError, ValidationError } from '@svc/problem-json';
 import { z } from 'zod';
-import { portalUsers, tenants, type IdentityExecutor } from '../db/schema.js';
-import { announceCredentialsChanged } from './credential-cache.js';
-import { writeAudit } from './audit.js';
-import { hashPassword, newPasswordSchema } from './accounts/passwords.js';
+import { portalUsers, tenants, type IdentityExecutor } from '../../db/schema.js';
+import { announceCredentialsChanged } from '../common/credential-cache.js';
+import { writeAudit } from '../common/audit.js';
+import { hashPassword, newPasswordSchema } from '../accounts/passwords.js';
 
 /** PartnerAdmin manages clients, cases and webhooks; PartnerReadOnly (support staff) reads everything and changes nothing. */
 export const PORTAL_ROLES = ['PartnerAdmin', 'PartnerReadOnly'] as const;

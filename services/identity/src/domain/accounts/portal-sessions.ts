@@ -1,15 +1,15 @@
 import { AccountDisabledError, AccountLockedError, UnauthenticatedError } from '@svc/problem-json';
 import { and, eq, isNull } from 'drizzle-orm';
-import { loginThrottle, portalSessions, portalUsers, tenants, type IdentityExecutor } from '../db/schema.js';
-import { announceCredentialsChanged, type CredentialCache } from './credential-cache.js';
-import { writeAudit } from './audit.js';
+import { loginThrottle, portalSessions, portalUsers, tenants, type IdentityExecutor } from '../../db/schema.js';
+import { announceCredentialsChanged, type CredentialCache } from '../common/credential-cache.js';
+import { writeAudit } from '../common/audit.js';
 import { LOCKOUT, lockedForSeconds, recordFailure } from './login-throttle.js';
-import { generateOpaqueToken, hashToken } from './credentials.js';
-import { checkPassword, hashPassword, UNKNOWN_USER_PASSWORD_HASH } from './accounts/passwords.js';
+import { generateOpaqueToken, hashToken } from '../common/credentials.js';
+import { checkPassword, hashPassword, UNKNOWN_USER_PASSWORD_HASH } from './passwords.js';
 import type { SecretBox } from '@svc/service-kit';
-import type { FactorAccount } from './accounts/second-factors/accounts.js';
-import { hasSecondFactor, type SecondStepProof } from './accounts/second-factors/factors.js';
-import { completeSecondStep, createPendingSignIn } from './accounts/second-factors/staged-sign-in.js';
+import type { FactorAccount } from './second-factors/accounts.js';
+import { hasSecondFactor, type SecondStepProof } from './second-factors/factors.js';
+import { completeSecondStep, createPendingSignIn } from './second-factors/staged-sign-in.js';
 
 export const PORTAL_SESSION_PREFIX = 'svc_ps_';
 export const PORTAL_SESSION_SECONDS = 8 * 3600;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import type { IdentityExecutor } from '../db/schema.js';
+import type { IdentityExecutor } from '../../db/schema.js';
 
 /** Every instance LISTENs here: a revocation's NOTIFY empties all their caches. */
 export const CREDENTIALS_CHANNEL = 'identity_credentials';

@@ -1,6 +1,6 @@
 import { selectRows } from '@svc/db';
 import { eq, sql } from 'drizzle-orm';
-import { loginThrottle, type IdentityExecutor } from '../db/schema.js';
+import { loginThrottle, type IdentityExecutor } from '../../db/schema.js';
 
 /** Five failures within 15 minutes lock a login name for 15 minutes (portal users and staff alike). */
 export const LOCKOUT = { failures: 5, windowSeconds: 15 * 60, lockSeconds: 15 * 60 };

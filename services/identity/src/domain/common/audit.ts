@@ -1,4 +1,4 @@
-import { auditLog, type IdentityExecutor } from '../db/schema.js';
+import { auditLog, type IdentityExecutor } from '../../db/schema.js';
 
 export interface AuditEntry {
   tenantId: string | null;

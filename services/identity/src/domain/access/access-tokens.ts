@@ -1,10 +1,10 @@
 import { AccountDisabledError, ForbiddenError, UnauthenticatedError } from '@svc/problem-json';
 import { and, eq, isNull, sql } from 'drizzle-orm';
-import { announceCredentialsChanged, type CredentialCache } from './credential-cache.js';
-import { preparedPerDatabase } from '../db/prepared.js';
-import { accessTokens, oauthClients, tenants, type IdentityExecutor } from '../db/schema.js';
+import { announceCredentialsChanged, type CredentialCache } from '../common/credential-cache.js';
+import { preparedPerDatabase } from '../../db/prepared.js';
+import { accessTokens, oauthClients, tenants, type IdentityExecutor } from '../../db/schema.js';
 import { x5tS256 } from './certificates.js';
-import { generateOpaqueToken, hashToken } from './credentials.js';
+import { generateOpaqueToken, hashToken } from '../common/credentials.js';
 import { invalidClient, OAuthError, tenantDisabled } from './oauth-errors.js';
 import { normaliseScopes, splitScopes } from './scopes.js';
 

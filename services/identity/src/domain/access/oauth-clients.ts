@@ -1,12 +1,12 @@
-import { BadRequestProblem } from './problems.js';
+import { BadRequestProblem } from '../common/problems.js';
 import { ConflictError, NotFoundError } from '@svc/problem-json';
 import { and, asc, count, eq, isNull, sql } from 'drizzle-orm';
-import { accessTokens, oauthClients, type IdentityExecutor } from '../db/schema.js';
-import { announceCredentialsChanged } from './credential-cache.js';
-import { preparedPerDatabase } from '../db/prepared.js';
-import { writeAudit } from './audit.js';
+import { accessTokens, oauthClients, type IdentityExecutor } from '../../db/schema.js';
+import { announceCredentialsChanged } from '../common/credential-cache.js';
+import { preparedPerDatabase } from '../../db/prepared.js';
+import { writeAudit } from '../common/audit.js';
 import { parseRegistrationCertificate } from './certificates.js';
-import { generateOpaqueToken } from './credentials.js';
+import { generateOpaqueToken } from '../common/credentials.js';
 import { parseAllowedScopes } from './scopes.js';
 
 export const MAX_ACTIVE_CLIENTS = 5;
