@@ -1,7 +1,7 @@
 /**
- * What the local checks answer: the same shapes as identity's checks-provider answers (model
- * answers only; thresholds, latency and timestamps are the calling service's). Kept structural
- * so identity can use this package without either importing the other's types.
+ * The checks-provider contract's answers, declared here once: identity's providers (this
+ * package on the CPU, the HTTP provider, the sandbox simulator) all answer these shapes. Model
+ * answers only; thresholds, latency and timestamps are the calling service's.
  */
 export interface OcrAnswer {
   modelName: string;

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { FaceMatchAnswer, LivenessAnswer, OcrAnswer } from '@svc/checks-local';
 import type { DocumentType, EvidenceType } from '../cases/case-states.js';
 
 /** One stored evidence file, opened only when a check reads it (byte for byte, as uploaded). */
@@ -10,29 +11,11 @@ export interface EvidenceFile {
   open(): Promise<Readable>;
 }
 
-/** Model answers only: thresholds, latency and timestamps are the service's, never the provider's. */
-export interface OcrAnswer {
-  modelName: string;
-  modelVersion: string;
-  confidenceScore: number;
-  fields: Record<string, string>;
-  mrzRawText: string | null;
-  hasManipulationIndicators: boolean;
-}
-
-export interface FaceMatchAnswer {
-  modelName: string;
-  modelVersion: string;
-  similarityScore: number;
-}
-
-export interface LivenessAnswer {
-  modelName: string;
-  modelVersion: string;
-  livenessScore: number;
-  presentationAttackDetected: boolean;
-  attackType: string | null;
-}
+/**
+ * Model answers only: thresholds, latency and timestamps are the service's, never the provider's.
+ * The shapes are declared once, by the on-CPU checks package, and every provider answers them.
+ */
+export type { FaceMatchAnswer, LivenessAnswer, OcrAnswer } from '@svc/checks-local';
 
 /**
  * What automated checks need from a provider: three inference calls. Small on purpose, so an
@@ -63,14 +46,6 @@ export class TransientProviderError extends Error {
 /**
  * The provider cannot give an answer worth acting on (no face found, no readable MRZ, a model or
  * ffmpeg missing, an inference time-out): the case goes to a person with this reason, never to
- * a pass and never to Failed. `reason` reaches partners: no paths, hosts or stack traces.
+ * a pass and never to Failed. The package's class, so its errors need no translation.
  */
-export class ManualReviewRequiredError extends Error {
-  override name = 'ManualReviewRequiredError';
-  constructor(
-    readonly reason: string,
-    options?: { cause?: unknown },
-  ) {
-    super(reason, options);
-  }
-}
+export { ManualReviewRequiredError } from '@svc/checks-local';

@@ -1,5 +1,5 @@
-import { ChecksUnavailableError, createLocalChecks, ManualReviewRequiredError as LocalReviewRequired, type QualityHints } from '@svc/checks-local';
-import { ManualReviewRequiredError, TransientProviderError, type ChecksProvider, type ChecksProviderStatus, type EvidenceFile } from './checks-provider.js';
+import { ChecksUnavailableError, createLocalChecks, type QualityHints } from '@svc/checks-local';
+import { TransientProviderError, type ChecksProvider, type ChecksProviderStatus, type EvidenceFile } from './checks-provider.js';
 import { readEvidenceBytes } from './evidence-bytes.js';
 
 export interface LocalChecksProviderOptions {
@@ -15,8 +15,8 @@ const STATUS_TTL_MS = 60_000;
  * The on-CPU provider (@svc/checks-local): tesseract.js for the MRZ, @vladmandic/human on
  * tfjs-wasm for faces, Debian's ffmpeg for the video's frames. Models load on the first live
  * case, in this process, and stay warm. What the package cannot answer (no face, no readable
- * MRZ, a missing model or ffmpeg, a time-out) arrives as identity's ManualReviewRequiredError,
- * so such a case goes to a person, never to a pass.
+ * MRZ, a missing model or ffmpeg, a time-out) is the package's ManualReviewRequiredError, which
+ * identity's checks treat as theirs, so such a case goes to a person, never to a pass.
  */
 export function createLocalChecksProvider(options: LocalChecksProviderOptions): ChecksProvider & { close(): Promise<void>; hints: QualityHints } {
   const checks = createLocalChecks({ ffmpegPath: options.ffmpegPath, inferenceTimeoutMs: options.timeoutMs });
@@ -26,7 +26,6 @@ export function createLocalChecksProvider(options: LocalChecksProviderOptions): 
     try {
       return await call();
     } catch (error) {
-      if (error instanceof LocalReviewRequired) throw new ManualReviewRequiredError(error.reason, { cause: error });
       // Every slot busy, or shutting down: not the evidence's fault; the job queue tries again.
       if (error instanceof ChecksUnavailableError) throw new TransientProviderError(error.message, { cause: error });
       throw error;
