@@ -1,5 +1,5 @@
-import { createGuardedDispatcher, MAX_SENDS_PER_HOST, postOnce, type TargetPolicy } from '@svc/outbound-http';
-import { createDeliveryWorker, queueDepth, wakeOnNotify, type DeliveryWorker, type Listen } from '@svc/outbox';
+import type { TargetPolicy } from '@svc/outbound-http';
+import { createSignedDeliveryWorker, type DeliveryWorker, type Listen } from '@svc/outbox';
 import type { Database } from '@svc/db';
 import { createSecretBox, type SecretBox, type ServiceMetrics } from '@svc/service-kit';
 import { buildFxWebhookHeaders } from '@svc/webhook-signing';
@@ -61,7 +61,7 @@ export function alertDeliveryWorkerFor(config: FxConfig, wiring: AlertWorkerWiri
 }
 
 /**
- * The rate-alert worker on the shared @svc/outbox queue: each claim reads its webhooks (URL
+ * The rate-alert worker on the shared signed-delivery worker (@svc/outbox): each claim reads its webhooks (URL
  * and secret as they are now) in one query, each attempt signs the stored payload with a
  * fresh timestamp (fx scheme, with the delivery's stable id and attempt number) and POSTs it
  * once through the SSRF-guarded dispatcher (no redirects, time limit).
@@ -70,38 +70,29 @@ export function alertDeliveryWorkerFor(config: FxConfig, wiring: AlertWorkerWiri
  * the webhook.
  */
 export function createAlertDeliveryWorker(options: AlertDeliveryOptions): DeliveryWorker & { close(): Promise<void> } {
-  const dispatcher = createGuardedDispatcher(options.policy, { connectTimeoutMs: options.timeoutMs });
-  // Depth is the table's, whichever process works it: reported even when the worker runs elsewhere.
-  options.metrics?.watchQueue('alert_deliveries', () => queueDepth(options.db, alertDeliveries, { openOnly: true }));
-  const queue = createDeliveryWorker({
+  return createSignedDeliveryWorker({
     db: options.db,
     table: alertDeliveries,
+    queueName: 'alert_deliveries',
+    workerId: 'fx-alerts',
+    userAgent: USER_AGENT,
+    policy: options.policy,
+    timeoutMs: options.timeoutMs,
     retryScheduleMs: options.retryScheduleMs,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.pollIntervalMs ? { pollIntervalMs: options.pollIntervalMs } : {}),
     ...(options.batchSize ? { batchSize: options.batchSize } : {}),
     ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
-    ...(options.retentionDays ? { retention: { days: options.retentionDays } } : {}),
+    ...(options.retentionDays ? { retentionDays: options.retentionDays } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
-    ...(options.metrics ? { onAttemptRecorded: options.metrics.queueAttemptRecorder('alert_deliveries') } : {}),
-    maxInFlightPerSubscription: MAX_SENDS_PER_HOST,
-    jitter: 0.1,
-    workerId: 'fx-alerts',
-    async prepare(deliveries) {
-      const ids = [...new Set(deliveries.map((delivery) => delivery.subscriptionId))];
-      const alerts = await options.db
-        .select({ id: rateAlerts.id, webhookUrl: rateAlerts.webhookUrl, sealed: rateAlerts.signingSecretSealed })
-        .from(rateAlerts)
-        .where(inArray(rateAlerts.id, ids));
-      return new Map(alerts.map((alert) => [alert.id, alert]));
-    },
-    async deliver(delivery, alerts) {
-      const alert = alerts.get(delivery.subscriptionId);
-      if (!alert) return { status: 0, error: 'webhook deleted', permanent: true };
-      const secret = options.box.decrypt(alert.sealed, alert.id);
-      const headers = buildFxWebhookHeaders({ secret, rawBody: delivery.payload, delivery: { id: delivery.id, attempt: delivery.attemptCount } });
-      return postOnce({ url: alert.webhookUrl, body: delivery.payload, headers, dispatcher, policy: options.policy, timeoutMs: options.timeoutMs, userAgent: USER_AGENT });
-    },
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+    ...(options.listen ? { listen: options.listen } : {}),
+    channel: ALERT_DELIVERY_CHANNEL,
+    loadTargets: (ids) =>
+      options.db.select({ id: rateAlerts.id, url: rateAlerts.webhookUrl, sealed: rateAlerts.signingSecretSealed }).from(rateAlerts).where(inArray(rateAlerts.id, ids)),
+    openSecret: (sealed, id) => options.box.decrypt(sealed, id),
+    sign: ({ secret, delivery }) => buildFxWebhookHeaders({ secret, rawBody: delivery.payload, delivery: { id: delivery.id, attempt: delivery.attemptCount } }),
+    missingTarget: 'webhook deleted',
     async onSettled(tx, { delivery, outcome, succeeded, final }) {
       if (succeeded) {
         await tx.update(rateAlerts).set({ lastDeliveryStatusCode: outcome.status, consecutiveFailures: 0 }).where(eq(rateAlerts.id, delivery.subscriptionId));
@@ -119,12 +110,4 @@ export function createAlertDeliveryWorker(options: AlertDeliveryOptions): Delive
       }
     },
   });
-  const worker = options.listen ? wakeOnNotify(queue, options.listen, ALERT_DELIVERY_CHANNEL, options.logger) : queue;
-  return {
-    ...worker,
-    async close() {
-      await worker.stop();
-      await dispatcher.close();
-    },
-  };
 }
