@@ -9,6 +9,7 @@ import { emailSchema } from './tenants.js';
 import type { SecretBox } from '@svc/service-kit';
 import type { FactorAccount } from './accounts/second-factors/accounts.js';
 import { hasSecondFactor, type SecondStepProof } from './accounts/second-factors/factors.js';
+import type { RelyingParty } from './accounts/second-factors/passkeys.js';
 import { completeSecondStep, createPendingSignIn } from './accounts/second-factors/staged-sign-in.js';
 
 export const STAFF_SESSION_PREFIX = 'svc_ss_';
@@ -104,7 +105,7 @@ async function issueStaffSession(tx: IdentityExecutor, staffId: string, enrolmen
 }
 
 /** The console's second step: a TOTP or recovery code in exchange for the pending token. */
-export async function completeStaffSecondStep(db: IdentityExecutor, box: SecretBox, input: { pendingSignInToken: string; proof: SecondStepProof; correlationId: string }, now: Date) {
+export async function completeStaffSecondStep(db: IdentityExecutor, box: SecretBox, input: { pendingSignInToken: string; proof: SecondStepProof; correlationId: string; relyingParty: RelyingParty }, now: Date) {
   const staffOf = async (executor: IdentityExecutor, account: string) => {
     const [staff] = await executor.select({ id: staffUsers.id, email: staffUsers.email }).from(staffUsers).where(eq(staffUsers.id, account.slice('staff:'.length)));
     if (!staff) throw new UnauthenticatedError('The sign-in has expired or was already completed: enter your password again.');
