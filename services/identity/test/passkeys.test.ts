@@ -171,8 +171,12 @@ describe('passkeys', () => {
     const stepOptions = await internal('POST', '/login/second-factor/passkey-options', {}, { pendingSignInToken });
     const done = await internal('POST', '/login/second-factor', {}, { pendingSignInToken, passkey: authenticator.assert(stepOptions.json()) });
     expect(done.statusCode, done.body).toBe(200);
-    // A staff passkey does not open the portal.
+    // A staff passkey does not open the portal, but alone opens the console.
     const portal = await signInAlone(authenticator);
     expect(portal.response.statusCode).toBe(401);
+    const aloneOptions = await internal('POST', '/login/passkey/options');
+    const alone = await internal('POST', '/login/passkey', {}, { passkey: authenticator.assert(aloneOptions.json()) });
+    expect(alone.statusCode, alone.body).toBe(200);
+    expect(alone.json()).toMatchObject({ enrolmentOnly: false });
   });
 });

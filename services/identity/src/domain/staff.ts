@@ -9,7 +9,8 @@ import { emailSchema } from './tenants.js';
 import type { SecretBox } from '@svc/service-kit';
 import type { FactorAccount } from './accounts/second-factors/accounts.js';
 import { hasSecondFactor, type SecondStepProof } from './accounts/second-factors/factors.js';
-import type { RelyingParty } from './accounts/second-factors/passkeys.js';
+import { passkeyOwner, verifyPasskeyAssertion, type RelyingParty } from './accounts/second-factors/passkeys.js';
+import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import { completeSecondStep, createPendingSignIn } from './accounts/second-factors/staged-sign-in.js';
 
 export const STAFF_SESSION_PREFIX = 'svc_ss_';
@@ -114,6 +115,30 @@ export async function completeStaffSecondStep(db: IdentityExecutor, box: SecretB
   return completeSecondStep(db, box, input, now, async (pending) => staffFactorAccount(await staffOf(db, pending.account)), async (tx, pending) => {
     const staff = await staffOf(tx, pending.account);
     return issueStaffSession(tx, staff.id, false, input.correlationId, now);
+  });
+}
+
+/** A reviewer's passkey alone (user verified): a full session; refusals count toward the reviewer's lockout. */
+export async function staffSignInWithPasskey(db: IdentityExecutor, relyingParty: RelyingParty, response: AuthenticationResponseJSON, correlationId: string, now: Date) {
+  const owner = await passkeyOwner(db, response.id);
+  const [staff] = owner?.startsWith('staff:') ? await db.select({ id: staffUsers.id, email: staffUsers.email }).from(staffUsers).where(eq(staffUsers.id, owner.slice('staff:'.length))) : [];
+  if (staff) {
+    const locked = await lockedForSeconds(db, throttleKey(staff.email), now);
+    if (locked > 0) throw new AccountLockedError(locked);
+  }
+  const verified = await verifyPasskeyAssertion(db, relyingParty, response, { account: null, pendingSignInId: null }, now);
+  if (!staff || verified !== owner) {
+    if (staff) {
+      await db.transaction(async (tx) => {
+        await recordFailure(tx, throttleKey(staff.email), now);
+        await writeAudit(tx, { tenantId: null, actor: `staff:${staff.id}`, target: `email:${staff.email}`, correlationId, action: 'staff_login.failed', after: { method: 'passkey' } }, now);
+      });
+    }
+    throw new UnauthenticatedError('The passkey was not accepted: sign in with your password, or try another passkey.');
+  }
+  return db.transaction(async (tx) => {
+    await tx.delete(loginThrottle).where(eq(loginThrottle.email, throttleKey(staff.email)));
+    return issueStaffSession(tx, staff.id, false, correlationId, now);
   });
 }
 

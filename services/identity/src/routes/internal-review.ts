@@ -7,6 +7,7 @@ import type { EvidenceVault } from '../domain/evidence/evidence-vault.js';
 import {
   authenticateStaffSession,
   completeStaffSecondStep,
+  staffSignInWithPasskey,
   endStaffSession,
   liftStaffEnrolmentOnly,
   STAFF_IDLE_SECONDS,
@@ -23,7 +24,7 @@ import { secondFactorRoutes } from './second-factor-routes.js';
 import { passkeySignInRoutes } from './passkey-sign-in-routes.js';
 import type { RelyingParty } from '../domain/accounts/second-factors/passkeys.js';
 import type { SecondStepProof } from '../domain/accounts/second-factors/factors.js';
-import { secondStepBodySchema } from './second-factor-schemas.js';
+import { passkeyAssertionSchema, secondStepBodySchema } from './second-factor-schemas.js';
 import { emailSchema } from '../domain/tenants.js';
 import { bearerCredential, refuseCrossOrigin, SecondFactorEnrolmentRequiredError } from '../plugins/authentication.js';
 import { internalCaseRoutes } from './internal-cases.js';
@@ -117,6 +118,22 @@ export const internalReviewRoutes: FastifyPluginAsync<InternalReviewRouteOptions
       const { pendingSignInToken, ...proof } = request.body;
       const input = { pendingSignInToken: pendingSignInToken ?? request.cookies[CONSOLE_PENDING_COOKIE] ?? '', proof: proof as SecondStepProof, correlationId: request.id, relyingParty: options.relyingParty };
       const session = await completeStaffSecondStep(db, options.box, input, clock());
+      return replyWithSignIn(reply, session, signInCookies);
+    },
+  );
+
+  typed.post(
+    '/login/passkey',
+    {
+      schema: {
+        hide: true,
+        body: z.strictObject({ passkey: passkeyAssertionSchema }),
+        response: { 200: staffSessionIssued, ...problemResponses({ 400: 'VALIDATION_ERROR or PASSKEY_REJECTED', 401: 'UNAUTHENTICATED', 403: 'CSRF_REJECTED', 429: 'ACCOUNT_LOCKED or RATE_LIMITED' }) },
+      },
+    },
+    async (request, reply) => {
+      if (request.headers.origin !== undefined) refuseCrossOrigin(request, options.allowedOrigins);
+      const session = await staffSignInWithPasskey(db, options.relyingParty, request.body.passkey, request.id, clock());
       return replyWithSignIn(reply, session, signInCookies);
     },
   );
