@@ -4,7 +4,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEmbeddedOnly } from '@svc/db/testing';
 import { lowContrastText, unlabelledControls } from '@svc/service-kit/browser-testing';
-import { buildPortal, createTenant, launchChromium, openPage, screenshotPath, signIn, startIdentity, tearDownPortalTest, type IdentityService, type TenantAdmin, type WatchedPage } from './portal-fixture.js';
+import { buildPortal, createTenant, launchChromium, openPage, PASSWORD, screenshotPath, signIn, startIdentity, tearDownPortalTest, type IdentityService, type TenantAdmin, type WatchedPage } from './portal-fixture.js';
 
 /** A port free now, so WEBAUTHN_ORIGINS can name it before the service starts. */
 async function freePort(): Promise<number> {
@@ -35,7 +35,7 @@ describeEmbeddedOnly('partner portal: passkeys in Chromium', () => {
 
   afterAll(() => tearDownPortalTest(started));
 
-  it('requires a second factor, registers a passkey, signs out and signs back in with the passkey alone', async () => {
+  it('requires a second factor, registers a passkey, and signs back in with it alone and as the second step', async () => {
     const watched = await openPage(browser, { width: 1280 });
     started.opened.push(watched);
     const { page } = watched;
@@ -75,6 +75,16 @@ describeEmbeddedOnly('partner portal: passkeys in Chromium', () => {
     await page.locator('nav.sections').waitFor();
     const after = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
     expect(after.credentials[0]?.signCount).toBeGreaterThan(0);
+
+    // The password, then the passkey as the second step.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(/\/portal\/sign-in/);
+    await page.locator('#sign-in-email').fill(admin.email);
+    await page.locator('#sign-in-password').fill(PASSWORD);
+    await page.locator('form.sign-in-card button[type=submit]').click();
+    await page.getByTestId('second-step-form').waitFor();
+    await page.getByRole('button', { name: 'Use a passkey' }).click();
+    await page.locator('nav.sections').waitFor();
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL(/\/portal\/sign-in/);
