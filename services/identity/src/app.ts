@@ -37,6 +37,7 @@ import { portalRoutes } from './routes/portal.js';
 import { portalAccountRoutes } from './routes/portal-account.js';
 import { portalTeamRoutes } from './routes/portal-team.js';
 import { portalSecondFactorRoutes } from './routes/portal-second-factors.js';
+import { relyingPartyOf } from './domain/accounts/second-factors/passkeys.js';
 
 export const SERVICE_NAME = 'identity';
 export const SERVICE_VERSION = '0.1.0';
@@ -154,6 +155,7 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
     await ownProvider?.close();
     await lastUsed.stop();
   });
+  const relyingParty = relyingPartyOf(config.WEBAUTHN_ORIGINS);
   await app.register(cookie);
   await app.register(clientCertificatePlugin, { isTrustedProxy, escapedPemHeader: config.CLIENT_CERT_HEADER });
   await app.register(authenticationPlugin, { db, clock, basePath: API_BASE_PATH, lastUsed, credentials, allowedOrigins: [config.PUBLIC_BASE_URL] });
@@ -172,6 +174,7 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
         allowedOrigins: [config.PUBLIC_BASE_URL],
         retention: { undecidedRetentionDays: config.UNDECIDED_RETENTION_DAYS, auditRetentionDays: config.AUDIT_RETENTION_DAYS },
         box,
+        relyingParty,
       });
       await api.register(portalAccountRoutes, { db, clock, credentials });
       await api.register(portalTeamRoutes, {
@@ -183,7 +186,7 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
         cookiePath: API_BASE_PATH,
         allowedOrigins: [config.PUBLIC_BASE_URL],
       });
-      await api.register(portalSecondFactorRoutes, { db, clock, credentials, box });
+      await api.register(portalSecondFactorRoutes, { db, clock, credentials, box, relyingParty });
       await api.register(oauthClientRoutes, { db, clock, credentials });
       await api.register(oauthTokenRoutes, { db, clock, lastUsed, credentials });
       await api.register(verificationRoutes, { db, clock, sessionTtlSeconds: config.SESSION_TTL_SECONDS,
@@ -219,6 +222,7 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
     allowedOrigins: [config.PUBLIC_BASE_URL],
     box,
     requireSecondFactor: config.STAFF_REQUIRE_SECOND_FACTOR,
+    relyingParty,
   });
   return app;
 }

@@ -88,6 +88,15 @@ export const identityEnvironmentSchema = baseServiceEnvironment(3001)
      * DATABASE_URL (a real deployment), false on the embedded default (a laptop demo).
      */
     STAFF_REQUIRE_SECOND_FACTOR: z.preprocess(emptyAsUndefined, z.enum(['true', 'false'], { error: 'must be true or false' }).optional()),
+    /** Origins passkeys are registered and used at (comma-separated); the relying party id is the first one's host name. Unset: where this service is reachable. */
+    WEBAUTHN_ORIGINS: z.preprocess(
+      emptyAsUndefined,
+      z
+        .string()
+        .transform((value) => value.split(',').map((origin) => origin.trim()).filter((origin) => origin !== ''))
+        .refine((origins) => origins.length > 0 && origins.every((origin) => URL.canParse(origin) && new URL(origin).origin === origin.replace(/\/$/, '')), 'must be comma-separated origins such as https://portal.example.com')
+        .optional(),
+    ),
     /** Marks the portal cookie Secure; off only for plain-HTTP local development. */
     PORTAL_COOKIE_SECURE: booleanFlag(true),
     /** Lifetime of a case's one-time session token (the spec's 2 hours); it also bounds capture. */
@@ -186,8 +195,10 @@ type ParsedEnvironment = z.output<typeof identityEnvironmentSchema>;
 export type ChecksProviderName = 'none' | 'http' | 'local';
 
 export type IdentityConfig = Readonly<
-  Omit<ParsedEnvironment, 'CHECKS_PROVIDER' | 'CHECKS_OCR_THRESHOLD' | 'CHECKS_FACE_THRESHOLD' | 'CHECKS_LIVENESS_THRESHOLD' | 'STAFF_REQUIRE_SECOND_FACTOR'> & {
+  Omit<ParsedEnvironment, 'CHECKS_PROVIDER' | 'CHECKS_OCR_THRESHOLD' | 'CHECKS_FACE_THRESHOLD' | 'CHECKS_LIVENESS_THRESHOLD' | 'STAFF_REQUIRE_SECOND_FACTOR' | 'WEBAUTHN_ORIGINS'> & {
     STAFF_REQUIRE_SECOND_FACTOR: boolean;
+    /** WEBAUTHN_ORIGINS, else where this service is reachable. */
+    WEBAUTHN_ORIGINS: string[];
     CHECKS_PROVIDER: ChecksProviderName;
     CHECKS_OCR_THRESHOLD: number;
     CHECKS_FACE_THRESHOLD: number;
@@ -238,6 +249,7 @@ function withProviderDefaults(parsed: ParsedEnvironment, publicBaseUrlSet: boole
     CHECKS_FACE_REJECT_BELOW: Math.min(defaults.faceRejectBelow, parsed.CHECKS_FACE_THRESHOLD ?? defaults.face),
     CAPTURE_ORIGIN: parsed.CAPTURE_BASE_URL ?? reachableOrigin(parsed, publicBaseUrlSet),
     PORTAL_ORIGIN: reachableOrigin(parsed, publicBaseUrlSet),
+    WEBAUTHN_ORIGINS: (parsed.WEBAUTHN_ORIGINS ?? [reachableOrigin(parsed, publicBaseUrlSet)]).map((origin) => new URL(origin).origin),
     STAFF_REQUIRE_SECOND_FACTOR: parsed.STAFF_REQUIRE_SECOND_FACTOR === undefined ? parsed.DATABASE_URL !== undefined : parsed.STAFF_REQUIRE_SECOND_FACTOR === 'true',
   });
 }

@@ -6,6 +6,13 @@ describe('identity configuration', () => {
   it('defaults to port 3001 on loopback', () => {
     expect(loadIdentityConfig({})).toMatchObject({ PORT: 3001, HOST: '127.0.0.1', LOG_LEVEL: 'info' });
   });
+  it('takes the WebAuthn origins from WEBAUTHN_ORIGINS, else from where the service is reachable', () => {
+    expect(loadIdentityConfig({}).WEBAUTHN_ORIGINS).toEqual(['http://127.0.0.1:3001']);
+    expect(loadIdentityConfig({ PUBLIC_BASE_URL: 'https://verify.example.com' }).WEBAUTHN_ORIGINS).toEqual(['https://verify.example.com']);
+    expect(loadIdentityConfig({ WEBAUTHN_ORIGINS: 'http://localhost:3001, https://portal.example.com/' }).WEBAUTHN_ORIGINS).toEqual(['http://localhost:3001', 'https://portal.example.com']);
+    expect(() => loadIdentityConfig({ WEBAUTHN_ORIGINS: 'https://portal.example.com/path' })).toThrow(/WEBAUTHN_ORIGINS/);
+    expect(() => loadIdentityConfig({ WEBAUTHN_ORIGINS: 'not an origin' })).toThrow(/WEBAUTHN_ORIGINS/);
+  });
   it('requires SECRETS_KEY when DATABASE_URL is set', () => {
     expect(() => loadIdentityConfig({ DATABASE_URL: 'postgres://localhost/identity' })).toThrow(ConfigError);
     expect(() => loadIdentityConfig({ DATABASE_URL: 'postgres://localhost/identity' })).toThrow(/SECRETS_KEY: is required/);

@@ -128,6 +128,7 @@ export function App() {
         <SignInForm
           title={t('signInTitle')}
           intro={t('signInIntro')}
+          loginPath="/login"
           signIn={signIn}
           completeSecondStep={completeSecondStep}
           loadSession={loadSession}

@@ -23,11 +23,22 @@ export const secondFactors = identitySchema.table(
     totpLastStep: bigint('totp_last_step', { mode: 'number' }),
     /** Null until the first code proves the authenticator holds the secret: an unconfirmed factor is never asked for. */
     confirmedAt: timestampTz('confirmed_at'),
+    /** Passkeys: the credential id (base64url), unique across all accounts so a passkey alone finds its owner. */
+    credentialId: text('credential_id'),
+    /** Passkeys: the COSE public key (base64url); public, so stored as is. */
+    publicKey: text('public_key'),
+    /** Passkeys: the authenticator's signature counter; one that does not move forward suggests a cloned key. */
+    signCount: bigint('sign_count', { mode: 'number' }),
+    /** Passkeys: how the browser may reach the authenticator (comma-separated: internal, hybrid, usb…). */
+    transports: text('transports'),
+    /** Passkeys: a name the user recognises in the list. */
+    name: text('name'),
     createdAt: timestampTz('created_at').notNull(),
     lastUsedAt: timestampTz('last_used_at'),
   },
   (table) => [
     index('second_factors_account_idx').on(table.account),
+    uniqueIndex('second_factors_credential_id_key').on(table.credentialId),
     uniqueIndex('second_factors_one_totp_key').on(table.account).where(sql`kind = 'totp'`),
   ],
 );
@@ -65,4 +76,25 @@ export const pendingSignIns = identitySchema.table(
     ipAddress: text('ip_address'),
   },
   (table) => [uniqueIndex('pending_sign_ins_token_hash_key').on(table.tokenHash)],
+);
+
+/**
+ * A WebAuthn challenge handed out, kept as SHA-256 and spent once within five minutes. `account`
+ * binds a registration (and a second step) to its owner; `pendingSignInId` binds a second step to
+ * its pending sign-in; neither is set for a passkey used alone, whose owner is found from the credential.
+ */
+export const webauthnChallenges = identitySchema.table(
+  'webauthn_challenges',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    challengeHash: text('challenge_hash').notNull(),
+    /** 'registration' or 'authentication'. */
+    purpose: text('purpose').notNull(),
+    account: text('account'),
+    pendingSignInId: uuid('pending_sign_in_id').references(() => pendingSignIns.id, { onDelete: 'cascade' }),
+    createdAt: timestampTz('created_at').notNull(),
+    expiresAt: timestampTz('expires_at').notNull(),
+    usedAt: timestampTz('used_at'),
+  },
+  (table) => [uniqueIndex('webauthn_challenges_hash_key').on(table.challengeHash), index('webauthn_challenges_expires_idx').on(table.expiresAt)],
 );

@@ -7,6 +7,7 @@ import type { EvidenceVault } from '../domain/evidence/evidence-vault.js';
 import {
   authenticateStaffSession,
   completeStaffSecondStep,
+  staffSignInWithPasskey,
   endStaffSession,
   liftStaffEnrolmentOnly,
   STAFF_IDLE_SECONDS,
@@ -20,7 +21,10 @@ import type { SecretBox } from '@svc/service-kit';
 import { refuseRemovingLastFactor } from '../domain/accounts/second-factors/factors.js';
 import { replyWithSignIn, type SignInCookies } from './sign-in-reply.js';
 import { secondFactorRoutes } from './second-factor-routes.js';
-import { secondStepBodySchema } from './second-factor-schemas.js';
+import { passkeySignInRoutes } from './passkey-sign-in-routes.js';
+import type { RelyingParty } from '../domain/accounts/second-factors/passkeys.js';
+import type { SecondStepProof } from '../domain/accounts/second-factors/factors.js';
+import { passkeyAssertionSchema, secondStepBodySchema } from './second-factor-schemas.js';
 import { emailSchema } from '../domain/tenants/tenants.js';
 import { bearerCredential, refuseCrossOrigin, SecondFactorEnrolmentRequiredError } from '../plugins/authentication.js';
 import { internalCaseRoutes } from './internal-cases.js';
@@ -43,6 +47,8 @@ export interface InternalReviewRouteOptions {
   box: SecretBox;
   /** STAFF_REQUIRE_SECOND_FACTOR: a reviewer without a factor gets a session that may only set one up. */
   requireSecondFactor: boolean;
+  /** Where passkeys are used (WEBAUTHN_ORIGINS). */
+  relyingParty: RelyingParty;
 }
 
 const CONSOLE_PENDING_COOKIE = 'svc_console_pending';
@@ -110,16 +116,43 @@ export const internalReviewRoutes: FastifyPluginAsync<InternalReviewRouteOptions
     async (request, reply) => {
       if (request.headers.origin !== undefined) refuseCrossOrigin(request, options.allowedOrigins);
       const { pendingSignInToken, ...proof } = request.body;
-      const input = { pendingSignInToken: pendingSignInToken ?? request.cookies[CONSOLE_PENDING_COOKIE] ?? '', proof, correlationId: request.id };
+      const input = { pendingSignInToken: pendingSignInToken ?? request.cookies[CONSOLE_PENDING_COOKIE] ?? '', proof: proof as SecondStepProof, correlationId: request.id, relyingParty: options.relyingParty };
       const session = await completeStaffSecondStep(db, options.box, input, clock());
       return replyWithSignIn(reply, session, signInCookies);
     },
   );
 
+  typed.post(
+    '/login/passkey',
+    {
+      schema: {
+        hide: true,
+        body: z.strictObject({ passkey: passkeyAssertionSchema }),
+        response: { 200: staffSessionIssued, ...problemResponses({ 400: 'VALIDATION_ERROR or PASSKEY_REJECTED', 401: 'UNAUTHENTICATED', 403: 'CSRF_REJECTED', 429: 'ACCOUNT_LOCKED or RATE_LIMITED' }) },
+      },
+    },
+    async (request, reply) => {
+      if (request.headers.origin !== undefined) refuseCrossOrigin(request, options.allowedOrigins);
+      const session = await staffSignInWithPasskey(db, options.relyingParty, request.body.passkey, request.id, clock());
+      return replyWithSignIn(reply, session, signInCookies);
+    },
+  );
+
+  await app.register(passkeySignInRoutes, {
+    prefix: '/login',
+    db,
+    clock,
+    relyingParty: options.relyingParty,
+    pendingCookie: CONSOLE_PENDING_COOKIE,
+    allowedOrigins: options.allowedOrigins,
+    document: null,
+  });
+
   await app.register(secondFactorRoutes, {
     db,
     clock,
     box: options.box,
+    relyingParty: options.relyingParty,
     accountOf: async (request) => staffFactorAccount({ id: requireStaff(request).staffId, email: requireStaff(request).email }),
     afterEnrolled: (request) => liftStaffEnrolmentOnly(db, requireStaff(request).staffId),
     beforeRemoval: async (account, factorId) => {

@@ -10,12 +10,14 @@ import { updateTenantSettings } from '../domain/tenants/tenants.js';
 import { requirePrincipal } from '../plugins/authentication.js';
 import { portalSecurity, RATE_LIMITED } from './openapi.js';
 import { secondFactorRoutes } from './second-factor-routes.js';
+import type { RelyingParty } from '../domain/accounts/second-factors/passkeys.js';
 
 export interface PortalSecondFactorRouteOptions {
   db: IdentityExecutor;
   clock: () => Date;
   credentials: CredentialCache;
   box: SecretBox;
+  relyingParty: RelyingParty;
 }
 
 function portalPrincipal(request: FastifyRequest) {
@@ -34,6 +36,7 @@ export const portalSecondFactorRoutes: FastifyPluginAsync<PortalSecondFactorRout
     db,
     clock,
     box: options.box,
+    relyingParty: options.relyingParty,
     accountOf: (request) => portalAccountOf(db, portalPrincipal(request)),
     afterEnrolled: (request) => afterCredentialsChange(options.credentials, () => liftEnrolmentOnly(db, portalPrincipal(request))),
     beforeRemoval: (account, factorId) => refuseRemovingLastRequiredFactor(db, account, factorId),

@@ -2,10 +2,12 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { IdentityExecutor } from '../db/schema.js';
-import { completePortalSecondStep, describePortalSession, endPortalSession, login, PORTAL_SESSION_SECONDS } from '../domain/accounts/portal-sessions.js';
+import { completePortalSecondStep, describePortalSession, endPortalSession, login, PORTAL_SESSION_SECONDS, signInWithPasskey } from '../domain/accounts/portal-sessions.js';
+import type { RelyingParty } from '../domain/accounts/second-factors/passkeys.js';
+import { passkeySignInRoutes } from './passkey-sign-in-routes.js';
 import { replyWithSignIn, sessionIssuedSchema, type SignInCookies } from './sign-in-reply.js';
 import type { SecretBox } from '@svc/service-kit';
-import { secondStepBodySchema } from './second-factor-schemas.js';
+import { passkeyAssertionSchema, secondStepBodySchema } from './second-factor-schemas.js';
 import { parseRegistrationCertificate } from '../domain/access/certificates.js';
 import { emailSchema, PORTAL_ROLES } from '../domain/tenants/tenants.js';
 import { PORTAL_COOKIE, refuseCrossOrigin, requirePrincipal } from '../plugins/authentication.js';
@@ -26,6 +28,8 @@ export interface PortalRouteOptions {
   retention: { undecidedRetentionDays: number; auditRetentionDays: number };
   /** Opens the sealed TOTP secrets. */
   box: SecretBox;
+  /** Where passkeys are used (WEBAUTHN_ORIGINS). */
+  relyingParty: RelyingParty;
 }
 
 const PENDING_COOKIE = 'svc_portal_pending';
@@ -114,9 +118,50 @@ export const portalRoutes: FastifyPluginAsync<PortalRouteOptions> = async (app, 
       const session = await completePortalSecondStep(
         options.db,
         options.box,
-        { pendingSignInToken: pendingSignInToken ?? request.cookies[PENDING_COOKIE] ?? '', proof, correlationId: request.id },
+        { pendingSignInToken: pendingSignInToken ?? request.cookies[PENDING_COOKIE] ?? '', proof: proof, correlationId: request.id, relyingParty: options.relyingParty },
         options.clock(),
       );
+      return replyWithSignIn(reply, session, signInCookies);
+    },
+  );
+
+  await app.register(passkeySignInRoutes, {
+    prefix: '/portal/login',
+    db: options.db,
+    clock: options.clock,
+    relyingParty: options.relyingParty,
+    pendingCookie: PENDING_COOKIE,
+    allowedOrigins: options.allowedOrigins,
+    document: { tags: ['portal'], operationPrefix: 'portal' },
+  });
+
+  typed.post(
+    '/portal/login/passkey',
+    {
+      config: { auth: 'public' },
+      schema: {
+        operationId: 'logInToPortalWithPasskey',
+        summary: 'Log in to the partner portal with a passkey alone',
+        description:
+          'The browser\'s answer to the options of POST /portal/login/passkey/options (a discoverable passkey, user verification required). No password and no further step: the session as after POST /portal/login. Refusals count toward the owner\'s lockout like wrong passwords.',
+        tags: ['portal'],
+        security: [],
+        body: z.strictObject({ passkey: passkeyAssertionSchema }),
+        response: {
+          200: sessionIssuedSchema,
+          ...problemResponses({
+            400: 'VALIDATION_ERROR; PASSKEY_REJECTED: the challenge is spent or expired',
+            401: 'UNAUTHENTICATED: the passkey is unknown or its signature, origin or user verification is wrong',
+            403: 'ACCOUNT_DISABLED; CSRF_REJECTED',
+            429: `ACCOUNT_LOCKED (Retry-After); or ${RATE_LIMITED}`,
+          }),
+        },
+      },
+    },
+    async (request, reply) => {
+      if (request.headers.origin !== undefined) refuseCrossOrigin(request, options.allowedOrigins);
+      const meta = { correlationId: request.id, userAgent: request.headers['user-agent'], ipAddress: request.ip };
+      const session = await signInWithPasskey(options.db, options.relyingParty, request.body.passkey, meta, options.clock());
       return replyWithSignIn(reply, session, signInCookies);
     },
   );

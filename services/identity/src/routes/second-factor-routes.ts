@@ -7,12 +7,16 @@ import type { IdentityExecutor } from '../db/schema.js';
 import type { FactorAccount } from '../domain/accounts/second-factors/accounts.js';
 import { confirmTotpEnrolment, listFactors, regenerateRecoveryCodes, removeFactor, startTotpEnrolment } from '../domain/accounts/second-factors/factors.js';
 import { RATE_LIMITED } from './openapi.js';
-import { factorListSchema, recoveryCodesSchema, totpCodeSchema, totpEnrolmentSchema } from './second-factor-schemas.js';
+import { passkeyRegistrationOptions, registerPasskey, type RelyingParty } from '../domain/accounts/second-factors/passkeys.js';
+import type { RegistrationResponseJSON } from '@simplewebauthn/server';
+import { factorListSchema, passkeyOptionsSchema, passkeyRegistrationSchema, recoveryCodesSchema, totpCodeSchema, totpEnrolmentSchema } from './second-factor-schemas.js';
 
 export interface SecondFactorRouteOptions {
   db: IdentityExecutor;
   clock: () => Date;
   box: SecretBox;
+  /** Where passkeys are registered (WEBAUTHN_ORIGINS). */
+  relyingParty: RelyingParty;
   /** The signed-in account whose factors these are. */
   accountOf: (request: FastifyRequest) => Promise<FactorAccount>;
   /** After the first factor is confirmed: the account's enrolment-only sessions become full ones. */
@@ -45,7 +49,7 @@ export const secondFactorRoutes: FastifyPluginAsync<SecondFactorRouteOptions> = 
     async (request, reply) => {
       void reply.header('Cache-Control', 'no-store');
       const { factors, recoveryCodesLeft } = await listFactors(db, await accountOf(request));
-      return { items: factors.map((factor) => ({ ...factor, kind: factor.kind as 'totp', createdAt: factor.createdAt.toISOString(), lastUsedAt: factor.lastUsedAt?.toISOString() ?? null })), recoveryCodesLeft };
+      return { items: factors.map((factor) => ({ ...factor, kind: factor.kind as 'totp' | 'passkey', createdAt: factor.createdAt.toISOString(), lastUsedAt: factor.lastUsedAt?.toISOString() ?? null })), recoveryCodesLeft };
     },
   );
 
@@ -79,6 +83,43 @@ export const secondFactorRoutes: FastifyPluginAsync<SecondFactorRouteOptions> = 
       const result = await confirmTotpEnrolment(db, box, await accountOf(request), request.body.code, request.id, clock());
       await options.afterEnrolled(request);
       return result;
+    },
+  );
+
+  typed.post(
+    '/account/second-factors/passkeys/options',
+    {
+      config: options.config.enrolment,
+      schema: {
+        ...describe('startPasskeyRegistration', 'Start adding a passkey', 'Options for navigator.credentials.create(): a discoverable credential, so the passkey can later sign in alone. Passkeys already registered are excluded.'),
+        response: { 200: passkeyOptionsSchema, ...problems },
+      },
+    },
+    async (request, reply) => {
+      void reply.header('Cache-Control', 'no-store');
+      return passkeyRegistrationOptions(db, options.relyingParty, await accountOf(request), clock());
+    },
+  );
+
+  typed.post(
+    '/account/second-factors/passkeys',
+    {
+      config: options.config.enrolment,
+      schema: {
+        ...describe('registerPasskey', 'Add a passkey', "The browser's answer to the options (attestation is not asked for). The passkey becomes a second factor; the first factor of an account comes with ten recovery codes, shown only in this answer."),
+        body: z.strictObject({ name: z.string().trim().min(1).max(60).optional(), response: passkeyRegistrationSchema }),
+        response: { 201: z.object({ id: z.uuid(), recoveryCodes: recoveryCodesSchema.nullable() }), ...problems, ...problemResponses({ 400: 'PASSKEY_REJECTED: wrong origin, spent or expired challenge, or already registered; VALIDATION_ERROR' }) },
+      },
+    },
+    async (request, reply) => {
+      void reply.header('Cache-Control', 'no-store');
+      const account = await accountOf(request);
+      const now = clock();
+      const factor = await registerPasskey(db, options.relyingParty, account, { response: request.body.response as RegistrationResponseJSON, name: request.body.name }, request.id, now);
+      const { recoveryCodesLeft } = await listFactors(db, account);
+      const recoveryCodes = recoveryCodesLeft > 0 ? null : await regenerateRecoveryCodes(db, account, request.id, now);
+      await options.afterEnrolled(request);
+      return reply.code(201).send({ id: factor.id, recoveryCodes });
     },
   );
 

@@ -23,11 +23,21 @@ type Key =
   | 'done'
   | 'requireHeading'
   | 'requireLabel'
-  | 'requireHint';
+  | 'requireHint'
+  | 'passkeysHeading'
+  | 'passkeysNone'
+  | 'passkeyItem'
+  | 'passkeyNameLabel'
+  | 'addPasskey';
 
 export const secondFactorMessages: Messages<Key> = {
   en: {
     heading: 'Security',
+    passkeysHeading: 'Passkeys',
+    passkeysNone: 'No passkey yet. A passkey signs you in with your fingerprint, face or device PIN, without a password.',
+    passkeyItem: '{name}: added {date}',
+    passkeyNameLabel: 'Name for a new passkey (optional)',
+    addPasskey: 'Add a passkey',
     intro: 'A second factor keeps your account safe even if your password leaks.',
     enrolmentRequired: 'Your organisation requires a second factor. Set one up to continue.',
     appHeading: 'Authenticator app',
@@ -52,6 +62,11 @@ export const secondFactorMessages: Messages<Key> = {
     requireHint: 'Users without one are asked to set one up at their next sign-in.',
   },
   ar: {
+    passkeysHeading: 'مفاتيح المرور',
+    passkeysNone: 'لا يوجد مفتاح مرور بعد. يتيح لك مفتاح المرور تسجيل الدخول ببصمتك أو وجهك أو رمز جهازك، دون كلمة مرور.',
+    passkeyItem: '{name}: أُضيف في {date}',
+    passkeyNameLabel: 'اسم لمفتاح مرور جديد (اختياري)',
+    addPasskey: 'أضف مفتاح مرور',
     heading: 'الأمان',
     intro: 'يحمي العامل الثاني حسابك حتى إذا تسرّبت كلمة المرور.',
     enrolmentRequired: 'تشترط مؤسستك عاملًا ثانيًا للمصادقة. أعِدّ واحدًا للمتابعة.',

@@ -4,9 +4,10 @@ import { ErrorNotice, Loading, QrCanvas, useAsync } from '../components/index.js
 import { formatDateTime } from '../format.js';
 import { useLanguage, useMessages } from '../i18n.js';
 import { secondFactorMessages } from './messages.js';
+import { PasskeyList } from './passkey-list.js';
 
 interface FactorList {
-  items: { id: string; kind: 'totp'; createdAt: string; lastUsedAt: string | null }[];
+  items: { id: string; kind: 'totp' | 'passkey'; name: string | null; createdAt: string; lastUsedAt: string | null }[];
   recoveryCodesLeft: number;
 }
 
@@ -84,6 +85,16 @@ export function SecuritySection(props: { accountPath: string; enrolmentOnly?: bo
               </button>
             </p>
           )}
+          <PasskeyList
+            accountPath={props.accountPath}
+            passkeys={factors.data.items.filter((factor) => factor.kind === 'passkey')}
+            onChanged={(codes) => {
+              factors.reload();
+              if (codes) setRecoveryCodes(codes);
+              else if (codes === null) props.onEnrolled?.();
+            }}
+            onError={setError}
+          />
           {factors.data.items.length > 0 && !props.enrolmentOnly && (
             <p>
               {t('recoveryLeft', { count: factors.data.recoveryCodesLeft })}{' '}

@@ -19,7 +19,11 @@ type Key =
   | 'useRecoveryCode'
   | 'useCode'
   | 'invalidCode'
-  | 'startAgain';
+  | 'startAgain'
+  | 'withPasskey'
+  | 'or'
+  | 'usePasskey'
+  | 'passkeyCancelled';
 
 export const signInMessages: Messages<Key> = {
   en: {
@@ -43,6 +47,10 @@ export const signInMessages: Messages<Key> = {
     useCode: 'Use the authenticator app instead',
     invalidCode: 'The code is incorrect or has already been used.',
     startAgain: 'Start again',
+    withPasskey: 'Sign in with a passkey',
+    or: 'or',
+    usePasskey: 'Use a passkey',
+    passkeyCancelled: 'The passkey was not used: try again, or sign in with your password.',
   },
   ar: {
     title: 'تسجيل الدخول إلى بوابة الشركاء',
@@ -64,5 +72,9 @@ export const signInMessages: Messages<Key> = {
     useCode: 'استخدم تطبيق المصادقة بدلًا من ذلك',
     invalidCode: 'الرمز غير صحيح أو سبق استخدامه.',
     startAgain: 'ابدأ من جديد',
+    withPasskey: 'تسجيل الدخول بمفتاح مرور',
+    or: 'أو',
+    usePasskey: 'استخدم مفتاح مرور',
+    passkeyCancelled: 'لم يُستخدم مفتاح المرور: حاول مجددًا، أو سجّل الدخول بكلمة المرور.',
   },
 };

@@ -1,18 +1,42 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { ApiError } from '../api.js';
 import { LanguageToggle } from '../components/index.js';
 import { useLanguage, useMessages } from '../i18n.js';
 import { signInMessages } from './messages.js';
 import { signInErrorMessage, type SecondStepProof } from './sign-in-form.js';
+import { passkeyAssertion, secondStepPasskeyOptions, type PasskeyOptions } from './passkey-client.js';
 
 /** After the password: a code from the authenticator app, or one of the recovery codes. */
-export function SecondStepForm(props: { title: string; onSubmit: (proof: SecondStepProof) => Promise<void>; onExpired: () => void }) {
+export function SecondStepForm(props: { title: string; loginPath: string; onSubmit: (proof: SecondStepProof) => Promise<void>; onExpired: () => void }) {
   const t = useMessages(signInMessages);
   const { language } = useLanguage();
   const [useRecovery, setUseRecovery] = useState(false);
   const [value, setValue] = useState('');
   const [submitting, setSubmitting] = useState(false);
   const [error, setError] = useState<unknown>();
+  // Offered only when the account has a passkey: the options list the ones it may use.
+  const [passkeyOptions, setPasskeyOptions] = useState<PasskeyOptions>();
+  useEffect(() => {
+    secondStepPasskeyOptions(props.loginPath).then(
+      (options) => setPasskeyOptions(options.allowCredentials?.length ? options : undefined),
+      () => setPasskeyOptions(undefined),
+    );
+  }, [props.loginPath]);
+
+  const usePasskey = async (options: PasskeyOptions) => {
+    setSubmitting(true);
+    setError(undefined);
+    try {
+      await props.onSubmit({ passkey: await passkeyAssertion(options) });
+    } catch (failure) {
+      if (failure instanceof ApiError && failure.status === 401) props.onExpired();
+      setError(failure);
+      // A challenge is spent once: the next try needs fresh options.
+      secondStepPasskeyOptions(props.loginPath).then(setPasskeyOptions, () => setPasskeyOptions(undefined));
+    } finally {
+      setSubmitting(false);
+    }
+  };
 
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -67,6 +91,11 @@ export function SecondStepForm(props: { title: string; onSubmit: (proof: SecondS
         <button type="button" class="button button-link" onClick={() => (setUseRecovery(!useRecovery), setValue(''), setError(undefined))}>
           {useRecovery ? t('useCode') : t('useRecoveryCode')}
         </button>
+        {passkeyOptions && (
+          <button type="button" class="button button-wide" disabled={submitting} onClick={() => void usePasskey(passkeyOptions)} data-testid="second-step-passkey">
+            {t('usePasskey')}
+          </button>
+        )}
       </form>
     </main>
   );

@@ -4,6 +4,7 @@ import { LanguageToggle } from '../components/index.js';
 import { type Language, type Translate, useLanguage, useMessages } from '../i18n.js';
 import { signInMessages } from './messages.js';
 import { SecondStepForm } from './second-step-form.js';
+import { signInWithPasskey } from './passkey-client.js';
 
 type SignInTranslate = Translate<keyof (typeof signInMessages)['en']>;
 
@@ -19,6 +20,7 @@ export function signInErrorMessage(error: unknown, t: SignInTranslate, language:
     return t('lockedMinutes', { minutes });
   }
   if (error.code === 'ACCOUNT_DISABLED') return english ? error.detail : t('disabled');
+  if (error.code === 'PASSKEY_CANCELLED') return t('passkeyCancelled');
   if (error.status === 401) {
     if (english) return error.detail;
     return /locked/i.test(error.detail) ? t('lockedNow') : t('wrongCredentials');
@@ -27,7 +29,7 @@ export function signInErrorMessage(error: unknown, t: SignInTranslate, language:
 }
 
 export type SignInOutcome = 'session' | 'second-factor';
-export type SecondStepProof = { code: string } | { recoveryCode: string };
+export type SecondStepProof = { code: string } | { recoveryCode: string } | { passkey: unknown };
 
 /** A 202 from a login route: the password was right and a second step is owed. */
 export const outcomeOf = (answer: { secondFactorRequired?: boolean } | undefined): SignInOutcome => (answer?.secondFactorRequired ? 'second-factor' : 'session');
@@ -43,6 +45,8 @@ export interface SignInFormProps<Session> {
   /** Read after signing in: null means the cookie was not kept. */
   loadSession: () => Promise<Session | null>;
   onSignedIn: (session: Session) => void;
+  /** Where the API's login routes are (/portal/login or /login): the passkey routes live under it. */
+  loginPath: string;
 }
 
 /** The sign-in page of the portal and the console: the same form, lockout messages and language switch. */
@@ -76,10 +80,24 @@ export function SignInForm<Session>(props: SignInFormProps<Session>) {
     }
   };
 
+  const withPasskey = async () => {
+    setSubmitting(true);
+    setError(undefined);
+    try {
+      await signInWithPasskey(props.loginPath);
+      await finish();
+    } catch (failure) {
+      setError(failure);
+    } finally {
+      setSubmitting(false);
+    }
+  };
+
   if (secondStep) {
     return (
       <SecondStepForm
         title={props.title}
+        loginPath={props.loginPath}
         onSubmit={async (proof) => {
           await props.completeSecondStep(proof);
           await finish();
@@ -117,6 +135,10 @@ export function SignInForm<Session>(props: SignInFormProps<Session>) {
         </div>
         <button type="submit" class="button button-primary button-wide" disabled={submitting}>
           {submitting ? t('submitting') : t('submit')}
+        </button>
+        <p class="muted sign-in-or">{t('or')}</p>
+        <button type="button" class="button button-wide" disabled={submitting} onClick={() => void withPasskey()} data-testid="passkey-sign-in">
+          {t('withPasskey')}
         </button>
       </form>
     </main>

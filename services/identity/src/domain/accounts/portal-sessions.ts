@@ -10,6 +10,8 @@ import type { SecretBox } from '@svc/service-kit';
 import type { FactorAccount } from './second-factors/accounts.js';
 import { hasSecondFactor, type SecondStepProof } from './second-factors/factors.js';
 import { completeSecondStep, createPendingSignIn } from './second-factors/staged-sign-in.js';
+import { passkeyOwner, verifyPasskeyAssertion, type RelyingParty } from './second-factors/passkeys.js';
+import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 
 export const PORTAL_SESSION_PREFIX = 'svc_ps_';
 export const PORTAL_SESSION_SECONDS = 8 * 3600;
@@ -125,7 +127,7 @@ export async function issuePortalSession(
 export async function completePortalSecondStep(
   db: IdentityExecutor,
   box: SecretBox,
-  input: { pendingSignInToken: string; proof: SecondStepProof; correlationId: string },
+  input: { pendingSignInToken: string; proof: SecondStepProof; correlationId: string; relyingParty: RelyingParty },
   now: Date,
 ): Promise<PortalSignIn & { kind: 'session' }> {
   return completeSecondStep(
@@ -141,6 +143,42 @@ export async function completePortalSecondStep(
       return issuePortalSession(tx, { userId: user.id, tenantId: user.tenantId, enrolmentOnly: false }, { ...pending, correlationId: input.correlationId }, now);
     },
   );
+}
+
+const PASSKEY_REFUSED = 'The passkey was not accepted: sign in with your password, or try another passkey.';
+
+/**
+ * A passkey alone (a discoverable credential, user verification required): it is possession and
+ * a PIN or fingerprint in one, so it signs in without the password and without a further step.
+ * Failures count toward the owner's lockout like wrong passwords.
+ */
+export async function signInWithPasskey(db: IdentityExecutor, relyingParty: RelyingParty, response: AuthenticationResponseJSON, meta: SignInMeta, now: Date): Promise<PortalSignIn & { kind: 'session' }> {
+  const owner = await passkeyOwner(db, response.id);
+  const user = owner?.startsWith('user:') ? await portalUserOf(db, owner) : null;
+  if (user) {
+    const locked = await lockedForSeconds(db, user.email, now);
+    if (locked > 0) throw new AccountLockedError(locked);
+  }
+  const verified = await verifyPasskeyAssertion(db, relyingParty, response, { account: null, pendingSignInId: null }, now);
+  if (!user || verified !== owner) {
+    if (user) {
+      await db.transaction(async (tx) => {
+        const audit = { tenantId: user.tenantId, actor: `user:${user.id}`, target: `email:${user.email}`, correlationId: meta.correlationId };
+        await writeAudit(tx, { ...audit, action: 'login.failed', after: { method: 'passkey' } }, now);
+        if (await recordFailure(tx, user.email, now)) await writeAudit(tx, { ...audit, action: 'login.locked', after: { lockedForSeconds: LOCKOUT.lockSeconds } }, now);
+      });
+    }
+    throw new UnauthenticatedError(PASSKEY_REFUSED);
+  }
+  if (user.tenantStatus !== 'active' || user.userStatus !== 'active') {
+    const reason = user.tenantStatus !== 'active' ? 'tenant disabled' : 'user disabled';
+    await writeAudit(db, { tenantId: user.tenantId, actor: `user:${user.id}`, action: 'login.refused', target: `email:${user.email}`, correlationId: meta.correlationId, after: { reason, method: 'passkey' } }, now);
+    throw user.tenantStatus !== 'active' ? new AccountDisabledError() : new AccountDisabledError(USER_DISABLED);
+  }
+  return db.transaction(async (tx) => {
+    await tx.delete(loginThrottle).where(eq(loginThrottle.email, user.email));
+    return issuePortalSession(tx, { userId: user.id, tenantId: user.tenantId, enrolmentOnly: false }, meta, now);
+  });
 }
 
 async function portalUserOf(db: IdentityExecutor, account: string) {

@@ -9,6 +9,8 @@ import { emailSchema } from '../tenants/tenants.js';
 import type { SecretBox } from '@svc/service-kit';
 import type { FactorAccount } from './second-factors/accounts.js';
 import { hasSecondFactor, type SecondStepProof } from './second-factors/factors.js';
+import { passkeyOwner, verifyPasskeyAssertion, type RelyingParty } from './second-factors/passkeys.js';
+import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import { completeSecondStep, createPendingSignIn } from './second-factors/staged-sign-in.js';
 
 export const STAFF_SESSION_PREFIX = 'svc_ss_';
@@ -104,7 +106,7 @@ async function issueStaffSession(tx: IdentityExecutor, staffId: string, enrolmen
 }
 
 /** The console's second step: a TOTP or recovery code in exchange for the pending token. */
-export async function completeStaffSecondStep(db: IdentityExecutor, box: SecretBox, input: { pendingSignInToken: string; proof: SecondStepProof; correlationId: string }, now: Date) {
+export async function completeStaffSecondStep(db: IdentityExecutor, box: SecretBox, input: { pendingSignInToken: string; proof: SecondStepProof; correlationId: string; relyingParty: RelyingParty }, now: Date) {
   const staffOf = async (executor: IdentityExecutor, account: string) => {
     const [staff] = await executor.select({ id: staffUsers.id, email: staffUsers.email }).from(staffUsers).where(eq(staffUsers.id, account.slice('staff:'.length)));
     if (!staff) throw new UnauthenticatedError('The sign-in has expired or was already completed: enter your password again.');
@@ -113,6 +115,30 @@ export async function completeStaffSecondStep(db: IdentityExecutor, box: SecretB
   return completeSecondStep(db, box, input, now, async (pending) => staffFactorAccount(await staffOf(db, pending.account)), async (tx, pending) => {
     const staff = await staffOf(tx, pending.account);
     return issueStaffSession(tx, staff.id, false, input.correlationId, now);
+  });
+}
+
+/** A reviewer's passkey alone (user verified): a full session; refusals count toward the reviewer's lockout. */
+export async function staffSignInWithPasskey(db: IdentityExecutor, relyingParty: RelyingParty, response: AuthenticationResponseJSON, correlationId: string, now: Date) {
+  const owner = await passkeyOwner(db, response.id);
+  const [staff] = owner?.startsWith('staff:') ? await db.select({ id: staffUsers.id, email: staffUsers.email }).from(staffUsers).where(eq(staffUsers.id, owner.slice('staff:'.length))) : [];
+  if (staff) {
+    const locked = await lockedForSeconds(db, throttleKey(staff.email), now);
+    if (locked > 0) throw new AccountLockedError(locked);
+  }
+  const verified = await verifyPasskeyAssertion(db, relyingParty, response, { account: null, pendingSignInId: null }, now);
+  if (!staff || verified !== owner) {
+    if (staff) {
+      await db.transaction(async (tx) => {
+        await recordFailure(tx, throttleKey(staff.email), now);
+        await writeAudit(tx, { tenantId: null, actor: `staff:${staff.id}`, target: `email:${staff.email}`, correlationId, action: 'staff_login.failed', after: { method: 'passkey' } }, now);
+      });
+    }
+    throw new UnauthenticatedError('The passkey was not accepted: sign in with your password, or try another passkey.');
+  }
+  return db.transaction(async (tx) => {
+    await tx.delete(loginThrottle).where(eq(loginThrottle.email, throttleKey(staff.email)));
+    return issueStaffSession(tx, staff.id, false, correlationId, now);
   });
 }
 

@@ -1,5 +1,6 @@
 import { ConflictError, NotFoundError } from '@svc/problem-json';
 import type { SecretBox } from '@svc/service-kit';
+import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import { randomBytes } from 'node:crypto';
 import { and, count, eq, isNotNull, isNull, or, lt } from 'drizzle-orm';
 import type { IdentityExecutor } from '../../../db/schema.js';
@@ -18,7 +19,7 @@ const auditOf = (account: FactorAccount, correlationId: string) => ({ tenantId: 
 /** The account's confirmed factors, oldest first (unconfirmed enrolments are not factors yet). */
 export async function listFactors(db: IdentityExecutor, account: FactorAccount) {
   const factors = await db
-    .select({ id: secondFactors.id, kind: secondFactors.kind, createdAt: secondFactors.createdAt, lastUsedAt: secondFactors.lastUsedAt })
+    .select({ id: secondFactors.id, kind: secondFactors.kind, name: secondFactors.name, createdAt: secondFactors.createdAt, lastUsedAt: secondFactors.lastUsedAt })
     .from(secondFactors)
     .where(and(mine(account), isNotNull(secondFactors.confirmedAt)))
     .orderBy(secondFactors.createdAt);
@@ -113,14 +114,15 @@ async function replaceRecoveryCodes(tx: IdentityExecutor, account: FactorAccount
   return codes;
 }
 
-export type SecondStepProof = { code: string } | { recoveryCode: string };
+/** A passkey's assertion is verified by passkeys.ts against the pending sign-in's own challenge. */
+export type SecondStepProof = { code: string } | { recoveryCode: string } | { passkey: AuthenticationResponseJSON };
 
 /**
  * Whether the proof is good, spending it: an accepted TOTP step moves the factor's last step
  * forward in one conditional update (two requests racing with the same code: one wins), and a
  * recovery code is marked used the same way.
  */
-export async function spendSecondStepProof(db: IdentityExecutor, box: SecretBox, account: string, proof: SecondStepProof, now: Date): Promise<{ kind: 'totp' | 'recovery-code' } | null> {
+export async function spendSecondStepProof(db: IdentityExecutor, box: SecretBox, account: string, proof: Exclude<SecondStepProof, { passkey: unknown }>, now: Date): Promise<{ kind: 'totp' | 'recovery-code' } | null> {
   if ('recoveryCode' in proof) {
     const [used] = await db
       .update(recoveryCodes)

@@ -8,6 +8,7 @@ import { generateOpaqueToken, hashToken } from '../../common/credentials.js';
 import { LOCKOUT, lockedForSeconds, recordFailure } from '../login-throttle.js';
 import { InvalidCodeError, type FactorAccount } from './accounts.js';
 import { spendSecondStepProof, type SecondStepProof } from './factors.js';
+import { verifyPasskeyAssertion, type RelyingParty } from './passkeys.js';
 
 export const PENDING_SIGN_IN_PREFIX = 'svc_pp_';
 /** Long enough to open the authenticator app, short enough that a stolen token is soon worthless. */
@@ -52,7 +53,7 @@ const EXPIRED = 'The sign-in has expired or was already completed: enter your pa
 export async function completeSecondStep<Session>(
   db: IdentityExecutor,
   box: SecretBox,
-  input: { pendingSignInToken: string; proof: SecondStepProof; correlationId: string },
+  input: { pendingSignInToken: string; proof: SecondStepProof; correlationId: string; relyingParty: RelyingParty },
   now: Date,
   accountOf: (pending: PendingSignIn) => Promise<FactorAccount>,
   issueSession: (tx: IdentityExecutor, pending: PendingSignIn) => Promise<Session>,
@@ -67,8 +68,12 @@ export async function completeSecondStep<Session>(
   const locked = await lockedForSeconds(db, account.throttleKey, now);
   if (locked > 0) throw new AccountLockedError(locked);
   const audit = { tenantId: account.tenantId, actor: account.account, target: account.account, correlationId: input.correlationId };
-  const method = 'recoveryCode' in input.proof ? 'recovery-code' : 'totp';
-  const spent = await spendSecondStepProof(db, box, account.account, input.proof, now);
+  const { proof } = input;
+  const method = 'recoveryCode' in proof ? 'recovery-code' : 'passkey' in proof ? 'passkey' : 'totp';
+  const spent =
+    'passkey' in proof
+      ? (await verifyPasskeyAssertion(db, input.relyingParty, proof.passkey, { account: account.account, pendingSignInId: pending.id }, now)) && { kind: 'passkey' as const }
+      : await spendSecondStepProof(db, box, account.account, proof, now);
   if (!spent) {
     const justLocked = await db.transaction(async (tx) => {
       const nowLocked = await recordFailure(tx, account.throttleKey, now);
@@ -81,7 +86,7 @@ export async function completeSecondStep<Session>(
       if (nowLocked) await writeAudit(tx, { ...audit, action: 'login.locked', after: { lockedForSeconds: LOCKOUT.lockSeconds } }, now);
       return nowLocked;
     });
-    throw new InvalidCodeError(justLocked ? `The code is incorrect. Too many failed attempts: the account is now locked for ${LOCKOUT.lockSeconds / 60} minutes.` : undefined);
+    throw new InvalidCodeError(justLocked ? `The ${method === 'passkey' ? 'passkey was not accepted' : 'code is incorrect'}. Too many failed attempts: the account is now locked for ${LOCKOUT.lockSeconds / 60} minutes.` : undefined);
   }
   return db.transaction(async (tx) => {
     const [claimed] = await tx
