@@ -60,3 +60,25 @@ export type CreatedWebhookEndpoint = Json<'/api/partner/v1/webhooks', 'post', 20
 export type ReportSummary = Json<'/api/partner/v1/reports/summary', 'get', 200>;
 /** `POST /oauth/token`'s answer. */
 export type TokenResponse = Json<'/api/partner/v1/oauth/token', 'post', 200>;
+
+/** The JSON body an operation answers with `Status`. */
+type OperationJson<Operation extends keyof operations, Status extends number> = operations[Operation] extends {
+  responses: { [S in Status]: { content: { 'application/json': infer Body } } };
+}
+  ? Body
+  : never;
+type ItemOf<T> = T extends readonly (infer Item)[] ? Item : T extends { items: readonly (infer Item)[] } ? Item : never;
+
+/** `GET /portal/session`: the signed-in user, their tenant and whether only enrolment is open. */
+export type PortalSessionInfo = OperationJson<'getPortalSession', 200>;
+export type PortalRole = PortalSessionInfo['user']['role'];
+/** One user of `GET /portal/team/users`. */
+export type TeamMember = ItemOf<OperationJson<'listTeamMembers', 200>>;
+/** One pending invitation of `GET /portal/team/invitations`. */
+export type PendingInvitation = ItemOf<OperationJson<'listPendingInvitations', 200>>;
+/** `POST /portal/invitations/lookup`: what the invitation page shows before the password is chosen. */
+export type InvitationSummary = OperationJson<'describeInvitation', 200>;
+/** One session of `GET /portal/account/sessions`. */
+export type OwnPortalSession = ItemOf<OperationJson<'listOwnPortalSessions', 200>>;
+/** `GET …/account/second-factors`: the account's factors and its unused recovery codes. */
+export type SecondFactorList = OperationJson<'portalListSecondFactors', 200>;

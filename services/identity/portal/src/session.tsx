@@ -2,17 +2,12 @@ import { createContext, type ComponentChildren } from 'preact';
 import { useContext } from 'preact/hooks';
 import { api, ApiError } from '../../web-shared/api.js';
 import { outcomeOf, type SecondStepProof, type SignInOutcome } from '../../web-shared/sign-in/sign-in-form.js';
+import type { PortalSessionInfo } from '@svc/identity-client/types';
 
-export type PortalRole = 'PartnerAdmin' | 'PartnerReadOnly';
+export type { PortalRole } from '@svc/identity-client/types';
 
 /** GET /portal/session */
-export interface PortalSession {
-  user: { id: string; email: string; role: PortalRole };
-  tenant: { id: string; name: string; sandbox: boolean; requireSecondFactor: boolean; retention: { evidenceRetentionDays: number; undecidedRetentionDays: number; auditRetentionDays: number } };
-  expiresAt: string;
-  /** The tenant requires a second factor this user has not set up: only enrolment is open. */
-  enrolmentOnly: boolean;
-}
+export type PortalSession = PortalSessionInfo;
 
 export interface SessionValue {
   user: PortalSession['user'];

@@ -5,11 +5,9 @@ import { formatDateTime } from '../format.js';
 import { useLanguage, useMessages } from '../i18n.js';
 import { secondFactorMessages } from './messages.js';
 import { PasskeyList } from './passkey-list.js';
+import type { SecondFactorList } from '@svc/identity-client/types';
 
-interface FactorList {
-  items: { id: string; kind: 'totp' | 'passkey'; name: string | null; createdAt: string; lastUsedAt: string | null }[];
-  recoveryCodesLeft: number;
-}
+type FactorList = SecondFactorList;
 
 /**
  * The account's second factors, for the portal and the console alike: `accountPath` is where

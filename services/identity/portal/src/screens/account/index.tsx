@@ -6,16 +6,10 @@ import { useLanguage, useMessages } from '../../../../web-shared/i18n.js';
 import { accountMessages } from './messages.js';
 import { AccountSecurity } from './security.js';
 import './account.css';
+import type { OwnPortalSession } from '@svc/identity-client/types';
 
 /** GET /portal/account/sessions */
-interface OwnSession {
-  id: string;
-  createdAt: string;
-  lastSeenAt: string | null;
-  userAgent: string | null;
-  ipAddress: string | null;
-  current: boolean;
-}
+type OwnSession = OwnPortalSession;
 
 function PasswordForm(props: { onChanged: () => void }) {
   const t = useMessages(accountMessages);

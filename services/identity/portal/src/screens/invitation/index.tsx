@@ -3,16 +3,10 @@ import { api, ApiError } from '../../../../web-shared/api.js';
 import { ErrorNotice, LanguageToggle, Loading, useAsync } from '../../../../web-shared/components/index.js';
 import { useMessages } from '../../../../web-shared/i18n.js';
 import { Link } from '../../../../web-shared/router.js';
-import { loadSession, type PortalRole, type PortalSession } from '../../session.js';
+import { loadSession, type PortalSession } from '../../session.js';
 import { invitationMessages } from './messages.js';
+import type { InvitationSummary } from '@svc/identity-client/types';
 
-/** POST /portal/invitations/lookup */
-interface InvitationSummary {
-  email: string;
-  role: PortalRole;
-  tenantName: string;
-  expiresAt: string;
-}
 
 const UNUSABLE = ['INVITATION_NOT_FOUND', 'INVITATION_EXPIRED', 'INVITATION_USED', 'INVITATION_REVOKED'] as const;
 type UnusableCode = (typeof UNUSABLE)[number];

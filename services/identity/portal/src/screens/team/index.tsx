@@ -8,15 +8,10 @@ import { MembersTable } from './members-table.js';
 import { ListFeedback, TeamProblem, useRowAction } from './team-feedback.js';
 import { teamMessages } from './messages.js';
 import './team.css';
+import type { PendingInvitation } from '@svc/identity-client/types';
 
 /** GET /portal/team/invitations */
-interface Invitation {
-  id: string;
-  email: string;
-  role: PortalRole;
-  createdAt: string;
-  expiresAt: string;
-}
+type Invitation = PendingInvitation;
 
 function InviteForm(props: { onInvited: () => void }) {
   const t = useMessages(teamMessages);

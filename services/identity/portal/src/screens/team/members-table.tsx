@@ -6,16 +6,10 @@ import { useLanguage, useMessages } from '../../../../web-shared/i18n.js';
 import type { PortalRole } from '../../session.js';
 import { ListFeedback, useRowAction } from './team-feedback.js';
 import { teamMessages } from './messages.js';
+import type { TeamMember } from '@svc/identity-client/types';
 
 /** GET /portal/team/users */
-interface Member {
-  id: string;
-  email: string;
-  role: PortalRole;
-  status: 'active' | 'disabled';
-  lastSignInAt: string | null;
-  you: boolean;
-}
+type Member = TeamMember;
 
 type Change = { role: PortalRole } | { status: Member['status'] };
 
