@@ -82,3 +82,10 @@ export type InvitationSummary = OperationJson<'describeInvitation', 200>;
 export type OwnPortalSession = ItemOf<OperationJson<'listOwnPortalSessions', 200>>;
 /** `GET …/account/second-factors`: the account's factors and its unused recovery codes. */
 export type SecondFactorList = OperationJson<'portalListSecondFactors', 200>;
+/** `GET /api/capture/v1/session`: what the hosted page shows before the token is exchanged. */
+export type CapturePreview = OperationJson<'previewCaptureSession', 200>;
+/** `GET /api/capture/v1/status`. */
+export type CaptureStatus = OperationJson<'getCaptureStatus', 200>;
+export type LivenessChallenge = CaptureStatus['livenessChallenge'];
+/** `POST /api/capture/v1/evidence`: the stored evidence and the server's quality hint. */
+export type UploadedEvidence = OperationJson<'uploadEvidence', 201>;

@@ -1,3 +1,5 @@
+import type { CapturePreview, CaptureStatus, DocumentType, EvidenceType, LivenessChallenge, UploadedEvidence } from '@svc/identity-client/types';
+
 /**
  * The capture API as the page calls it: same origin, the session token (from the URL fragment)
  * only for the preview and the one exchange, the capture token for everything after. The capture
@@ -6,42 +8,10 @@
 const BASE = '/api/capture/v1';
 const STORAGE_KEY = 'capture.session';
 
-export type DocumentType = 'SyrianNationalId' | 'SyrianPassport';
-export type EvidenceType = 'DocumentFront' | 'DocumentBack' | 'Selfie' | 'LivenessVideo';
-
-export interface Preview {
-  tenantName: string;
-  documentType: DocumentType;
-  requiredEvidence: EvidenceType[];
-  expiresAt: string;
-}
-
-export interface LivenessChallenge {
-  instructions: string;
-  blink: boolean;
-  headTurnMinYawDegrees: number;
-  minDurationSeconds: number;
-  maxDurationSeconds: number;
-}
-
-export interface CaptureStatus {
-  caseId: string;
-  status: string;
-  documentType: DocumentType;
-  requiredEvidence: EvidenceType[];
-  missing: EvidenceType[];
-  livenessChallenge: LivenessChallenge;
-  tenantName: string;
-  returnUrl: string | null;
-  consentGiven: boolean;
-}
-
-export interface UploadAnswer {
-  id: string;
-  evidenceType: EvidenceType;
-  /** The server's quick look (null: no advice); see docs/capture-page.md. */
-  quality?: { mrzReadable: boolean | null; faceCount: number | null; retake: boolean; reason: 'MRZ_UNREADABLE' | 'NO_FACE' | 'SEVERAL_FACES' | null } | null;
-}
+export type { CaptureStatus, DocumentType, EvidenceType, LivenessChallenge };
+export type Preview = CapturePreview;
+/** The stored evidence and the server's quick look (null: no advice); see docs/capture-page.md. */
+export type UploadAnswer = UploadedEvidence;
 
 /** A refused call: the problem's code decides what the page shows. */
 export class CaptureError extends Error {
