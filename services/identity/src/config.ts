@@ -237,6 +237,17 @@ function reachableOrigin(parsed: ParsedEnvironment, publicBaseUrlSet: boolean): 
   return `${parsed.TLS_CERT ? 'https' : 'http'}://${host}:${parsed.PORT}`;
 }
 
+/**
+ * A relying party id must be a domain name, never an IP address: a service reachable at a
+ * loopback address is offered to passkeys as `localhost` (the same machine), which is also the
+ * address the README opens the portal at.
+ */
+function passkeyOrigin(origin: string): string {
+  const url = new URL(origin);
+  if (url.hostname === '127.0.0.1' || url.hostname === '[::1]') url.hostname = 'localhost';
+  return url.origin;
+}
+
 function withProviderDefaults(parsed: ParsedEnvironment, publicBaseUrlSet: boolean): IdentityConfig {
   const provider: ChecksProviderName = parsed.CHECKS_PROVIDER ?? (parsed.DATABASE_URL ? 'none' : 'local');
   const defaults = checksThresholdDefaults[provider];
@@ -249,7 +260,7 @@ function withProviderDefaults(parsed: ParsedEnvironment, publicBaseUrlSet: boole
     CHECKS_FACE_REJECT_BELOW: Math.min(defaults.faceRejectBelow, parsed.CHECKS_FACE_THRESHOLD ?? defaults.face),
     CAPTURE_ORIGIN: parsed.CAPTURE_BASE_URL ?? reachableOrigin(parsed, publicBaseUrlSet),
     PORTAL_ORIGIN: reachableOrigin(parsed, publicBaseUrlSet),
-    WEBAUTHN_ORIGINS: (parsed.WEBAUTHN_ORIGINS ?? [reachableOrigin(parsed, publicBaseUrlSet)]).map((origin) => new URL(origin).origin),
+    WEBAUTHN_ORIGINS: (parsed.WEBAUTHN_ORIGINS ?? [passkeyOrigin(reachableOrigin(parsed, publicBaseUrlSet))]).map((origin) => new URL(origin).origin),
     STAFF_REQUIRE_SECOND_FACTOR: parsed.STAFF_REQUIRE_SECOND_FACTOR === undefined ? parsed.DATABASE_URL !== undefined : parsed.STAFF_REQUIRE_SECOND_FACTOR === 'true',
   });
 }

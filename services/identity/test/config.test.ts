@@ -7,7 +7,8 @@ describe('identity configuration', () => {
     expect(loadIdentityConfig({})).toMatchObject({ PORT: 3001, HOST: '127.0.0.1', LOG_LEVEL: 'info' });
   });
   it('takes the WebAuthn origins from WEBAUTHN_ORIGINS, else from where the service is reachable', () => {
-    expect(loadIdentityConfig({}).WEBAUTHN_ORIGINS).toEqual(['http://127.0.0.1:3001']);
+    expect(loadIdentityConfig({}).WEBAUTHN_ORIGINS, 'a relying party id cannot be an IP address').toEqual(['http://localhost:3001']);
+    expect(loadIdentityConfig({ HOST: '::1', PORT: '3101' }).WEBAUTHN_ORIGINS).toEqual(['http://localhost:3101']);
     expect(loadIdentityConfig({ PUBLIC_BASE_URL: 'https://verify.example.com' }).WEBAUTHN_ORIGINS).toEqual(['https://verify.example.com']);
     expect(loadIdentityConfig({ WEBAUTHN_ORIGINS: 'http://localhost:3001, https://portal.example.com/' }).WEBAUTHN_ORIGINS).toEqual(['http://localhost:3001', 'https://portal.example.com']);
     expect(() => loadIdentityConfig({ WEBAUTHN_ORIGINS: 'https://portal.example.com/path' })).toThrow(/WEBAUTHN_ORIGINS/);
