@@ -61,11 +61,12 @@ describeEmbeddedOnly('quality hints on capture uploads (CHECKS_PROVIDER=local)',
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('answers a cold upload without a hint rather than wait for the models to load', async () => {
+  it('answers a cold upload within the budget rather than wait for the models to load', async () => {
     const { captureToken } = await startedCase(test, partner);
     const { body, elapsedMs } = await timedUpload(test, captureToken, 'DocumentFront', media.passport, 'passport.jpg');
-    // Loading tesseract and Human takes seconds: the answer leaves at the budget with no hint.
-    expect(body.quality).toBeNull();
+    // Loading tesseract and Human usually outlasts the budget, so the answer leaves without a hint;
+    // on a fast, quiet machine the models may be ready in time, and then the hint must be right.
+    expect([null, { mrzReadable: true, faceCount: null, retake: false, reason: null }]).toContainEqual(body.quality);
     expect(elapsedMs).toBeLessThan(ANSWER_WITHIN_MS);
   });
 
