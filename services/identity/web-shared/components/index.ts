@@ -6,3 +6,4 @@ export { StatusBadge, statusLabel } from './status-badge.js';
 export { useAsync, type AsyncState } from './use-async.js';
 export { LanguageToggle } from './language-toggle.js';
 export { QrCanvas } from './qr-canvas.js';
+export { NewPasswordField } from './new-password-field.js';

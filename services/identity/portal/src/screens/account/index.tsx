@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError } from '../../../../web-shared/api.js';
-import { ErrorNotice, Loading, PageHeader, useAsync } from '../../../../web-shared/components/index.js';
+import { ErrorNotice, Loading, NewPasswordField, PageHeader, useAsync } from '../../../../web-shared/components/index.js';
 import { formatDateTime } from '../../../../web-shared/format.js';
 import { useLanguage, useMessages } from '../../../../web-shared/i18n.js';
 import { accountMessages } from './messages.js';
@@ -57,24 +57,7 @@ function PasswordForm(props: { onChanged: () => void }) {
         <label for="current-password">{t('currentPassword')}</label>
         <input id="current-password" type="password" autocomplete="current-password" required dir="ltr" value={currentPassword} onInput={(event) => setCurrentPassword(event.currentTarget.value)} />
       </div>
-      <div class="field">
-        <label for="new-password">{t('newPassword')}</label>
-        <input
-          id="new-password"
-          type="password"
-          autocomplete="new-password"
-          required
-          minLength={12}
-          maxLength={256}
-          dir="ltr"
-          aria-describedby="new-password-hint"
-          value={newPassword}
-          onInput={(event) => setNewPassword(event.currentTarget.value)}
-        />
-        <p id="new-password-hint" class="muted">
-          {t('passwordHint')}
-        </p>
-      </div>
+      <NewPasswordField id="new-password" label={t('newPassword')} hint={t('passwordHint')} value={newPassword} onInput={setNewPassword} />
       <button type="submit" class="button button-primary" disabled={busy}>
         {busy ? t('changing') : t('changePassword')}
       </button>

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError } from '../../../../web-shared/api.js';
-import { ErrorNotice, LanguageToggle, Loading, useAsync } from '../../../../web-shared/components/index.js';
+import { ErrorNotice, LanguageToggle, Loading, NewPasswordField, useAsync } from '../../../../web-shared/components/index.js';
 import { useMessages } from '../../../../web-shared/i18n.js';
 import { Link } from '../../../../web-shared/router.js';
 import { loadSession, type PortalSession } from '../../session.js';
@@ -63,24 +63,7 @@ function AcceptForm(props: { token: string; invitation: InvitationSummary; onSig
         <label for="invitation-email">{t('email')}</label>
         <input id="invitation-email" type="email" readOnly dir="ltr" autocomplete="username" value={props.invitation.email} />
       </div>
-      <div class="field">
-        <label for="invitation-password">{t('password')}</label>
-        <input
-          id="invitation-password"
-          type="password"
-          autocomplete="new-password"
-          required
-          minLength={12}
-          maxLength={256}
-          dir="ltr"
-          aria-describedby="invitation-password-hint"
-          value={password}
-          onInput={(event) => setPassword(event.currentTarget.value)}
-        />
-        <p id="invitation-password-hint" class="muted">
-          {t('passwordHint')}
-        </p>
-      </div>
+      <NewPasswordField id="invitation-password" label={t('password')} hint={t('passwordHint')} value={password} onInput={setPassword} />
       <button type="submit" class="button button-primary button-wide" disabled={busy}>
         {busy ? t('accepting') : t('accept')}
       </button>
