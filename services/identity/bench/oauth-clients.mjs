@@ -37,7 +37,7 @@ async function main() {
     path,
     route: path,
     auth,
-    statement: { builder: ['domain/oauth-clients.js', 'tenantClients'], values: { tenantId: tenant.tenantId } },
+    statement: { builder: ['domain/access/oauth-clients.js', 'tenantClients'], values: { tenantId: tenant.tenantId } },
     env,
     seconds,
     warmupSeconds,
