@@ -99,11 +99,16 @@ export function freshDatabase(serverUrl, prefix) {
  * stop it even if it never gets ready. Resolves with `{child, origin}` once GET `healthPath`
  * answers 200; `child.output` holds its log lines (count and tail).
  */
+const BENCH_STARTED = Date.now();
+
 export async function startService({ script, env, healthPath, cwd = root, onSpawn }) {
   const port = await freePort();
   // BENCH_CPU_PROF_DIR=<dir>: each service writes a V8 CPU profile there when it stops (what stands between it and the bare figure).
   const profile = process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [];
-  const child = spawnTracked(process.execPath, [...profile, script], { cwd, env: { ...env, HOST: '127.0.0.1', PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Rate-limit counters in a namespace of this bench process: a shared Redis keeps the windows of
+  // earlier runs and of other users of 127.0.0.1, which would answer a bench's calls with 429.
+  const namespaced = { RATE_LIMIT_KEY_PREFIX: `bench:${process.pid}:${BENCH_STARTED}:`, ...env };
+  const child = spawnTracked(process.execPath, [...profile, script], { cwd, env: { ...namespaced, HOST: '127.0.0.1', PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
   onSpawn?.(child);
   child.output = collectLines(child);
   const origin = `http://127.0.0.1:${port}`;

@@ -12,6 +12,7 @@
 // Prints one JSON line: {streams, rounds, connectSeconds, rssBeforeMb, rssAfterMb, bytesPerStream,
 // latencyMs: {p50, p99, max, …}, firstClientMs and firstToLastMs per round, load1m}.
 import { execFileSync, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -49,6 +50,8 @@ async function main() {
     env: {
       ...process.env,
       DATA_DIR: dataDir,
+      // On PostgreSQL the service refuses to start without a shared SECRETS_KEY; one instance needs any.
+      SECRETS_KEY: process.env.SECRETS_KEY ?? randomBytes(32).toString('hex'),
       FX_ADMIN_TOKEN: ADMIN_TOKEN,
       // BENCH_LOG_LEVEL=debug: the service logs how long each fan-out loop took ('change fanned out', printed
       // below), but also every request, which disturbs the memory figure.
