@@ -302,6 +302,8 @@ describeEmbeddedOnly("reviewers' console in Chromium", () => {
     await lead.page.screenshot({ path: screenshotPath('console-history-en'), fullPage: true });
     await setLanguage(lead.page, 'ar');
     expect(await lead.page.evaluate(unlabelledControls)).toEqual([]);
+    // The pointer rests on the language button after the switch: its hover state must stay legible too.
+    await lead.page.getByRole('button', { name: 'English' }).hover();
     expect(await lead.page.evaluate(lowContrastText)).toEqual([]);
     await lead.page.screenshot({ path: screenshotPath('console-history-ar'), fullPage: true });
 
