@@ -194,6 +194,9 @@ describeEmbeddedOnly("reviewers' console in Chromium", () => {
     }
     await page.getByRole('button', { name: 'Zoom in' }).click();
     expect(await page.getByTestId('zoom-level').textContent()).toBe('Zoom 125%');
+    // Every timeline entry reads as a sentence, never as the audit log's action name (the consent included).
+    expect(await page.locator('[data-testid="case-timeline"] [data-action="verification.consent_given"] .timeline-action').textContent()).toBe('The end user gave consent');
+    expect((await page.locator('[data-testid="case-timeline"] .timeline-action').allTextContents()).filter((text) => /^[a-z_]+\.[a-z_.]+$/.test(text))).toEqual([]);
     // The OCR read HADDAD, the MRZ says ERIKSSON: marked, and corrected to the MRZ's reading.
     const surname = page.locator('[data-testid="mrz-table"] tr[data-field="surname"]');
     expect(await surname.getAttribute('class')).toBe('mismatch');

@@ -11,6 +11,9 @@ const ACTION_LABELS: Record<string, CaseMessageKey> = {
   'verification.session_reissued': 'action.sessionReissued',
   'verification.ocr_fields_corrected': 'action.ocrCorrected',
   'evidence.uploaded': 'action.evidenceUploaded',
+  'verification.consent_given': 'action.consentGiven',
+  'verification.redaction_requested': 'action.redactionRequested',
+  'verification.redacted': 'action.redacted',
 };
 
 /** The case's audit trail, oldest first: state changes with who moved the case and why. */
