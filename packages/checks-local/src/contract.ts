@@ -51,3 +51,19 @@ export class ManualReviewRequiredError extends Error {
     super(reason, options);
   }
 }
+
+/** What the mobile app asks for; the check requires exactly this. */
+export const LIVENESS_CHALLENGE = {
+  blink: true,
+  headTurnMinYawDegrees: 15,
+  minDurationSeconds: 2,
+  maxDurationSeconds: 3,
+  instructions:
+    'Hold the phone at eye level with only your face in view. Record for 2 to 3 seconds: look at the camera, blink once, then slowly turn your head to one side and back.',
+} as const satisfies {
+  blink: true;
+  headTurnMinYawDegrees: number;
+  minDurationSeconds: number;
+  maxDurationSeconds: number;
+  instructions: string;
+};

@@ -1,4 +1,4 @@
 export * from './contract.js';
 export { ChecksUnavailableError, createLocalChecks, type LocalChecksModels, type LocalChecksOptions, type LocalChecksProvider, type LocalChecksStatus, type QualityHints } from './provider.js';
-export { FACE_MODEL, LIVENESS_CHALLENGE, LIVENESS_MODEL, RECOMMENDED_FACE_THRESHOLD, RECOMMENDED_LIVENESS_THRESHOLD } from './face/index.js';
+export { FACE_MODEL, LIVENESS_MODEL, RECOMMENDED_FACE_THRESHOLD, RECOMMENDED_LIVENESS_THRESHOLD } from './face/index.js';
 export { OCR_MODEL } from './ocr/index.js';

@@ -81,7 +81,7 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
   const clock = dependencies.clock ?? (() => new Date());
   const isTrustedProxy = createAddressMatcher(config.TRUSTED_PROXIES);
   // Before the app: the health endpoint reports on it. Models load on the first live case, not here.
-  const ownProvider = dependencies.checksProvider === undefined ? configuredChecksProvider(config) : null;
+  const ownProvider = dependencies.checksProvider === undefined ? await configuredChecksProvider(config) : null;
   const app = await createBaseApp({
     service: SERVICE_NAME,
     version: SERVICE_VERSION,

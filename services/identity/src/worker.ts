@@ -21,7 +21,7 @@ await runWorker({
   migrationsFolder,
   schema: databaseSchema,
   createWorker: async ({ dependencies, config, log, metrics }) => {
-    const checksProvider = configuredChecksProvider(config);
+    const checksProvider = await configuredChecksProvider(config);
     const worker = createIdentityWorker({
       db: dependencies.database.db,
       storage: createEvidenceVault(await createEvidenceStorage(evidenceStorageConfig(config)), createEvidenceKeyRing(config.EVIDENCE_KEYS, dependencies.secretsKey)),

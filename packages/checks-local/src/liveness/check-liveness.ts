@@ -1,7 +1,7 @@
 /**
  * The liveness check: frames out of ffmpeg, faces out of Human, signals out of the mesh.
  */
-import { ManualReviewRequiredError } from '../contract.js';
+import { LIVENESS_CHALLENGE, ManualReviewRequiredError } from '../contract.js';
 import { confidentFaces } from '../face/face-match.js';
 import type { HumanClient } from '../face/human-client.js';
 import type { WorkerFace } from '../face/worker-protocol.js';
@@ -10,21 +10,7 @@ import type { FrameSampling } from './extract-frames.js';
 import { judgeLiveness, measureLiveness } from './signals.js';
 import type { LivenessThresholds, LivenessVerdict } from './signals.js';
 
-/** What the mobile app asks for; the check requires exactly this. */
-export const LIVENESS_CHALLENGE = {
-  blink: true,
-  headTurnMinYawDegrees: 15,
-  minDurationSeconds: 2,
-  maxDurationSeconds: 3,
-  instructions:
-    'Hold the phone at eye level with only your face in view. Record for 2 to 3 seconds: look at the camera, blink once, then slowly turn your head to one side and back.',
-} as const satisfies {
-  blink: true;
-  headTurnMinYawDegrees: number;
-  minDurationSeconds: number;
-  maxDurationSeconds: number;
-  instructions: string;
-};
+export { LIVENESS_CHALLENGE };
 
 /** 10 frames a second catches a blink (100–400 ms); only the challenge's length is read. */
 export const FRAME_SAMPLING: FrameSampling = {

@@ -5,7 +5,7 @@ import { REQUIRED_EVIDENCE, type CaseStatus, type EvidenceType } from '../cases/
 import { lockCase, transitionCase } from '../cases/case-transitions.js';
 import { currentEvidence } from '../cases/read-cases.js';
 import { JOBS_CHANNEL, RUN_CHECKS_JOB } from '../jobs/job-kinds.js';
-import { LIVENESS_CHALLENGE } from '@svc/checks-local';
+import { LIVENESS_CHALLENGE } from '@svc/checks-local/contract';
 import { assertCapturing, endUserActor, type CaptureSession } from './capture-sessions.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { FaceMatchAnswer, LivenessAnswer, OcrAnswer } from '@svc/checks-local';
+import type { FaceMatchAnswer, LivenessAnswer, OcrAnswer } from '@svc/checks-local/contract';
 import type { DocumentType, EvidenceType } from '../cases/case-states.js';
 
 /** One stored evidence file, opened only when a check reads it (byte for byte, as uploaded). */
@@ -15,7 +15,7 @@ export interface EvidenceFile {
  * Model answers only: thresholds, latency and timestamps are the service's, never the provider's.
  * The shapes are declared once, by the on-CPU checks package, and every provider answers them.
  */
-export type { FaceMatchAnswer, LivenessAnswer, OcrAnswer } from '@svc/checks-local';
+export type { FaceMatchAnswer, LivenessAnswer, OcrAnswer } from '@svc/checks-local/contract';
 
 /**
  * What automated checks need from a provider: three inference calls. Small on purpose, so an
@@ -48,4 +48,4 @@ export class TransientProviderError extends Error {
  * ffmpeg missing, an inference time-out): the case goes to a person with this reason, never to
  * a pass and never to Failed. The package's class, so its errors need no translation.
  */
-export { ManualReviewRequiredError } from '@svc/checks-local';
+export { ManualReviewRequiredError } from '@svc/checks-local/contract';

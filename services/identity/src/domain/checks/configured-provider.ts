@@ -2,11 +2,13 @@ import type { QualityHints } from '@svc/checks-local';
 import type { IdentityConfig } from '../../config.js';
 import type { ChecksProvider } from './checks-provider.js';
 import { createHttpChecksProvider } from './http-provider.js';
-import { createLocalChecksProvider } from './local-provider.js';
 
-/** The live tenants' provider the configuration names, or null for `none` (their cases go to manual review). */
-export function configuredChecksProvider(config: IdentityConfig): (ChecksProvider & { close(): Promise<void>; hints?: QualityHints }) | null {
-  if (config.CHECKS_PROVIDER === 'local') return createLocalChecksProvider({ ffmpegPath: config.CHECKS_FFMPEG_PATH, timeoutMs: config.CHECKS_TIMEOUT_MS });
+/**
+ * The live tenants' provider the configuration names, or null for `none` (their cases go to manual review).
+ * The on-CPU checks (their image, video and model libraries: about 30 MB of RSS) load only when configured.
+ */
+export async function configuredChecksProvider(config: IdentityConfig): Promise<(ChecksProvider & { close(): Promise<void>; hints?: QualityHints }) | null> {
+  if (config.CHECKS_PROVIDER === 'local') return (await import('./local-provider.js')).createLocalChecksProvider({ ffmpegPath: config.CHECKS_FFMPEG_PATH, timeoutMs: config.CHECKS_TIMEOUT_MS });
   if (config.CHECKS_PROVIDER !== 'http' || !config.CHECKS_OCR_URL || !config.CHECKS_FACE_MATCH_URL || !config.CHECKS_LIVENESS_URL) return null;
   return createHttpChecksProvider({ ocrUrl: config.CHECKS_OCR_URL, faceMatchUrl: config.CHECKS_FACE_MATCH_URL, livenessUrl: config.CHECKS_LIVENESS_URL, timeoutMs: config.CHECKS_TIMEOUT_MS });
 }

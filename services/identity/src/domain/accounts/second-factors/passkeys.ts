@@ -1,20 +1,17 @@
 import { ProblemError } from '@svc/problem-json';
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type AuthenticatorTransportFuture,
-  type RegistrationResponseJSON,
-} from '@simplewebauthn/server';
-import { isoBase64URL } from '@simplewebauthn/server/helpers';
+import type { AuthenticationResponseJSON, AuthenticatorTransportFuture, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { and, eq, gt, isNotNull, isNull, lt, type SQL } from 'drizzle-orm';
 import type { IdentityExecutor } from '../../../db/schema.js';
 import { secondFactors, webauthnChallenges } from '../../../db/schema-second-factors.js';
 import { writeAudit } from '../../common/audit.js';
 import { hashToken } from '../../common/credentials.js';
 import type { FactorAccount } from './accounts.js';
+
+/**
+ * The WebAuthn library (and its CBOR and COSE dependencies, about 24 MB of RSS) loads on the first
+ * passkey ceremony, not at every start: most processes never see one.
+ */
+const webauthn = () => import('@simplewebauthn/server');
 
 /** The relying party: its id is the first origin's host name; every origin listed may use its passkeys. */
 export interface RelyingParty {
@@ -61,7 +58,7 @@ async function storeChallenge(db: IdentityExecutor, challenge: string, binding: 
 async function spendChallenge(db: IdentityExecutor, clientDataJSON: string, binding: Binding, now: Date): Promise<string> {
   let challenge: unknown;
   try {
-    challenge = (JSON.parse(isoBase64URL.toUTF8String(clientDataJSON)) as { challenge?: unknown }).challenge;
+    challenge = (JSON.parse(Buffer.from(clientDataJSON, 'base64url').toString('utf8')) as { challenge?: unknown }).challenge;
   } catch {
     throw new PasskeyRejectedError('The browser sent unreadable client data.');
   }
@@ -95,7 +92,7 @@ async function accountPasskeys(db: IdentityExecutor, account: string) {
 /** Options for the browser's navigator.credentials.create(): a discoverable credential, so it can later sign in alone. */
 export async function passkeyRegistrationOptions(db: IdentityExecutor, rp: RelyingParty, account: FactorAccount, now: Date): Promise<PasskeyOptionsJSON> {
   const existing = await accountPasskeys(db, account.account);
-  const options = await generateRegistrationOptions({
+  const options = await (await webauthn()).generateRegistrationOptions({
     rpName: rp.name,
     rpID: rp.id,
     userName: account.email,
@@ -118,7 +115,7 @@ export async function registerPasskey(
   now: Date,
 ): Promise<{ id: string }> {
   const expectedChallenge = await spendChallenge(db, input.response.response.clientDataJSON, { purpose: 'registration', account: account.account }, now);
-  const verification = await verifyRegistrationResponse({ response: input.response, expectedChallenge, expectedOrigin: rp.origins, expectedRPID: rp.id, requireUserVerification: false }).catch(
+  const verification = await (await webauthn()).verifyRegistrationResponse({ response: input.response, expectedChallenge, expectedOrigin: rp.origins, expectedRPID: rp.id, requireUserVerification: false }).catch(
     (error: unknown) => {
       throw new PasskeyRejectedError(`The passkey could not be registered: ${error instanceof Error ? error.message : 'invalid response'}`);
     },
@@ -135,7 +132,7 @@ export async function registerPasskey(
         tenantId: account.tenantId,
         kind: 'passkey',
         credentialId: credential.id,
-        publicKey: isoBase64URL.fromBuffer(credential.publicKey),
+        publicKey: Buffer.from(credential.publicKey).toString('base64url'),
         signCount: credential.counter,
         transports: credential.transports?.join(',') ?? null,
         name: input.name?.trim() || 'Passkey',
@@ -155,7 +152,7 @@ export async function registerPasskey(
  */
 export async function passkeyAuthenticationOptions(db: IdentityExecutor, rp: RelyingParty, binding: { account: string | null; pendingSignInId: string | null }, now: Date): Promise<PasskeyOptionsJSON> {
   const allowed = binding.account === null ? [] : await accountPasskeys(db, binding.account);
-  const options = await generateAuthenticationOptions({
+  const options = await (await webauthn()).generateAuthenticationOptions({
     rpID: rp.id,
     userVerification: binding.account === null ? 'required' : 'preferred',
     allowCredentials: allowed.map((passkey) => ({ id: passkey.credentialId!, transports: transportsOf(passkey.transports) })),
@@ -191,12 +188,12 @@ export async function verifyPasskeyAssertion(
     .from(secondFactors)
     .where(and(eq(secondFactors.credentialId, response.id), eq(secondFactors.kind, 'passkey'), isNotNull(secondFactors.confirmedAt)));
   if (!factor?.publicKey || (binding.account !== null && factor.account !== binding.account)) return null;
-  const verification = await verifyAuthenticationResponse({
+  const verification = await (await webauthn()).verifyAuthenticationResponse({
     response,
     expectedChallenge,
     expectedOrigin: rp.origins,
     expectedRPID: rp.id,
-    credential: { id: response.id, publicKey: isoBase64URL.toBuffer(factor.publicKey), counter: factor.signCount ?? 0, transports: transportsOf(factor.transports) },
+    credential: { id: response.id, publicKey: new Uint8Array(Buffer.from(factor.publicKey, 'base64url')), counter: factor.signCount ?? 0, transports: transportsOf(factor.transports) },
     requireUserVerification: binding.account === null,
   }).catch(() => null);
   if (!verification?.verified) return null;
