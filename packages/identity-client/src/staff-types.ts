@@ -4,7 +4,7 @@
  * `./types`, which partners' code imports, so operator routes stay out of their view.
  * Browser-safe: the reviewers' console takes its response types and its lists from here.
  */
-import { reviewReasonCodeInputValues, reviewVerdictValues, staffRoleValues } from './generated/staff-openapi.js';
+import { reviewHistoryScopeInputValues, reviewReasonCodeInputValues, reviewVerdictValues, staffRoleValues } from './generated/staff-openapi.js';
 
 export type { components as StaffComponents, operations as StaffOperations, paths as StaffPaths } from './generated/staff-openapi.js';
 export type {
@@ -26,3 +26,6 @@ export const STAFF_ROLES = staffRoleValues;
 export const REVIEW_REASON_CODES = reviewReasonCodeInputValues;
 export type ReviewReasonCode = (typeof REVIEW_REASON_CODES)[number];
 export const REVIEW_VERDICTS = reviewVerdictValues;
+/** `GET /review-history?scope=`: your own decisions, or everyone's (ReviewLead only). */
+export const REVIEW_HISTORY_SCOPES = reviewHistoryScopeInputValues;
+export type ReviewHistoryScope = (typeof REVIEW_HISTORY_SCOPES)[number];

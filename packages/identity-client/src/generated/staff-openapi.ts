@@ -463,6 +463,11 @@ export interface components {
         };
         /** @enum {string} */
         ReviewReasonCodeInput: "document_unreadable" | "face_mismatch" | "suspected_fraud" | "expired_document" | "other";
+        /**
+         * @description Your own decisions, or everyone's (ReviewLead only)
+         * @enum {string}
+         */
+        ReviewHistoryScopeInput: "mine" | "everyone";
         /** @enum {string} */
         CaseStatus: "Requested" | "SessionIssued" | "CaptureStarted" | "EvidenceUploaded" | "AutomatedChecksRunning" | "PendingManualReview" | "Approved" | "Rejected" | "Expired" | "Cancelled" | "Failed";
         /** @enum {string} */
@@ -786,6 +791,7 @@ export type ReviewVerdictInput = components['schemas']['ReviewVerdictInput'];
 export type PasskeyRegistrationResponseInput = components['schemas']['PasskeyRegistrationResponseInput'];
 export type PasskeyAssertionInput = components['schemas']['PasskeyAssertionInput'];
 export type ReviewReasonCodeInput = components['schemas']['ReviewReasonCodeInput'];
+export type ReviewHistoryScopeInput = components['schemas']['ReviewHistoryScopeInput'];
 export type CaseStatus = components['schemas']['CaseStatus'];
 export type DocumentType = components['schemas']['DocumentType'];
 export type EvidenceType = components['schemas']['EvidenceType'];
@@ -4672,7 +4678,7 @@ export interface operations {
             query?: {
                 page?: number;
                 pageSize?: number;
-                scope?: "mine" | "everyone";
+                scope?: components["schemas"]["ReviewHistoryScopeInput"];
                 caseId?: string;
             };
             header?: never;
@@ -5278,12 +5284,12 @@ type ReadonlyArray<T> = [
 ] extends [
     unknown[]
 ] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
-export const pathsApiInternalV1ReviewHistoryGetParametersQueryScopeValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/internal/v1/review-history"]["get"]["parameters"]["query"]["scope"]> = ["mine", "everyone"];
 export const documentTypeInputValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DocumentTypeInput"]> = ["SyrianNationalId", "SyrianPassport"];
 export const reviewVerdictInputValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ReviewVerdictInput"]> = ["Approved", "Rejected"];
 export const passkeyRegistrationResponseInputAuthenticatorAttachmentValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PasskeyRegistrationResponseInput"]["authenticatorAttachment"]> = ["platform", "cross-platform"];
 export const passkeyAssertionInputAuthenticatorAttachmentValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PasskeyAssertionInput"]["authenticatorAttachment"]> = ["platform", "cross-platform"];
 export const reviewReasonCodeInputValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ReviewReasonCodeInput"]> = ["document_unreadable", "face_mismatch", "suspected_fraud", "expired_document", "other"];
+export const reviewHistoryScopeInputValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ReviewHistoryScopeInput"]> = ["mine", "everyone"];
 export const caseStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CaseStatus"]> = ["Requested", "SessionIssued", "CaptureStarted", "EvidenceUploaded", "AutomatedChecksRunning", "PendingManualReview", "Approved", "Rejected", "Expired", "Cancelled", "Failed"];
 export const documentTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DocumentType"]> = ["SyrianNationalId", "SyrianPassport"];
 export const evidenceTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EvidenceType"]> = ["DocumentFront", "DocumentBack", "Selfie", "LivenessVideo"];

@@ -75,6 +75,8 @@ export const reviewBodySchema = z
 
 export const reviewOutcomeSchema = z.object({ caseId: z.uuid(), status: caseStatusSchema }).meta({ id: 'ReviewOutcome' });
 
+export const reviewHistoryScopeSchema = z.enum(['mine', 'everyone']).meta({ id: 'ReviewHistoryScope', description: "Your own decisions, or everyone's (ReviewLead only)" });
+
 export const reviewHistoryItemSchema = z
   .object({
     id: z.uuid(),

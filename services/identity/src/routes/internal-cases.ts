@@ -12,7 +12,7 @@ import { openStaffEvidence, staffCaseView, staffLivenessFrames } from '../domain
 import { createFrameStrips } from '../domain/review/liveness-frames.js';
 import { contentDisposition } from '../domain/evidence/evidence-download.js';
 import { caseIdParams, documentTypeSchema } from './case-schemas.js';
-import { caseClaimSchema, reviewBodySchema, reviewHistoryPageSchema, reviewOutcomeSchema, reviewQueuePageSchema, staffCaseViewSchema } from './internal-case-schemas.js';
+import { caseClaimSchema, reviewBodySchema, reviewHistoryPageSchema, reviewHistoryScopeSchema, reviewOutcomeSchema, reviewQueuePageSchema, staffCaseViewSchema } from './internal-case-schemas.js';
 import { RATE_LIMITED, staffSecurity } from './openapi.js';
 import { pageQueryShape } from './page-query.js';
 import { requireStaff } from './staff-request.js';
@@ -156,7 +156,7 @@ export const internalCaseRoutes: FastifyPluginAsync<InternalCaseRouteOptions> = 
         description: "Your own decisions (scope=mine), or everyone's (scope=everyone, ReviewLead only); optionally those on one case.",
         tags,
         security,
-        querystring: z.strictObject({ ...pageQueryShape, scope: z.enum(['mine', 'everyone']).default('mine'), caseId: z.uuid({ error: 'must be a case id (a UUID)' }).optional() }),
+        querystring: z.strictObject({ ...pageQueryShape, scope: reviewHistoryScopeSchema.default('mine'), caseId: z.uuid({ error: 'must be a case id (a UUID)' }).optional() }),
         response: {
           200: reviewHistoryPageSchema,
           ...problemResponses({ 400: 'VALIDATION_ERROR', 401: 'UNAUTHENTICATED', 403: "FORBIDDEN: everyone's history needs ReviewLead", 429: RATE_LIMITED }),

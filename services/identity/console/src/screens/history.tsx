@@ -1,4 +1,4 @@
-import type { ReviewHistoryPage } from '@svc/identity-client/staff-types';
+import { REVIEW_HISTORY_SCOPES, type ReviewHistoryPage, type ReviewHistoryScope } from '@svc/identity-client/staff-types';
 import { api } from '../../../web-shared/api.js';
 import { EmptyState, ErrorNotice, Loading, PageHeader, Pagination, StatusBadge, useAsync } from '../../../web-shared/components/index.js';
 import { formatDateTime } from '../../../web-shared/format.js';
@@ -17,7 +17,7 @@ export function HistoryScreen({ session }: { session: StaffSession }) {
   const { language } = useLanguage();
   const { query } = useLocation();
   const lead = session.staff.role === 'ReviewLead';
-  const scope = lead && query.get('scope') === 'everyone' ? 'everyone' : 'mine';
+  const scope: ReviewHistoryScope = lead && query.get('scope') === 'everyone' ? 'everyone' : 'mine';
   const caseId = query.get('caseId') ?? '';
   const validCaseId = caseId === '' || UUID.test(caseId);
   const page = Math.max(1, Number(query.get('page')) || 1);
@@ -41,7 +41,7 @@ export function HistoryScreen({ session }: { session: StaffSession }) {
         {lead ? (
           <fieldset class="scope-switch">
             <legend class="visually-hidden">{t('history')}</legend>
-            {(['mine', 'everyone'] as const).map((value) => (
+            {REVIEW_HISTORY_SCOPES.map((value) => (
               <label key={value} class="choice">
                 <input type="radio" name="scope" checked={scope === value} onChange={() => setQuery({ scope: value === 'mine' ? undefined : value, page: undefined })} />
                 {t(value)}
