@@ -1,22 +1,26 @@
 #!/usr/bin/env node
-// Lints the OpenAPI documents the services actually serve (GET /docs/json), not a copy
-// that could drift: starts each built service (services/*/dist/server.js) on the embedded
-// default with a free port and a temporary DATA_DIR, saves its document, then runs
-// `redocly lint` (root redocly.yaml: the recommended rules) on all of them. Any error or
+// Lints the OpenAPI documents the services actually serve (GET /docs/json, and identity's
+// staff document), not a copy that could drift: starts each built service
+// (services/*/dist/server.js) on the embedded default with a free port and a temporary
+// DATA_DIR, saves its documents, then runs `redocly lint` (root redocly.yaml: the recommended
+// rules) on all of them. Any error or
 // warning fails. Node built-ins only; needs `pnpm build` first.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { builtServices, root, servedDocument } from './served-openapi.mjs';
+import { builtServices, root, servedDocuments } from './served-openapi.mjs';
 
 // fx documents its admin routes only when they exist, i.e. with an admin token.
 const extraEnvironment = { fx: { FX_ADMIN_TOKEN: 'openapi-lint-admin-token' } };
 
-async function savedDocument(service, outputDir) {
-  const file = join(outputDir, `${service}.openapi.json`);
-  writeFileSync(file, await servedDocument(service, extraEnvironment[service]));
-  return file;
+/** Saves every document the service serves (identity: the partner and the staff document); returns their files. */
+async function savedDocuments(service, outputDir) {
+  return (await servedDocuments(service, extraEnvironment[service])).map(([name, text]) => {
+    const file = join(outputDir, `${service}.${name}.json`);
+    writeFileSync(file, text);
+    return file;
+  });
 }
 
 const services = builtServices();
@@ -27,7 +31,7 @@ if (services.length === 0) {
 const outputDir = process.env.OPENAPI_OUTPUT_DIR ?? mkdtempSync(join(tmpdir(), 'openapi-lint-'));
 let files;
 try {
-  files = await Promise.all(services.map((service) => savedDocument(service, outputDir)));
+  files = (await Promise.all(services.map((service) => savedDocuments(service, outputDir)))).flat();
 } catch (error) {
   console.error(`lint-openapi: ${error.message}`);
   process.exit(1);

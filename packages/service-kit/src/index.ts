@@ -27,7 +27,7 @@ export {
 export { healthResponseSchema, healthRoute, type HealthExtension, type HealthResponse, type HealthRouteOptions } from './health.js';
 export { createBaseApp, type BaseAppOptions, type ServiceApp } from './base-app.js';
 export { serverOptions } from './logging.js';
-export { PROPRIETARY_LICENSE, registerOpenApi, withoutUnusedSchemas, type MutualTlsSecurityScheme, type OpenApiDocumentOptions } from './openapi.js';
+export { PROPRIETARY_LICENSE, registerOpenApi, registerOpenApiDocument, withoutUnusedSchemas, type MutualTlsSecurityScheme, type OpenApiDocumentOptions, type ScopedOpenApiDocumentOptions } from './openapi.js';
 export { connectRedis, pingRedis, redactUrl } from './redis.js';
 export { runService, type RunServiceOptions } from './run-service.js';
 export { runWorker, type BackgroundWorker, type RunWorkerOptions } from './run-worker.js';

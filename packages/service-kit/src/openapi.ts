@@ -21,32 +21,61 @@ export interface OpenApiDocumentOptions {
   servers?: { url: string; description?: string }[];
   /** Default: PROPRIETARY_LICENSE (the services are not published under an open licence). */
   license?: { name: string; identifier?: string; url?: string };
+  /** Routes under these paths are left out: they belong to another document (registerOpenApiDocument). */
+  excludedPrefixes?: readonly string[];
+}
+
+/** A document of its own for the routes under one path (an operators' API apart from the partners'). */
+export interface ScopedOpenApiDocumentOptions extends OpenApiDocumentOptions {
+  /** Only the routes under this path are listed. */
+  includedPrefix: string;
+  /** The app decorator @fastify/swagger installs for this document; unique per app. */
+  decorator: string;
 }
 
 /** SPDX has no "proprietary"; a LicenseRef- is the SPDX way of naming a licence of one's own. */
 export const PROPRIETARY_LICENSE = { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' };
 
-/**
- * OpenAPI generated from the routes' zod schemas, served at /docs (UI) and
- * /docs/json. Register before the routes so every route is collected.
- */
-export async function registerOpenApi(app: FastifyInstance, options: OpenApiDocumentOptions): Promise<void> {
-  await app.register(swagger, {
+const isUnder = (url: string, prefix: string) => url === prefix || url.startsWith(`${prefix}/`);
+
+function swaggerOptions(options: OpenApiDocumentOptions, lists: (url: string) => boolean): FastifyDynamicSwaggerOptions {
+  return {
     openapi: {
       openapi: '3.1.0',
       info: { title: options.title, version: options.version, description: options.description, license: options.license ?? PROPRIETARY_LICENSE },
       servers: options.servers ?? [{ url: '/', description: 'The server this document is served from' }],
       components: { securitySchemes: (options.securitySchemes ?? {}) as SwaggerSecuritySchemes },
     },
-    transform: jsonSchemaTransform,
+    // Which document a route belongs to follows from its path, so a route cannot land in the
+    // wrong one by a forgotten flag.
+    transform: (input) => (lists(input.url) ? jsonSchemaTransform(input) : { schema: { hide: true }, url: input.url }),
     // The zod provider emits every registered schema (and an "…Input" twin of each) whether a
     // route uses it or not; unused components are noise to readers and a lint warning.
     transformObject: (input) => {
       const document = jsonSchemaTransformObject(input);
       return withoutUnusedSchemas(document as OpenApiDocument) as typeof document;
     },
-  });
+  };
+}
+
+/**
+ * OpenAPI generated from the routes' zod schemas, served at /docs (UI) and
+ * /docs/json. Register before the routes so every route is collected.
+ */
+export async function registerOpenApi(app: FastifyInstance, options: OpenApiDocumentOptions): Promise<void> {
+  const excluded = options.excludedPrefixes ?? [];
+  await app.register(swagger, swaggerOptions(options, (url) => !excluded.some((prefix) => isUnder(url, prefix))));
   await app.register(swaggerUi, { routePrefix: '/docs' });
+}
+
+/**
+ * A second document, of the routes under `includedPrefix` only, not served anywhere: the
+ * caller serves what the returned function builds, behind whatever authentication it needs.
+ * Register before the routes, like registerOpenApi.
+ */
+export async function registerOpenApiDocument(app: FastifyInstance, options: ScopedOpenApiDocumentOptions): Promise<() => unknown> {
+  await app.register(swagger, { ...swaggerOptions(options, (url) => isUnder(url, options.includedPrefix)), decorator: options.decorator });
+  return () => (app as unknown as Record<string, () => unknown>)[options.decorator]!();
 }
 
 interface OpenApiDocument {

@@ -15,6 +15,7 @@ import { registerIdentityRateLimit } from './plugins/rate-limit.js';
 import { captureRoutes, CAPTURE_BASE_PATH } from './routes/capture.js';
 import { identityHealthExtension } from './routes/health.js';
 import { INTERNAL_BASE_PATH, internalReviewRoutes } from './routes/internal-review.js';
+import { registerStaffOpenApi } from './routes/staff-openapi.js';
 import { evidenceRoutes } from './routes/evidence.js';
 import { oauthClientRoutes } from './routes/oauth-clients.js';
 import { verificationRoutes } from './routes/verifications.js';
@@ -92,6 +93,8 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
       description:
         'Tenant-scoped identity verification (KYC) for partners. Base path /api/partner/v1; the end user\'s capture API is under /api/capture/v1. OAuth 2.0 client credentials with certificate-bound tokens (RFC 8705). Scopes: `verifications` for /verifications*, `evidence` for /evidence/*, `webhooks` for /webhooks*, `reports` for /reports/*. Every route is limited to 120 requests per IP per minute.',
       securitySchemes,
+      // The operators' routes have their own document (registerStaffOpenApi).
+      excludedPrefixes: [INTERNAL_BASE_PATH],
     },
     healthPath: '/health',
     healthExtension: identityHealthExtension(database, async () => {
@@ -105,6 +108,7 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
     trustProxy: (address: string) => isTrustedProxy(address),
     ...(config.TLS_CERT && config.TLS_KEY ? { https: { cert: config.TLS_CERT, key: config.TLS_KEY, requestCert: true, rejectUnauthorized: false } } : {}),
   });
+  const staffOpenApi = await registerStaffOpenApi(app, SERVICE_VERSION);
   const db = database.db;
   const lastUsed = createClientLastUsed(db, { flushIntervalMs: dependencies.lastUsedFlushMs ?? 10_000, onError: (error) => app.log.warn({ err: error }, 'lastUsedAt flush failed') });
   lastUsed.start();
@@ -223,6 +227,7 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
     box,
     requireSecondFactor: config.STAFF_REQUIRE_SECOND_FACTOR,
     relyingParty,
+    openApiDocument: staffOpenApi,
   });
   return app;
 }

@@ -25,7 +25,7 @@ let spareClientId: string;
 let evidenceId: string;
 let staffEmail: string;
 
-/** The internal review routes are hidden from the document, so their shapes are given here. */
+/** The internal routes are in the staff document, not in app.swagger() that the shared fuzzer reads: the ones fuzzed are given here. */
 const hiddenOperations: FuzzOperation[] = [
   {
     method: 'POST',

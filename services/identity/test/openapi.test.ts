@@ -48,6 +48,14 @@ describe('OpenAPI document', () => {
     expect(Object.keys(schemas)).toEqual(expect.arrayContaining(['VerificationCase', 'VerificationCaseListItem', 'EvidenceRecord', 'OcrResult', 'CaseStatus']));
   });
 
+  it("leaves the operators' internal API and its schemas out of the partner document", async () => {
+    const document = (await test.app.inject({ method: 'GET', url: '/docs/json' })).json<{ paths: Record<string, unknown>; components: { schemas: Record<string, unknown> } }>();
+    const paths = Object.keys(document.paths);
+    expect(paths).toContain('/api/partner/v1/verifications');
+    expect(paths.filter((path) => path.startsWith('/api/internal'))).toEqual([]);
+    for (const staffOnly of ['StaffSession', 'StaffRole', 'ReviewQueuePage', 'StaffCaseView', 'ReviewHistoryPage']) expect(document.components.schemas, staffOnly).not.toHaveProperty(staffOnly);
+  });
+
   it('gives every operation what redocly lint asks, and declares the token binding as mutualTLS with the bearer token', async () => {
     const document = (await test.app.inject({ method: 'GET', url: '/docs/json' })).json<Parameters<typeof expectLintReadyOpenApi>[0] & { components: { securitySchemes: Record<string, unknown> } }>();
     const operations = expectLintReadyOpenApi(document);

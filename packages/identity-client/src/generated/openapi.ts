@@ -1270,13 +1270,14 @@ export interface components {
              */
             detectedAt: string;
         };
+        /** @enum {string} */
+        ReviewVerdict: "Approved" | "Rejected";
         ReviewDecision: {
             /** Format: uuid */
             id: string;
             /** Format: uuid */
             reviewerId: string;
-            /** @enum {string} */
-            decision: "Approved" | "Rejected";
+            decision: components["schemas"]["ReviewVerdict"];
             reason: string;
             /**
              * @description ISO 8601, UTC
@@ -1662,6 +1663,7 @@ export type OcrResult = components['schemas']['OcrResult'];
 export type FaceMatch = components['schemas']['FaceMatch'];
 export type Liveness = components['schemas']['Liveness'];
 export type FraudSignal = components['schemas']['FraudSignal'];
+export type ReviewVerdict = components['schemas']['ReviewVerdict'];
 export type ReviewDecision = components['schemas']['ReviewDecision'];
 export type CaptureConsent = components['schemas']['CaptureConsent'];
 export type VerificationCase = components['schemas']['VerificationCase'];
@@ -1843,7 +1845,7 @@ export interface operations {
                         sessionToken: string;
                         /** Format: date-time */
                         expiresAt: string;
-                        /** @description The tenant requires a second factor this user has not set up: the session may only set one up (every other route answers 403 SECOND_FACTOR_ENROLMENT_REQUIRED) */
+                        /** @description A second factor is required (by the tenant, or of every operator) and this account has none yet: the session may only set one up (every other route answers 403 SECOND_FACTOR_ENROLMENT_REQUIRED) */
                         enrolmentOnly: boolean;
                     };
                 };
@@ -2061,7 +2063,7 @@ export interface operations {
                         sessionToken: string;
                         /** Format: date-time */
                         expiresAt: string;
-                        /** @description The tenant requires a second factor this user has not set up: the session may only set one up (every other route answers 403 SECOND_FACTOR_ENROLMENT_REQUIRED) */
+                        /** @description A second factor is required (by the tenant, or of every operator) and this account has none yet: the session may only set one up (every other route answers 403 SECOND_FACTOR_ENROLMENT_REQUIRED) */
                         enrolmentOnly: boolean;
                     };
                 };
@@ -2631,7 +2633,7 @@ export interface operations {
                         sessionToken: string;
                         /** Format: date-time */
                         expiresAt: string;
-                        /** @description The tenant requires a second factor this user has not set up: the session may only set one up (every other route answers 403 SECOND_FACTOR_ENROLMENT_REQUIRED) */
+                        /** @description A second factor is required (by the tenant, or of every operator) and this account has none yet: the session may only set one up (every other route answers 403 SECOND_FACTOR_ENROLMENT_REQUIRED) */
                         enrolmentOnly: boolean;
                     };
                 };
@@ -5030,7 +5032,7 @@ export interface operations {
                         sessionToken: string;
                         /** Format: date-time */
                         expiresAt: string;
-                        /** @description The tenant requires a second factor this user has not set up: the session may only set one up (every other route answers 403 SECOND_FACTOR_ENROLMENT_REQUIRED) */
+                        /** @description A second factor is required (by the tenant, or of every operator) and this account has none yet: the session may only set one up (every other route answers 403 SECOND_FACTOR_ENROLMENT_REQUIRED) */
                         enrolmentOnly: boolean;
                     };
                 };
@@ -14440,7 +14442,7 @@ export const caseStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["
 export const documentTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DocumentType"]> = ["SyrianNationalId", "SyrianPassport"];
 export const evidenceTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EvidenceType"]> = ["DocumentFront", "DocumentBack", "Selfie", "LivenessVideo"];
 export const fraudSignalSeverityValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FraudSignal"]["severity"]> = ["low", "medium", "high"];
-export const reviewDecisionDecisionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ReviewDecision"]["decision"]> = ["Approved", "Rejected"];
+export const reviewVerdictValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ReviewVerdict"]> = ["Approved", "Rejected"];
 export const uploadQualityReasonAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UploadQuality"]["reason"]> = ["MRZ_UNREADABLE", "NO_FACE", "SEVERAL_FACES"];
 export const identityHealthStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["IdentityHealth"]["status"]> = ["ok", "degraded", "down"];
 export const identityHealthChecksDatabaseStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["IdentityHealth"]["checks"]["database"]["status"]> = ["ok", "down"];

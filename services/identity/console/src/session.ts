@@ -1,16 +1,8 @@
 import { api, ApiError } from '../../web-shared/api.js';
 import { outcomeOf, type SecondStepProof, type SignInOutcome } from '../../web-shared/sign-in/sign-in-form.js';
+import type { StaffSession } from '@svc/identity-client/staff-types';
 
-export type StaffRole = 'Reviewer' | 'ReviewLead';
-
-/** GET /api/internal/v1/session */
-export interface StaffSession {
-  staff: { id: string; email: string; role: StaffRole };
-  expiresAt: string;
-  idleTimeoutSeconds: number;
-  /** Staff must have a second factor and this reviewer has none yet: only enrolment is open. */
-  enrolmentOnly: boolean;
-}
+export type { StaffSession } from '@svc/identity-client/staff-types';
 
 export async function loadSession(): Promise<StaffSession | null> {
   try {

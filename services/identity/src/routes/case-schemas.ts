@@ -81,8 +81,11 @@ const fraudSignalSchema = z
   })
   .meta({ id: 'FraudSignal' });
 
+/** A reviewer's verdict on a case in manual review. */
+export const reviewVerdictSchema = z.enum(['Approved', 'Rejected']).meta({ id: 'ReviewVerdict' });
+
 const reviewDecisionSchema = z
-  .object({ id: z.uuid(), reviewerId: z.uuid(), decision: z.enum(['Approved', 'Rejected']), reason: z.string(), decidedAt: timestamp })
+  .object({ id: z.uuid(), reviewerId: z.uuid(), decision: reviewVerdictSchema, reason: z.string(), decidedAt: timestamp })
   .meta({ id: 'ReviewDecision' });
 
 /** The end user's consent as the case records it; null until given. */

@@ -5,13 +5,15 @@ import { z } from 'zod';
 import type { IdentityExecutor } from '../db/schema.js';
 import type { EvidenceVault } from '../domain/evidence/evidence-vault.js';
 import { claimCase, releaseClaim } from '../domain/review/claims.js';
-import { REVIEW_REASON_CODES, reviewCase } from '../domain/review/review-case.js';
+import { reviewCase } from '../domain/review/review-case.js';
 import { reviewHistory } from '../domain/review/review-history.js';
 import { reviewQueue } from '../domain/review/review-queue.js';
 import { openStaffEvidence, staffCaseView, staffLivenessFrames } from '../domain/review/staff-case-view.js';
 import { createFrameStrips } from '../domain/review/liveness-frames.js';
 import { contentDisposition } from '../domain/evidence/evidence-download.js';
-import { caseDetailSchema, caseHistoryEntrySchema, caseIdParams, caseStatusSchema, documentTypeSchema } from './case-schemas.js';
+import { caseIdParams, documentTypeSchema } from './case-schemas.js';
+import { caseClaimSchema, reviewBodySchema, reviewHistoryPageSchema, reviewHistoryScopeSchema, reviewOutcomeSchema, reviewQueuePageSchema, staffCaseViewSchema } from './internal-case-schemas.js';
+import { RATE_LIMITED, staffSecurity } from './openapi.js';
 import { pageQueryShape } from './page-query.js';
 import { requireStaff } from './staff-request.js';
 
@@ -22,27 +24,10 @@ export interface InternalCaseRouteOptions {
   ffmpegPath: string;
 }
 
-const claimSchema = z.object({ staffId: z.uuid(), email: z.string(), expiresAt: z.string() });
-const pageEnvelope = { page: z.number().int(), pageSize: z.number().int(), totalCount: z.number().int(), totalPages: z.number().int() };
 const tenantIdFilter = z.uuid({ error: 'must be a tenant id (a UUID)' });
-
-const reviewBodySchema = z
-  .strictObject({
-    decision: z.enum(['Approved', 'Rejected']),
-    reasonCode: z.enum(REVIEW_REASON_CODES).optional(),
-    reason: z.string().trim().max(1000, 'must be at most 1000 characters').default(''),
-    corrections: z
-      .strictObject({
-        fields: z
-          .record(z.string().min(1).max(100), z.string({ error: 'must be a string' }).max(1000, 'must be at most 1000 characters'))
-          .refine((fields) => Object.keys(fields).length > 0, 'must name at least one field')
-          .refine((fields) => Object.keys(fields).length <= 100, 'must name at most 100 fields'),
-        notes: z.string().max(2000, 'must be at most 2000 characters').optional(),
-      })
-      .optional(),
-  })
-  // A reason from the list may stand alone; without one (or with `other`) the words are the reason.
-  .refine((body) => body.reason.length > 0 || (body.reasonCode !== undefined && body.reasonCode !== 'other'), { path: ['reason'], message: 'must not be empty without a reasonCode other than "other"' });
+const evidenceIdParams = z.object({ evidenceId: z.uuid({ error: 'must be an evidence id (a UUID)' }) });
+const tags = ['review'];
+const security = staffSecurity;
 
 export const internalCaseRoutes: FastifyPluginAsync<InternalCaseRouteOptions> = async (app, options) => {
   const typed = app.withTypeProvider<ZodTypeProvider>();
@@ -53,7 +38,11 @@ export const internalCaseRoutes: FastifyPluginAsync<InternalCaseRouteOptions> = 
     '/review-queue',
     {
       schema: {
-        hide: true,
+        operationId: 'listReviewQueue',
+        summary: 'Cases waiting for manual review',
+        description: "Every tenant's cases in PendingManualReview, longest waiting first, with who holds a claim; filtered by tenant, document type, or words of the automated decision's reason or a fraud signal type.",
+        tags,
+        security,
         querystring: z.strictObject({
           ...pageQueryShape,
           tenantId: tenantIdFilter.optional(),
@@ -61,30 +50,8 @@ export const internalCaseRoutes: FastifyPluginAsync<InternalCaseRouteOptions> = 
           reason: z.string().trim().min(1).max(200, 'must be at most 200 characters').optional(),
         }),
         response: {
-          200: z.object({
-            items: z.array(
-              z.object({
-                id: z.uuid(),
-                tenantId: z.uuid(),
-                tenantName: z.string(),
-                sandbox: z.boolean(),
-                externalReference: z.string().nullable(),
-                status: caseStatusSchema,
-                documentType: documentTypeSchema,
-                compositeRiskScore: z.number().nullable(),
-                decisionReason: z.string().nullable(),
-                fraudSignalTypes: z.array(z.string()),
-                waitingSeconds: z.number().int(),
-                claim: z.object({ email: z.string(), expiresAt: z.string() }).nullable(),
-                createdAt: z.string(),
-                completedAt: z.string().nullable(),
-              }),
-            ),
-            ...pageEnvelope,
-            oldestWaitingSeconds: z.number().int(),
-            tenants: z.array(z.object({ id: z.uuid(), name: z.string() })),
-          }),
-          ...problemResponses({ 400: 'VALIDATION_ERROR', 401: 'UNAUTHENTICATED' }),
+          200: reviewQueuePageSchema,
+          ...problemResponses({ 400: 'VALIDATION_ERROR', 401: 'UNAUTHENTICATED', 429: RATE_LIMITED }),
         },
       },
     },
@@ -95,16 +62,15 @@ export const internalCaseRoutes: FastifyPluginAsync<InternalCaseRouteOptions> = 
     '/cases/:caseId',
     {
       schema: {
-        hide: true,
+        operationId: 'getCaseForReview',
+        summary: 'A case with everything its review needs',
+        description: 'The case (any tenant), its tenant, its timeline, the current claim and the OCR fields beside the MRZ. Every view is audited with the reviewer.',
+        tags,
+        security,
         params: caseIdParams,
         response: {
-          200: z.object({
-            case: caseDetailSchema,
-            tenant: z.object({ id: z.uuid(), name: z.string() }), timeline: z.array(caseHistoryEntrySchema),
-            claim: claimSchema.nullable(),
-            mrzComparison: z.array(z.object({ field: z.string(), ocr: z.string().nullable(), mrz: z.string().nullable(), matches: z.boolean().nullable() })),
-          }),
-          ...problemResponses({ 400: 'VALIDATION_ERROR', 401: 'UNAUTHENTICATED', 404: 'NOT_FOUND' }),
+          200: staffCaseViewSchema,
+          ...problemResponses({ 400: 'VALIDATION_ERROR', 401: 'UNAUTHENTICATED', 404: 'NOT_FOUND', 429: RATE_LIMITED }),
         },
       },
     },
@@ -115,11 +81,14 @@ export const internalCaseRoutes: FastifyPluginAsync<InternalCaseRouteOptions> = 
     '/cases/:caseId/claim',
     {
       schema: {
-        hide: true,
+        operationId: 'claimCaseForReview',
+        summary: 'Claim a case, or renew your claim',
+        tags,
+        security,
         params: caseIdParams,
         response: {
-          200: claimSchema,
-          ...problemResponses({ 400: 'VALIDATION_ERROR', 401: 'UNAUTHENTICATED', 403: 'CSRF_REJECTED', 404: 'NOT_FOUND', 409: 'CASE_CLAIMED (claimedBy names the holder) or INVALID_CASE_STATE' }),
+          200: caseClaimSchema,
+          ...problemResponses({ 400: 'VALIDATION_ERROR', 401: 'UNAUTHENTICATED', 403: 'CSRF_REJECTED', 404: 'NOT_FOUND', 409: 'CASE_CLAIMED (claimedBy names the holder) or INVALID_CASE_STATE', 429: RATE_LIMITED }),
         },
       },
     },
@@ -130,11 +99,15 @@ export const internalCaseRoutes: FastifyPluginAsync<InternalCaseRouteOptions> = 
     '/cases/:caseId/claim',
     {
       schema: {
-        hide: true,
+        operationId: 'releaseCaseClaim',
+        summary: 'Release a claim',
+        description: "Your own claim; a ReviewLead may release another reviewer's.",
+        tags,
+        security,
         params: caseIdParams,
         response: {
-          204: z.null(),
-          ...problemResponses({ 400: 'VALIDATION_ERROR', 401: 'UNAUTHENTICATED', 403: "FORBIDDEN: another reviewer's claim (ReviewLead only), or CSRF_REJECTED", 404: 'NOT_FOUND: unknown case, or not claimed' }),
+          204: z.null().describe('Released'),
+          ...problemResponses({ 400: 'VALIDATION_ERROR', 401: 'UNAUTHENTICATED', 403: "FORBIDDEN: another reviewer's claim (ReviewLead only), or CSRF_REJECTED", 404: 'NOT_FOUND: unknown case, or not claimed', 429: RATE_LIMITED }),
         },
       },
     },
@@ -148,17 +121,22 @@ export const internalCaseRoutes: FastifyPluginAsync<InternalCaseRouteOptions> = 
     '/cases/:caseId/review',
     {
       schema: {
-        hide: true,
+        operationId: 'decideCaseReview',
+        summary: 'Approve or reject a case in manual review',
+        description: 'The decision with a reason code or the words of a reason, and optional corrections of OCR fields. Not while another reviewer holds a claim.',
+        tags,
+        security,
         params: caseIdParams,
         body: reviewBodySchema,
         response: {
-          200: z.object({ caseId: z.uuid(), status: caseStatusSchema }),
+          200: reviewOutcomeSchema,
           ...problemResponses({
             400: 'VALIDATION_ERROR (including a correction of a field the OCR did not extract)',
             401: 'UNAUTHENTICATED',
             403: 'CSRF_REJECTED',
             404: 'NOT_FOUND: unknown case, or corrections without an OCR result',
             409: "INVALID_CASE_STATE: not in PendingManualReview; CASE_CLAIMED: another reviewer's claim",
+            429: RATE_LIMITED,
           }),
         },
       },
@@ -173,26 +151,15 @@ export const internalCaseRoutes: FastifyPluginAsync<InternalCaseRouteOptions> = 
     '/review-history',
     {
       schema: {
-        hide: true,
-        querystring: z.strictObject({ ...pageQueryShape, scope: z.enum(['mine', 'everyone']).default('mine'), caseId: z.uuid({ error: 'must be a case id (a UUID)' }).optional() }),
+        operationId: 'listReviewHistory',
+        summary: 'Review decisions, newest first',
+        description: "Your own decisions (scope=mine), or everyone's (scope=everyone, ReviewLead only); optionally those on one case.",
+        tags,
+        security,
+        querystring: z.strictObject({ ...pageQueryShape, scope: reviewHistoryScopeSchema.default('mine'), caseId: z.uuid({ error: 'must be a case id (a UUID)' }).optional() }),
         response: {
-          200: z.object({
-            items: z.array(
-              z.object({
-                id: z.uuid(),
-                caseId: z.uuid(),
-                tenantName: z.string(),
-                documentType: z.string(),
-                reviewer: z.object({ id: z.uuid(), email: z.string() }),
-                decision: z.enum(['Approved', 'Rejected']),
-                reasonCode: z.string().nullable(),
-                reason: z.string(),
-                decidedAt: z.string(),
-              }),
-            ),
-            ...pageEnvelope,
-          }),
-          ...problemResponses({ 400: 'VALIDATION_ERROR', 401: 'UNAUTHENTICATED', 403: "FORBIDDEN: everyone's history needs ReviewLead" }),
+          200: reviewHistoryPageSchema,
+          ...problemResponses({ 400: 'VALIDATION_ERROR', 401: 'UNAUTHENTICATED', 403: "FORBIDDEN: everyone's history needs ReviewLead", 429: RATE_LIMITED }),
         },
       },
     },
@@ -203,9 +170,16 @@ export const internalCaseRoutes: FastifyPluginAsync<InternalCaseRouteOptions> = 
     '/evidence/:evidenceId/file',
     {
       schema: {
-        hide: true,
-        params: z.object({ evidenceId: z.uuid({ error: 'must be an evidence id (a UUID)' }) }),
-        response: { 200: z.any(), ...problemResponses({ 400: 'VALIDATION_ERROR', 401: 'UNAUTHENTICATED', 404: 'NOT_FOUND' }) },
+        operationId: 'downloadEvidenceForReview',
+        summary: 'Download an evidence file for review',
+        description: "The original bytes of any case's evidence, decrypted; every access is audited with the reviewer.",
+        tags,
+        security,
+        params: evidenceIdParams,
+        response: {
+          200: z.any().meta({ description: 'The file bytes (Content-Type as uploaded, Content-Length, Content-Disposition: attachment)' }),
+          ...problemResponses({ 400: 'VALIDATION_ERROR', 401: 'UNAUTHENTICATED', 404: 'NOT_FOUND', 429: RATE_LIMITED }),
+        },
       },
     },
     async (request, reply) => {
@@ -224,9 +198,13 @@ export const internalCaseRoutes: FastifyPluginAsync<InternalCaseRouteOptions> = 
     '/evidence/:evidenceId/frames',
     {
       schema: {
-        hide: true,
-        params: z.object({ evidenceId: z.uuid({ error: 'must be an evidence id (a UUID)' }) }),
-        response: { 200: z.any(), ...problemResponses({ 400: 'VALIDATION_ERROR', 401: 'UNAUTHENTICATED', 404: 'NOT_FOUND: unknown, or not a liveness video', 422: 'FRAMES_UNAVAILABLE' }) },
+        operationId: 'getLivenessFrames',
+        summary: 'Stills of a liveness video',
+        description: 'A JPEG strip of frames taken from the video, so a reviewer sees the motion without playing it.',
+        tags,
+        security,
+        params: evidenceIdParams,
+        response: { 200: z.any().meta({ description: 'A JPEG image' }), ...problemResponses({ 400: 'VALIDATION_ERROR', 401: 'UNAUTHENTICATED', 404: 'NOT_FOUND: unknown, or not a liveness video', 422: 'FRAMES_UNAVAILABLE', 429: RATE_LIMITED }) },
       },
     },
     async (request, reply) => {

@@ -19,7 +19,7 @@ import {
 } from '../domain/accounts/staff.js';
 import type { SecretBox } from '@svc/service-kit';
 import { refuseRemovingLastFactor } from '../domain/accounts/second-factors/factors.js';
-import { replyWithSignIn, type SignInCookies } from './sign-in-reply.js';
+import { replyWithSignIn, secondFactorRequiredSchema, sessionIssuedSchema, type SignInCookies } from './sign-in-reply.js';
 import { secondFactorRoutes } from './second-factor-routes.js';
 import { passkeySignInRoutes } from './passkey-sign-in-routes.js';
 import type { RelyingParty } from '../domain/accounts/second-factors/passkeys.js';
@@ -29,6 +29,7 @@ import { emailSchema } from '../domain/tenants/tenants.js';
 import { bearerCredential, refuseCrossOrigin, SecondFactorEnrolmentRequiredError } from '../plugins/authentication.js';
 import { internalCaseRoutes } from './internal-cases.js';
 import { requireStaff } from './staff-request.js';
+import { RATE_LIMITED, staffSecurity } from './openapi.js';
 
 export const INTERNAL_BASE_PATH = '/api/internal/v1';
 /** The console's session cookie: sent only to the internal API, never to the partner routes. */
@@ -49,10 +50,21 @@ export interface InternalReviewRouteOptions {
   requireSecondFactor: boolean;
   /** Where passkeys are used (WEBAUTHN_ORIGINS). */
   relyingParty: RelyingParty;
+  /** Builds the staff OpenAPI document (registerStaffOpenApi), served at /openapi.json to staff. */
+  openApiDocument: () => unknown;
 }
 
 const CONSOLE_PENDING_COOKIE = 'svc_console_pending';
-const staffSessionIssued = z.object({ sessionToken: z.string(), expiresAt: z.string(), enrolmentOnly: z.boolean() });
+const staffRoleSchema = z.enum(STAFF_ROLES).meta({ id: 'StaffRole', description: "Reviewer decides cases; ReviewLead also sees everyone's history and can release anyone's claim" });
+const staffSessionSchema = z
+  .object({
+    staff: z.object({ id: z.uuid(), email: z.string(), role: staffRoleSchema }),
+    expiresAt: z.string(),
+    idleTimeoutSeconds: z.number().int(),
+    enrolmentOnly: z.boolean().meta({ description: 'Staff must have a second factor and this operator has none yet: only enrolment is open' }),
+  })
+  .meta({ id: 'StaffSession' });
+const signInProblems = problemResponses({ 400: 'VALIDATION_ERROR', 401: 'UNAUTHENTICATED', 403: 'CSRF_REJECTED', 429: `ACCOUNT_LOCKED (Retry-After); or ${RATE_LIMITED}` });
 
 const SAFE_METHODS = new Set(['GET', 'HEAD']);
 
@@ -84,12 +96,16 @@ export const internalReviewRoutes: FastifyPluginAsync<InternalReviewRouteOptions
     '/login',
     {
       schema: {
-        hide: true,
+        operationId: 'logInStaff',
+        summary: 'Sign an operator in to the console',
+        description: `Returns a staff session token (svc_ss_…) and sets it as the HttpOnly cookie ${CONSOLE_COOKIE}, sent only to this API. With a second factor set up the answer is 202: finish with POST /login/second-factor or a passkey.`,
+        tags: ['staff-session'],
+        security: [],
         body: z.strictObject({ email: emailSchema, password: z.string().min(1).max(256) }),
         response: {
-          200: staffSessionIssued,
-          202: z.object({ secondFactorRequired: z.literal(true), pendingSignInToken: z.string(), expiresAt: z.string() }),
-          ...problemResponses({ 400: 'VALIDATION_ERROR', 401: 'UNAUTHENTICATED', 403: 'CSRF_REJECTED', 429: 'ACCOUNT_LOCKED or RATE_LIMITED' }),
+          200: sessionIssuedSchema,
+          202: secondFactorRequiredSchema.describe('The password is right and the operator has a second factor: complete the sign-in with POST /login/second-factor'),
+          ...signInProblems,
         },
       },
     },
@@ -105,12 +121,13 @@ export const internalReviewRoutes: FastifyPluginAsync<InternalReviewRouteOptions
     '/login/second-factor',
     {
       schema: {
-        hide: true,
+        operationId: 'completeStaffSecondFactor',
+        summary: "Second step of an operator's sign-in",
+        description: 'After a 202 from POST /login: an authenticator code, a recovery code or a passkey, with the pending sign-in token (body, or the cookie the login set).',
+        tags: ['staff-session'],
+        security: [],
         body: secondStepBodySchema,
-        response: {
-          200: staffSessionIssued,
-          ...problemResponses({ 400: 'VALIDATION_ERROR or INVALID_CODE', 401: 'UNAUTHENTICATED', 403: 'CSRF_REJECTED', 429: 'ACCOUNT_LOCKED or RATE_LIMITED' }),
-        },
+        response: { 200: sessionIssuedSchema, ...signInProblems, ...problemResponses({ 400: 'VALIDATION_ERROR or INVALID_CODE' }) },
       },
     },
     async (request, reply) => {
@@ -126,9 +143,13 @@ export const internalReviewRoutes: FastifyPluginAsync<InternalReviewRouteOptions
     '/login/passkey',
     {
       schema: {
-        hide: true,
+        operationId: 'logInStaffWithPasskey',
+        summary: 'Sign an operator in with a passkey alone',
+        description: 'The answer to the options of POST /login/passkey/options: a discoverable passkey names its operator, so no password is asked.',
+        tags: ['staff-session'],
+        security: [],
         body: z.strictObject({ passkey: passkeyAssertionSchema }),
-        response: { 200: staffSessionIssued, ...problemResponses({ 400: 'VALIDATION_ERROR or PASSKEY_REJECTED', 401: 'UNAUTHENTICATED', 403: 'CSRF_REJECTED', 429: 'ACCOUNT_LOCKED or RATE_LIMITED' }) },
+        response: { 200: sessionIssuedSchema, ...signInProblems, ...problemResponses({ 400: 'VALIDATION_ERROR or PASSKEY_REJECTED' }) },
       },
     },
     async (request, reply) => {
@@ -145,7 +166,7 @@ export const internalReviewRoutes: FastifyPluginAsync<InternalReviewRouteOptions
     relyingParty: options.relyingParty,
     pendingCookie: CONSOLE_PENDING_COOKIE,
     allowedOrigins: options.allowedOrigins,
-    document: null,
+    document: { tags: ['staff-session'], operationPrefix: 'staff' },
   });
 
   await app.register(secondFactorRoutes, {
@@ -159,12 +180,21 @@ export const internalReviewRoutes: FastifyPluginAsync<InternalReviewRouteOptions
       if (options.requireSecondFactor) await refuseRemovingLastFactor(db, account, factorId, 'This service');
     },
     config: { enrolment: { allowsEnrolmentOnly: true }, other: {} },
-    document: null,
+    document: { tags: ['staff-account'], security: staffSecurity, operationPrefix: 'staff' },
   });
 
   typed.post(
     '/logout',
-    { config: { allowsEnrolmentOnly: true }, schema: { hide: true, response: { 204: z.null(), ...problemResponses({ 401: 'UNAUTHENTICATED', 403: 'CSRF_REJECTED' }) } } },
+    {
+      config: { allowsEnrolmentOnly: true },
+      schema: {
+        operationId: 'logOutStaff',
+        summary: 'End this staff session',
+        tags: ['staff-session'],
+        security: staffSecurity,
+        response: { 204: z.null().describe('Signed out; the cookie is cleared'), ...problemResponses({ 401: 'UNAUTHENTICATED', 403: 'CSRF_REJECTED', 429: RATE_LIMITED }) },
+      },
+    },
     async (request, reply) => {
       await endStaffSession(db, requireStaff(request), request.id, clock());
       return reply.clearCookie(CONSOLE_COOKIE, cookie).code(204).send(null);
@@ -176,16 +206,11 @@ export const internalReviewRoutes: FastifyPluginAsync<InternalReviewRouteOptions
     {
       config: { allowsEnrolmentOnly: true },
       schema: {
-        hide: true,
-        response: {
-          200: z.object({
-            staff: z.object({ id: z.uuid(), email: z.string(), role: z.enum(STAFF_ROLES) }),
-            expiresAt: z.string(),
-            idleTimeoutSeconds: z.number().int(),
-            enrolmentOnly: z.boolean(),
-          }),
-          ...problemResponses({ 401: 'UNAUTHENTICATED' }),
-        },
+        operationId: 'getStaffSession',
+        summary: 'The signed-in operator and their session',
+        tags: ['staff-session'],
+        security: staffSecurity,
+        response: { 200: staffSessionSchema, ...problemResponses({ 401: 'UNAUTHENTICATED', 429: RATE_LIMITED }) },
       },
     },
     async (request, reply) => {
@@ -194,6 +219,13 @@ export const internalReviewRoutes: FastifyPluginAsync<InternalReviewRouteOptions
       return { staff: { id: staff.staffId, email: staff.email, role: staff.role }, expiresAt: staff.expiresAt.toISOString(), idleTimeoutSeconds: STAFF_IDLE_SECONDS, enrolmentOnly: staff.enrolmentOnly };
     },
   );
+
+  // The document of this API, for staff only (the hook above): the operators' routes are nobody else's map.
+  // It holds no data, so an operator still setting up a second factor may read it too.
+  typed.get('/openapi.json', { config: { allowsEnrolmentOnly: true }, schema: { hide: true } }, async (_request, reply) => {
+    void reply.header('Cache-Control', 'no-store');
+    return options.openApiDocument();
+  });
 
   await app.register(internalCaseRoutes, { db, clock, storage: options.storage, ffmpegPath: options.ffmpegPath });
 };

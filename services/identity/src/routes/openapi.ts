@@ -4,3 +4,5 @@ export const portalSecurity: Record<string, string[]>[] = [{ portalSession: [] }
 export const tokenSecurity: Record<string, string[]>[] = [{ mutualTLS: [], accessToken: [] }];
 /** The partner areas: the API's certificate-bound token, or a portal session (reads any role, writes PartnerAdmin). */
 export const partnerSecurity: Record<string, string[]>[] = [...tokenSecurity, ...portalSecurity];
+/** The internal API: a staff session, as a bearer token or as the console's cookie. */
+export const staffSecurity: Record<string, string[]>[] = [{ staffSession: [] }, { consoleCookie: [] }];

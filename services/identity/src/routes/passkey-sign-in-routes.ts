@@ -19,8 +19,8 @@ export interface PasskeySignInRouteOptions {
   /** The cookie holding the pending sign-in token after a right password. */
   pendingCookie: string;
   allowedOrigins: readonly string[];
-  /** OpenAPI: the portal documents these (operation ids `<operationPrefix>PasskeySignInOptions`…), the console hides them. */
-  document: { tags: string[]; operationPrefix: string } | null;
+  /** OpenAPI: operation ids `<operationPrefix>PasskeySignInOptions`…, in the partner or the staff document by their path. */
+  document: { tags: string[]; operationPrefix: string };
 }
 
 const problems = problemResponses({ 400: 'VALIDATION_ERROR', 401: 'UNAUTHENTICATED: the pending sign-in is missing, expired or spent', 403: 'CSRF_REJECTED', 429: RATE_LIMITED });
@@ -32,8 +32,7 @@ const problems = problemResponses({ 400: 'VALIDATION_ERROR', 401: 'UNAUTHENTICAT
 export const passkeySignInRoutes: FastifyPluginAsync<PasskeySignInRouteOptions> = async (app, options) => {
   const typed = app.withTypeProvider<ZodTypeProvider>();
   const { db, clock, relyingParty } = options;
-  const describe = (operation: string, summary: string, description: string) =>
-    options.document ? { operationId: `${options.document.operationPrefix}${operation}`, summary, description, tags: options.document.tags, security: [] } : { hide: true };
+  const describe = (operation: string, summary: string, description: string) => ({ operationId: `${options.document.operationPrefix}${operation}`, summary, description, tags: options.document.tags, security: [] });
 
   typed.post(
     '/passkey/options',

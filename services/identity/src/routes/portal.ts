@@ -5,7 +5,7 @@ import type { IdentityExecutor } from '../db/schema.js';
 import { completePortalSecondStep, describePortalSession, endPortalSession, login, PORTAL_SESSION_SECONDS, signInWithPasskey } from '../domain/accounts/portal-sessions.js';
 import type { RelyingParty } from '../domain/accounts/second-factors/passkeys.js';
 import { passkeySignInRoutes } from './passkey-sign-in-routes.js';
-import { replyWithSignIn, sessionIssuedSchema, type SignInCookies } from './sign-in-reply.js';
+import { replyWithSignIn, secondFactorRequiredSchema, sessionIssuedSchema, type SignInCookies } from './sign-in-reply.js';
 import type { SecretBox } from '@svc/service-kit';
 import { passkeyAssertionSchema, secondStepBodySchema } from './second-factor-schemas.js';
 import { parseRegistrationCertificate } from '../domain/access/certificates.js';
@@ -65,9 +65,7 @@ export const portalRoutes: FastifyPluginAsync<PortalRouteOptions> = async (app, 
         body: z.strictObject({ email: emailSchema, password: z.string().min(1).max(256) }),
         response: {
           200: sessionIssuedSchema,
-          202: z
-            .object({ secondFactorRequired: z.literal(true), pendingSignInToken: z.string(), expiresAt: z.iso.datetime({ offset: true }) })
-            .describe('The password is right and the account has a second factor: complete the sign-in with POST /portal/login/second-factor'),
+          202: secondFactorRequiredSchema.describe('The password is right and the account has a second factor: complete the sign-in with POST /portal/login/second-factor'),
           ...problemResponses({
             400: 'VALIDATION_ERROR',
             401: 'UNAUTHENTICATED: wrong email or password (the same answer for both)',

@@ -25,8 +25,8 @@ export interface SecondFactorRouteOptions {
   beforeRemoval?: (account: FactorAccount, factorId: string) => Promise<void>;
   /** Route config for the routes an enrolment-only session may use, and for the others. */
   config: { enrolment: FastifyContextConfig; other: FastifyContextConfig };
-  /** OpenAPI: the portal documents these routes (operation ids `<operationPrefix>ListSecondFactors`…), the internal API hides them. */
-  document: { tags: string[]; security: Record<string, string[]>[]; operationPrefix: string } | null;
+  /** OpenAPI: operation ids `<operationPrefix>ListSecondFactors`…, in the partner or the staff document by their path. */
+  document: { tags: string[]; security: Record<string, string[]>[]; operationPrefix: string };
 }
 
 const problems = problemResponses({ 400: 'VALIDATION_ERROR', 401: 'UNAUTHENTICATED', 403: 'CSRF_REJECTED, ACCOUNT_DISABLED', 429: RATE_LIMITED });
@@ -38,10 +38,13 @@ const problems = problemResponses({ 400: 'VALIDATION_ERROR', 401: 'UNAUTHENTICAT
 export const secondFactorRoutes: FastifyPluginAsync<SecondFactorRouteOptions> = async (app, options) => {
   const typed = app.withTypeProvider<ZodTypeProvider>();
   const { db, box, clock, accountOf } = options;
-  const describe = (operation: string, summary: string, description?: string) =>
-    options.document
-      ? { operationId: `${options.document.operationPrefix}${operation.charAt(0).toUpperCase()}${operation.slice(1)}`, summary, ...(description ? { description } : {}), tags: options.document.tags, security: options.document.security }
-      : { hide: true };
+  const describe = (operation: string, summary: string, description?: string) => ({
+    operationId: `${options.document.operationPrefix}${operation.charAt(0).toUpperCase()}${operation.slice(1)}`,
+    summary,
+    ...(description ? { description } : {}),
+    tags: options.document.tags,
+    security: options.document.security,
+  });
 
   typed.get(
     '/account/second-factors',

@@ -7,8 +7,11 @@ import { PENDING_SIGN_IN_SECONDS } from '../domain/accounts/second-factors/stage
 export const sessionIssuedSchema = z.object({
   sessionToken: z.string(),
   expiresAt: z.iso.datetime({ offset: true }),
-  enrolmentOnly: z.boolean().meta({ description: "The tenant requires a second factor this user has not set up: the session may only set one up (every other route answers 403 SECOND_FACTOR_ENROLMENT_REQUIRED)" }),
+  enrolmentOnly: z.boolean().meta({ description: "A second factor is required (by the tenant, or of every operator) and this account has none yet: the session may only set one up (every other route answers 403 SECOND_FACTOR_ENROLMENT_REQUIRED)" }),
 });
+
+/** The answer to a right password when a second step is owed (the portal's and the console's login). */
+export const secondFactorRequiredSchema = z.object({ secondFactorRequired: z.literal(true), pendingSignInToken: z.string(), expiresAt: z.iso.datetime({ offset: true }) });
 
 type SignIn = { kind: 'session'; sessionToken: string; expiresAt: Date; enrolmentOnly: boolean } | { kind: 'second-factor'; pendingSignInToken: string; expiresAt: Date };
 

@@ -3,7 +3,6 @@ import { api, ApiError } from '../../../web-shared/api.js';
 import { ErrorNotice, Loading, PageHeader, StatusBadge, statusLabel, useAsync } from '../../../web-shared/components/index.js';
 import { FraudSignals, ReviewDecisions } from '../../../web-shared/cases/case-findings.js';
 import { CaseTimeline } from '../../../web-shared/cases/case-timeline.js';
-import type { CaseDetail, CaseHistoryEntry } from '../../../web-shared/cases/case-types.js';
 import { CheckScores } from '../../../web-shared/cases/check-scores.js';
 import { caseMessages } from '../../../web-shared/cases/messages.js';
 import { formatDateTime } from '../../../web-shared/format.js';
@@ -11,29 +10,16 @@ import { useLanguage, useMessages } from '../../../web-shared/i18n.js';
 import { Link, navigate } from '../../../web-shared/router.js';
 import { consoleMessages } from '../messages.js';
 import type { StaffSession } from '../session.js';
-import { DecisionPanel, MrzComparison, type Decision, type FieldComparison } from './decision-panel.js';
+import type { CaseClaim, ReviewQueuePage, ReviewVerdict, StaffCaseView } from '@svc/identity-client/staff-types';
+import { DecisionPanel, MrzComparison } from './decision-panel.js';
 import { DocumentViewer, FacesPanel, INITIAL_VIEW, LivenessPanel, rotated, zoomed } from './evidence-panels.js';
-import type { QueuePage } from './queue.js';
-
-interface Claim {
-  staffId: string;
-  email: string;
-  expiresAt: string;
-}
-interface StaffCaseView {
-  case: CaseDetail;
-  tenant: { id: string; name: string };
-  timeline: CaseHistoryEntry[];
-  claim: Claim | null;
-  mrzComparison: FieldComparison[];
-}
 
 /** Renewed well before its 15 minutes end, while the case is open on screen. */
 const RENEW_CLAIM_MS = 5 * 60_000;
 
 /** The first waiting case nobody else holds, other than this one. */
 async function nextCaseId(currentId: string, staffEmail: string): Promise<string | null> {
-  const page = await api<QueuePage>('GET', '/review-queue', { query: { pageSize: 50 } });
+  const page = await api<ReviewQueuePage>('GET', '/review-queue', { query: { pageSize: 50 } });
   return page.items.find((item) => item.id !== currentId && (!item.claim || item.claim.email === staffEmail))?.id ?? null;
 }
 
@@ -44,10 +30,10 @@ export function CaseReview({ caseId, session }: { caseId: string; session: Staff
   const tc = useMessages(caseMessages);
   const { language } = useLanguage();
   const view = useAsync(() => api<StaffCaseView>('GET', `/cases/${caseId}`), [caseId]);
-  const [claim, setClaim] = useState<{ mine: boolean; holder: Claim } | null>(null);
+  const [claim, setClaim] = useState<{ mine: boolean; holder: CaseClaim } | null>(null);
   const [claimError, setClaimError] = useState<unknown>();
   const [viewState, setViewState] = useState(INITIAL_VIEW);
-  const [decision, setDecision] = useState<Decision | null>(null);
+  const [decision, setDecision] = useState<ReviewVerdict | null>(null);
   const [corrections, setCorrections] = useState<Record<string, string>>({});
   const [decided, setDecided] = useState<string | null>(null);
   const [noNext, setNoNext] = useState(false);
@@ -56,11 +42,11 @@ export function CaseReview({ caseId, session }: { caseId: string; session: Staff
 
   const takeClaim = async () => {
     try {
-      const holder = await api<Claim>('POST', `/cases/${caseId}/claim`);
+      const holder = await api<CaseClaim>('POST', `/cases/${caseId}/claim`);
       setClaim({ mine: true, holder });
       setClaimError(undefined);
     } catch (error) {
-      const holder = error instanceof ApiError && error.code === 'CASE_CLAIMED' ? ((error.extensions.claimedBy as Claim | undefined) ?? null) : null;
+      const holder = error instanceof ApiError && error.code === 'CASE_CLAIMED' ? ((error.extensions.claimedBy as CaseClaim | undefined) ?? null) : null;
       if (holder) setClaim({ mine: false, holder });
       else if (!(error instanceof ApiError && error.code === 'INVALID_CASE_STATE')) setClaimError(error);
     }

@@ -4,21 +4,11 @@ import { api } from '../../../web-shared/api.js';
 import { ErrorNotice } from '../../../web-shared/components/index.js';
 import type { CaseDetail } from '../../../web-shared/cases/case-types.js';
 import { useMessages } from '../../../web-shared/i18n.js';
+import { REVIEW_REASON_CODES, REVIEW_VERDICTS, type MrzFieldComparison, type ReviewOutcome, type ReviewReasonCode, type ReviewVerdict } from '@svc/identity-client/staff-types';
 import { consoleMessages } from '../messages.js';
 
-export interface FieldComparison {
-  field: string;
-  ocr: string | null;
-  mrz: string | null;
-  matches: boolean | null;
-}
-
-export type Decision = 'Approved' | 'Rejected';
-const REASONS = ['document_unreadable', 'face_mismatch', 'suspected_fraud', 'expired_document', 'other'] as const;
-type ReasonCode = (typeof REASONS)[number];
-
 /** Each OCR field beside its MRZ field, a mismatch marked, with an input to correct the OCR value. */
-export function MrzComparison(props: { verification: CaseDetail; rows: FieldComparison[]; corrections: Record<string, string>; onCorrect: (field: string, value: string) => void; disabled: boolean }) {
+export function MrzComparison(props: { verification: CaseDetail; rows: MrzFieldComparison[]; corrections: Record<string, string>; onCorrect: (field: string, value: string) => void; disabled: boolean }) {
   const t = useMessages(consoleMessages);
   const ocr = props.verification.ocrResult;
   return (
@@ -74,8 +64,8 @@ export function MrzComparison(props: { verification: CaseDetail; rows: FieldComp
 
 export interface DecisionPanelProps {
   caseId: string;
-  decision: Decision | null;
-  onDecision: (decision: Decision) => void;
+  decision: ReviewVerdict | null;
+  onDecision: (decision: ReviewVerdict) => void;
   /** Only fields whose value differs from what the OCR read. */
   corrections: Record<string, string>;
   reasonRef: Ref<HTMLSelectElement>;
@@ -85,7 +75,7 @@ export interface DecisionPanelProps {
 /** Approve or reject, a reason from the list and words of one's own; Ctrl+Enter records it. */
 export function DecisionPanel(props: DecisionPanelProps) {
   const t = useMessages(consoleMessages);
-  const [reasonCode, setReasonCode] = useState<ReasonCode | ''>('');
+  const [reasonCode, setReasonCode] = useState<ReviewReasonCode | ''>('');
   const [notes, setNotes] = useState('');
   const [submitting, setSubmitting] = useState(false);
   const [error, setError] = useState<unknown>();
@@ -98,7 +88,7 @@ export function DecisionPanel(props: DecisionPanelProps) {
     setError(undefined);
     try {
       const body = { decision: props.decision, reasonCode, reason: notes.trim(), ...(corrected > 0 ? { corrections: { fields: props.corrections } } : {}) };
-      const result = await api<{ status: string }>('POST', `/cases/${props.caseId}/review`, { body });
+      const result = await api<ReviewOutcome>('POST', `/cases/${props.caseId}/review`, { body });
       props.onDecided(result.status);
     } catch (failure) {
       setError(failure);
@@ -120,7 +110,7 @@ export function DecisionPanel(props: DecisionPanelProps) {
       {error !== undefined ? <ErrorNotice error={error} /> : null}
       <fieldset class="decision-choice">
         <legend class="visually-hidden">{t('decision')}</legend>
-        {(['Approved', 'Rejected'] as const).map((value) => (
+        {REVIEW_VERDICTS.map((value) => (
           <label key={value} class={`choice choice-${value}`}>
             <input type="radio" name="decision" value={value} checked={props.decision === value} onChange={() => props.onDecision(value)} />
             {value === 'Approved' ? t('approve') : t('reject')} <kbd>{value === 'Approved' ? 'A' : 'R'}</kbd>
@@ -129,9 +119,9 @@ export function DecisionPanel(props: DecisionPanelProps) {
       </fieldset>
       <div class="field">
         <label for="decision-reason">{t('reason')}</label>
-        <select id="decision-reason" ref={props.reasonRef} required value={reasonCode} onChange={(event) => setReasonCode(event.currentTarget.value as ReasonCode)}>
+        <select id="decision-reason" ref={props.reasonRef} required value={reasonCode} onChange={(event) => setReasonCode(event.currentTarget.value as ReviewReasonCode)}>
           <option value="">{t('chooseReason')}</option>
-          {REASONS.map((code) => (
+          {REVIEW_REASON_CODES.map((code) => (
             <option key={code} value={code}>
               {t(`reason.${code}`)}
             </option>

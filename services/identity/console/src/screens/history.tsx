@@ -1,4 +1,5 @@
-import { api, type Page } from '../../../web-shared/api.js';
+import { REVIEW_HISTORY_SCOPES, type ReviewHistoryPage, type ReviewHistoryScope } from '@svc/identity-client/staff-types';
+import { api } from '../../../web-shared/api.js';
 import { EmptyState, ErrorNotice, Loading, PageHeader, Pagination, StatusBadge, useAsync } from '../../../web-shared/components/index.js';
 import { formatDateTime } from '../../../web-shared/format.js';
 import { useLanguage, useMessages } from '../../../web-shared/i18n.js';
@@ -6,17 +7,6 @@ import { Link, setQuery, useLocation } from '../../../web-shared/router.js';
 import { formText } from '../form-text.js';
 import { consoleMessages, type ConsoleMessageKey } from '../messages.js';
 import type { StaffSession } from '../session.js';
-
-interface HistoryItem {
-  id: string;
-  caseId: string;
-  tenantName: string;
-  reviewer: { id: string; email: string };
-  decision: 'Approved' | 'Rejected';
-  reasonCode: string | null;
-  reason: string;
-  decidedAt: string;
-}
 
 const PAGE_SIZE = 25;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -27,12 +17,12 @@ export function HistoryScreen({ session }: { session: StaffSession }) {
   const { language } = useLanguage();
   const { query } = useLocation();
   const lead = session.staff.role === 'ReviewLead';
-  const scope = lead && query.get('scope') === 'everyone' ? 'everyone' : 'mine';
+  const scope: ReviewHistoryScope = lead && query.get('scope') === 'everyone' ? 'everyone' : 'mine';
   const caseId = query.get('caseId') ?? '';
   const validCaseId = caseId === '' || UUID.test(caseId);
   const page = Math.max(1, Number(query.get('page')) || 1);
   const history = useAsync(
-    () => (validCaseId ? api<Page<HistoryItem>>('GET', '/review-history', { query: { scope, caseId: caseId || undefined, page, pageSize: PAGE_SIZE } }) : Promise.resolve(undefined)),
+    () => (validCaseId ? api<ReviewHistoryPage>('GET', '/review-history', { query: { scope, caseId: caseId || undefined, page, pageSize: PAGE_SIZE } }) : Promise.resolve(undefined)),
     [scope, caseId, page],
   );
 
@@ -51,7 +41,7 @@ export function HistoryScreen({ session }: { session: StaffSession }) {
         {lead ? (
           <fieldset class="scope-switch">
             <legend class="visually-hidden">{t('history')}</legend>
-            {(['mine', 'everyone'] as const).map((value) => (
+            {REVIEW_HISTORY_SCOPES.map((value) => (
               <label key={value} class="choice">
                 <input type="radio" name="scope" checked={scope === value} onChange={() => setQuery({ scope: value === 'mine' ? undefined : value, page: undefined })} />
                 {t(value)}

@@ -1,30 +1,15 @@
-import { api, type Page } from '../../../web-shared/api.js';
+import type { ReviewQueuePage } from '@svc/identity-client/staff-types';
+import { api } from '../../../web-shared/api.js';
 import { EmptyState, ErrorNotice, Loading, PageHeader, Pagination, useAsync } from '../../../web-shared/components/index.js';
 import { caseMessages } from '../../../web-shared/cases/messages.js';
-import type { DocumentType } from '../../../web-shared/cases/case-types.js';
+import { DOCUMENT_TYPES } from '@svc/identity-client/types';
 import { useLanguage, useMessages } from '../../../web-shared/i18n.js';
 import { Link, setQuery, useLocation } from '../../../web-shared/router.js';
 import { formatAge } from '../format-age.js';
 import { formText } from '../form-text.js';
 import { consoleMessages } from '../messages.js';
 
-export interface QueueItem {
-  id: string;
-  tenantId: string;
-  tenantName: string;
-  sandbox: boolean;
-  externalReference: string | null;
-  documentType: DocumentType;
-  decisionReason: string | null;
-  fraudSignalTypes: string[];
-  waitingSeconds: number;
-  claim: { email: string; expiresAt: string } | null;
-}
-
-export type QueuePage = Page<QueueItem> & { oldestWaitingSeconds: number; tenants: { id: string; name: string }[] };
-
 const PAGE_SIZE = 25;
-const DOCUMENT_TYPES: DocumentType[] = ['SyrianPassport', 'SyrianNationalId'];
 
 export function QueueScreen() {
   const t = useMessages(consoleMessages);
@@ -33,7 +18,7 @@ export function QueueScreen() {
   const { query } = useLocation();
   const filters = { tenantId: query.get('tenantId') ?? '', documentType: query.get('documentType') ?? '', reason: query.get('reason') ?? '' };
   const page = Math.max(1, Number(query.get('page')) || 1);
-  const queue = useAsync(() => api<QueuePage>('GET', '/review-queue', { query: { ...filters, page, pageSize: PAGE_SIZE } }), [filters.tenantId, filters.documentType, filters.reason, page]);
+  const queue = useAsync(() => api<ReviewQueuePage>('GET', '/review-queue', { query: { ...filters, page, pageSize: PAGE_SIZE } }), [filters.tenantId, filters.documentType, filters.reason, page]);
   const tenants = queue.data?.tenants ?? [];
   const filtered = Boolean(filters.tenantId || filters.documentType || filters.reason);
 
