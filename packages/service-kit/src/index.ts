@@ -38,5 +38,5 @@ export { LastUsedBatcher } from './last-used.js';
 export { routingPath } from './request-path.js';
 export { createServiceMetrics, registerHttpMetrics, UNMATCHED_ROUTE, type LimiterStoreState, type QueueDepthRow, type ServiceMetrics, type ServiceMetricsOptions } from './metrics.js';
 export { startMetricsServer, type MetricsServer } from './metrics-server.js';
-export { webAppPlugin, type WebAppOptions } from './web-app.js';
+export { builtWebAppPlugin, webAppPlugin, type WebAppOptions } from './web-app.js';
 export { bodyAbortSignal, DEFAULT_LISTENER_TIMEOUTS, listenerTimeoutsOf, listenerVariables, requireHeadersWithinRequestTimeout, type ListenerTimeouts } from './listener-guards.js';
