@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
+import { ValidationError } from '@svc/problem-json';
 import { nonPublicReason } from './address-policy.js';
 
 export const MAX_TARGET_URL_LENGTH = 500;
@@ -61,4 +62,14 @@ export async function validateTargetUrl(input: string, policy: TargetPolicy, res
     if (reason) throw new TargetUrlError(`must be a public host (${host} resolves to ${address}, ${reason})`);
   }
   return url.toString();
+}
+
+/** validateTargetUrl for a URL a client sent: an unusable one is the client's 400, naming the field it came in. */
+export async function validateTargetUrlField(input: string, policy: TargetPolicy, field: { name: string; path: string }): Promise<string> {
+  try {
+    return await validateTargetUrl(input, policy);
+  } catch (error) {
+    if (error instanceof TargetUrlError) throw new ValidationError(`${field.name} ${error.reason}.`, [{ path: field.path, message: error.reason }]);
+    throw error;
+  }
 }

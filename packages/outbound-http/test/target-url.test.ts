@@ -1,6 +1,7 @@
 import type { lookup } from 'node:dns/promises';
 import { describe, expect, it } from 'vitest';
-import { TargetUrlError, validateTargetUrl } from '../src/index.js';
+import { ValidationError } from '@svc/problem-json';
+import { TargetUrlError, validateTargetUrl, validateTargetUrlField } from '../src/index.js';
 
 const strict = { allowPrivateTargets: false };
 const resolvesTo = (...addresses: string[]) =>
@@ -53,5 +54,17 @@ describe('validateTargetUrl', () => {
   it('with private targets allowed (development only), accepts http:// and loopback', async () => {
     expect(await validateTargetUrl('http://127.0.0.1:8080/hook', { allowPrivateTargets: true })).toBe('http://127.0.0.1:8080/hook');
     expect(await reasonFor('ftp://127.0.0.1/x', undefined, { allowPrivateTargets: true })).toBe('must use https:// or http://');
+  });
+});
+
+describe('validateTargetUrlField', () => {
+  it("answers an unusable URL with a 400 naming the client's field, and passes a good one through", async () => {
+    const field = { name: 'webhookUrl', path: 'body.webhookUrl' };
+    const refusal = await validateTargetUrlField('http://hooks.example.com/x', strict, field).catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(ValidationError);
+    expect((refusal as ValidationError).status).toBe(400);
+    expect((refusal as ValidationError).detail).toBe('webhookUrl must use https://.');
+    expect((refusal as ValidationError).extensions).toEqual({ errors: [{ path: 'body.webhookUrl', message: 'must use https://' }] });
+    expect(await validateTargetUrlField('http://127.0.0.1:8080/hook', { allowPrivateTargets: true }, field)).toBe('http://127.0.0.1:8080/hook');
   });
 });

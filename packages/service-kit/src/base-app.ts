@@ -7,7 +7,7 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fas
 import type { Redis } from 'ioredis';
 import { correlationIdPlugin } from './correlation-id.js';
 import { healthRoute, type HealthExtension } from './health.js';
-import { DEFAULT_LISTENER_TIMEOUTS, installListenerGuards, nodeServerOptions, type ListenerTimeouts } from './listener-guards.js';
+import { installListenerGuards, listenerTimeoutsOf, nodeServerOptions, type ListenerEnvironment } from './listener-guards.js';
 import { serverOptions } from './logging.js';
 import { createServiceMetrics, registerHttpMetrics } from './metrics.js';
 import { registerOpenApi, type OpenApiDocumentOptions } from './openapi.js';
@@ -18,7 +18,8 @@ export type ServiceApp = FastifyInstance<RawServerDefault, RawRequestDefaultExpr
 export interface BaseAppOptions {
   service: string;
   version: string;
-  logLevel: string;
+  /** The service's parsed config: its LOG_LEVEL, and how long the listener waits for slow or silent clients (listenerVariables; safe defaults for those it lacks). */
+  config: { LOG_LEVEL: string } & Partial<ListenerEnvironment>;
   /** securitySchemes: every scheme a route's `security` names must be declared here. */
   /** The document's info, servers and security schemes; the version is the service's. */
   openapi: Omit<OpenApiDocumentOptions, 'version'>;
@@ -31,8 +32,6 @@ export interface BaseAppOptions {
   healthExtension?: HealthExtension;
   /** Serve HTTPS (e.g. direct mutual TLS with requestCert); plain HTTP when absent. */
   https?: HttpsServerOptions;
-  /** How long the listener waits for slow or silent clients (listenerVariables); safe defaults when absent. */
-  listener?: ListenerTimeouts;
 }
 
 /**
@@ -41,9 +40,9 @@ export interface BaseAppOptions {
  * so every route is documented), then the health route.
  */
 export async function createBaseApp(options: BaseAppOptions): Promise<ServiceApp> {
-  const fastifyOptions = serverOptions({ logLevel: options.logLevel, serviceName: options.service });
+  const fastifyOptions = serverOptions({ logLevel: options.config.LOG_LEVEL, serviceName: options.service });
   if (options.trustProxy !== undefined) fastifyOptions.trustProxy = options.trustProxy;
-  const timeouts = options.listener ?? DEFAULT_LISTENER_TIMEOUTS;
+  const timeouts = listenerTimeoutsOf(options.config);
   const nodeOptions = nodeServerOptions(timeouts);
   Object.assign(fastifyOptions, {
     // Fastify's names for the socket silence limit and the whole-request deadline.

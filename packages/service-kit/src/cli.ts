@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { createServiceDependencies, type CommonEnvironment, type ServiceDependencies } from './dependencies.js';
 
 /**
  * The operator CLI contract both services share: the command's result as one JSON object
@@ -76,6 +77,33 @@ export function runCommandCli<Context>(options: {
     },
     options.argv,
   );
+}
+
+/**
+ * The operator CLI of a service: its commands run against the service's own dependencies (database,
+ * secrets key), opened from its config as runService opens them, only once the flags are checked.
+ */
+export function runServiceCli<Config extends CommonEnvironment, Schema extends Record<string, unknown>, Context>(options: {
+  name: string;
+  help: string;
+  commands: Record<string, CliCommand<Context>>;
+  loadConfig: () => Config;
+  schemaName: string;
+  migrationsFolder: string;
+  schema: Schema;
+  /** What the commands receive, from the opened dependencies (closed by the CLI afterwards). */
+  context: (dependencies: ServiceDependencies<Schema> & { config: Config }) => Context;
+  argv?: string[];
+}): Promise<void> {
+  const { loadConfig, schemaName, migrationsFolder, schema, context, ...cli } = options;
+  return runCommandCli({
+    ...cli,
+    async open() {
+      const config = loadConfig();
+      const dependencies = await createServiceDependencies({ config, schemaName, migrationsFolder, schema });
+      return { context: context({ ...dependencies, config }), close: () => dependencies.close() };
+    },
+  });
 }
 
 /**

@@ -47,15 +47,16 @@ export const DEFAULT_LISTENER_TIMEOUTS: ListenerTimeouts = Object.freeze({
   shutdownGraceMs: 2_000,
 });
 
-type ListenerEnvironment = { [Name in keyof ReturnType<typeof listenerVariables>]: number };
+export type ListenerEnvironment = { [Name in keyof ReturnType<typeof listenerVariables>]: number };
 
-export function listenerTimeoutsOf(config: ListenerEnvironment): ListenerTimeouts {
+/** A config that declares no listener variables (a test's, a tool's) gets the defaults. */
+export function listenerTimeoutsOf(config: Partial<ListenerEnvironment>): ListenerTimeouts {
   return {
-    headersTimeoutMs: config.HTTP_HEADERS_TIMEOUT_MS,
-    keepAliveTimeoutMs: config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
-    requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,
-    silenceTimeoutMs: config.HTTP_SILENCE_TIMEOUT_MS,
-    shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
+    headersTimeoutMs: config.HTTP_HEADERS_TIMEOUT_MS ?? DEFAULT_LISTENER_TIMEOUTS.headersTimeoutMs,
+    keepAliveTimeoutMs: config.HTTP_KEEP_ALIVE_TIMEOUT_MS ?? DEFAULT_LISTENER_TIMEOUTS.keepAliveTimeoutMs,
+    requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS ?? DEFAULT_LISTENER_TIMEOUTS.requestTimeoutMs,
+    silenceTimeoutMs: config.HTTP_SILENCE_TIMEOUT_MS ?? DEFAULT_LISTENER_TIMEOUTS.silenceTimeoutMs,
+    shutdownGraceMs: config.SHUTDOWN_GRACE_MS ?? DEFAULT_LISTENER_TIMEOUTS.shutdownGraceMs,
   };
 }
 

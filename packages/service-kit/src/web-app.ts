@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import helmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
 import { ProblemError } from '@svc/problem-json';
@@ -13,9 +14,9 @@ export interface WebAppOptions {
   assetsPrefix: string;
   /** Routes answering the HTML, each with an optional rewrite of it (e.g. `lang`/`dir` set before any script runs). */
   pages: { url: string; html?: (html: string, request: FastifyRequest) => string }[];
-  /** What the app is, and the command that builds it, for the 503 a missing build answers. */
+  /** What the app is, and the command that builds it (default `pnpm build`), for the 503 a missing build answers. */
   description: string;
-  buildCommand: string;
+  buildCommand?: string;
   /** Extra sources beyond 'self' (e.g. `data:` images). */
   imgSrc?: string[];
   mediaSrc?: string[];
@@ -34,7 +35,8 @@ export interface WebAppOptions {
 export const webAppPlugin: FastifyPluginAsync<WebAppOptions> = async (app, options) => {
   const root = resolve(options.root);
   const indexFile = join(root, 'index.html');
-  if (!existsSync(indexFile)) app.log.warn(`${options.description} not built (${indexFile} missing): its pages answer 503 until \`${options.buildCommand}\` runs`);
+  const buildCommand = options.buildCommand ?? 'pnpm build';
+  if (!existsSync(indexFile)) app.log.warn(`${options.description} not built (${indexFile} missing): its pages answer 503 until \`${buildCommand}\` runs`);
 
   await app.register(helmet, {
     contentSecurityPolicy: {
@@ -65,7 +67,7 @@ export const webAppPlugin: FastifyPluginAsync<WebAppOptions> = async (app, optio
       status: 503,
       code: 'WEB_PAGE_NOT_BUILT',
       title: 'Service Unavailable',
-      detail: `The ${options.description} is not built (no index.html in ${root}). Run \`${options.buildCommand}\`; the JSON API works without it.`,
+      detail: `The ${options.description} is not built (no index.html in ${root}). Run \`${buildCommand}\`; the JSON API works without it.`,
     });
 
   for (const page of options.pages) {
@@ -94,3 +96,15 @@ export const webAppPlugin: FastifyPluginAsync<WebAppOptions> = async (app, optio
     list: false,
   });
 };
+
+/**
+ * A service's web app as a plugin of its own: built beside the compiled code at `builtAt` (a URL
+ * relative to the caller's module, so the same from src/ under tsx and from dist/), unless
+ * registered with another `root` (tests, or a deployment serving the build from elsewhere).
+ */
+export function builtWebAppPlugin(builtAt: URL, options: Omit<WebAppOptions, 'root'>): FastifyPluginAsync<{ root?: string | undefined }> {
+  const defaultRoot = fileURLToPath(builtAt);
+  return async (app, { root }) => {
+    await app.register(webAppPlugin, { ...options, root: root ?? defaultRoot });
+  };
+}

@@ -31,7 +31,7 @@ async function buildApp(): Promise<ServiceApp> {
   const built = await createBaseApp({
     service: 'kit',
     version: '1.0.0',
-    logLevel: 'silent',
+    config: { LOG_LEVEL: 'silent' },
     openapi: { title: 'kit', description: 'metrics test', securitySchemes: {} },
     healthPath: '/health',
     database: dependencies.database,

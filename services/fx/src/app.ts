@@ -1,5 +1,5 @@
 import cors from '@fastify/cors';
-import { createBaseApp, createSecretBox, listenerTimeoutsOf, type ServiceApp, type ServiceAppDependencies } from '@svc/service-kit';
+import { createBaseApp, createSecretBox, type ServiceApp, type ServiceAppDependencies } from '@svc/service-kit';
 import type { FxConfig } from './config.js';
 import type { FxDatabaseSchema } from './db/schema.js';
 import { rateAlertListener } from './domain/alerts/evaluate-alerts.js';
@@ -40,8 +40,7 @@ export async function buildApp(dependencies: FxAppDependencies): Promise<Service
   const app = await createBaseApp({
     service: SERVICE_NAME,
     version: SERVICE_VERSION,
-    logLevel: config.LOG_LEVEL,
-    listener: listenerTimeoutsOf(config),
+    config,
     openapi: {
       title: 'Syrian Pound Exchange Rate API',
       description: 'Official (CBS) and parallel-market Syrian pound rates, USD cross rates, history, crypto and gold prices. Base path /api/v1.',

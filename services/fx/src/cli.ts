@@ -1,14 +1,13 @@
 import { readFile } from 'node:fs/promises';
-import { createServiceDependencies, resolveUserPath, runCommandCli, UsageError, type CliCommand, type CliFlags } from '@svc/service-kit';
-import { loadFxConfig, type FxConfig } from './config.js';
-import { migrationsFolder, schemaName } from './db/migrations.js';
-import { databaseSchema } from './db/schema.js';
+import { resolveUserPath, runServiceCli, UsageError, type CliCommand, type CliFlags } from '@svc/service-kit';
+import type { FxConfig } from './config.js';
 import { createApiClient, deactivateClient, rotateClientSecret, setClientPlan } from './domain/clients/api-clients.js';
 import type { FxExecutor } from './db/executor.js';
 import { rateAlertListener } from './domain/alerts/evaluate-alerts.js';
 import { importRatesCsv } from './domain/rates/csv-import.js';
 import { countRateObservations, seedDemoData } from './domain/rates/demo-seed.js';
 import { DEMO_DAYS, demoSeedOptions } from './domain/rates/embedded-first-start.js';
+import { fxRuntime } from './service-runtime.js';
 
 const HELP = `usage: pnpm --filter @svc/fx cli <command> [flags]
 
@@ -72,13 +71,10 @@ const COMMANDS: Record<string, CliCommand<Context>> = {
   'client:set-plan': { flags: { id: 'string', plan: 'string' }, required: ['id', 'plan'], run: ({ db }, flags) => setClientPlan(db, text(flags, 'id'), text(flags, 'plan')) },
 };
 
-await runCommandCli({
+await runServiceCli({
+  ...fxRuntime,
   name: 'fx cli',
   help: HELP,
   commands: COMMANDS,
-  async open() {
-    const config = loadFxConfig(process.env);
-    const dependencies = await createServiceDependencies({ config, schemaName, migrationsFolder, schema: databaseSchema });
-    return { context: { db: dependencies.database.db, config }, close: () => dependencies.close() };
-  },
+  context: ({ database, config }) => ({ db: database.db, config }),
 });

@@ -1,7 +1,5 @@
 import { runWorker } from '@svc/service-kit';
-import { loadFxConfig } from './config.js';
-import { migrationsFolder, schemaName } from './db/migrations.js';
-import { databaseSchema } from './db/schema.js';
+import { fxRuntime } from './service-runtime.js';
 import { alertDeliveryWorkerFor } from './workers/alert-delivery-worker.js';
 
 /**
@@ -10,11 +8,8 @@ import { alertDeliveryWorkerFor } from './workers/alert-delivery-worker.js';
  * run: FOR UPDATE SKIP LOCKED leases give each delivery to one worker at a time.
  */
 await runWorker({
+  ...fxRuntime,
   name: 'fx-worker',
-  loadConfig: () => loadFxConfig(process.env),
-  schemaName,
-  migrationsFolder,
-  schema: databaseSchema,
   createWorker: ({ dependencies, config, log, metrics }) => {
     const worker = alertDeliveryWorkerFor(config, { database: dependencies.database, secretsKey: dependencies.secretsKey, logger: log, metrics });
     return { start: () => worker.start(), stop: () => worker.close() };

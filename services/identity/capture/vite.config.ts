@@ -1,22 +1,12 @@
-import { precompressAssets } from '@svc/service-kit/vite';
-import { defineConfig } from 'vite';
+import { webAppViteConfig } from '@svc/web-ui/vite';
 
 // Run with the capture directory as root: `vite build capture` / `vite capture` from services/identity.
-export default defineConfig({
-  // identity serves the page at /capture, the hashed assets at /capture/assets/.
-  base: '/capture/',
-  esbuild: { jsx: 'automatic', jsxImportSource: 'preact' },
-  plugins: [precompressAssets()],
-  build: {
-    outDir: '../dist/capture',
-    emptyOutDir: true,
-    modulePreload: { polyfill: false },
-    // Keep every asset a file: no data: URL for the CSP to allow.
-    assetsInlineLimit: 0,
-    target: 'es2020',
-  },
-  server: {
-    port: Number(process.env.CAPTURE_DEV_PORT ?? 5176),
-    proxy: { '/api': `http://127.0.0.1:${process.env.PORT ?? 3001}` },
-  },
+// identity serves the page at /capture, the hashed assets at /capture/assets/.
+export default webAppViteConfig({
+  app: 'capture',
+  themeColor: '#1d3557',
+  // Opened on phones (often from a QR code): the page may fill the screen around a notch.
+  viewport: 'width=device-width, initial-scale=1, viewport-fit=cover',
+  devPort: 5176,
+  apiPort: 3001,
 });

@@ -1,5 +1,5 @@
 import cookie from '@fastify/cookie';
-import { createAddressMatcher, createBaseApp, createSecretBox, listenerTimeoutsOf, type ServiceApp, type ServiceAppDependencies } from '@svc/service-kit';
+import { createAddressMatcher, createBaseApp, createSecretBox, type ServiceApp, type ServiceAppDependencies } from '@svc/service-kit';
 import type { IdentityConfig } from './config.js';
 import type { IdentityDatabaseSchema } from './db/schema.js';
 import { createClientLastUsed } from './domain/access/last-used.js';
@@ -86,8 +86,7 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
   const app = await createBaseApp({
     service: SERVICE_NAME,
     version: SERVICE_VERSION,
-    logLevel: config.LOG_LEVEL,
-    listener: listenerTimeoutsOf(config),
+    config,
     openapi: {
       title: 'Identity Verification Partner API',
       description:

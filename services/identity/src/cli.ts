@@ -1,12 +1,12 @@
-import { createServiceDependencies, runCommandCli, type CliCommand, type CliFlags } from '@svc/service-kit';
+import { runServiceCli, type CliCommand, type CliFlags } from '@svc/service-kit';
 import { loadIdentityConfig } from './config.js';
-import { migrationsFolder, schemaName } from './db/migrations.js';
 import { queueDepth } from '@svc/outbox';
-import { databaseSchema, jobs, type IdentityExecutor } from './db/schema.js';
+import { jobs, type IdentityExecutor } from './db/schema.js';
 import { expireDueCases } from './domain/cases/expire-cases.js';
 import { createStaffUser } from './domain/accounts/staff.js';
 import type { EvidenceVault } from './domain/evidence/evidence-vault.js';
 import { createPortalUser, createTenant, setTenantStatus, updateTenantSettings } from './domain/tenants/tenants.js';
+import { identityRuntime } from './service-runtime.js';
 
 const HELP = `usage: pnpm --filter @svc/identity cli <command> [flags]
 
@@ -113,22 +113,21 @@ const COMMANDS: Record<string, CliCommand<Context>> = {
   },
 };
 
-await runCommandCli({
+await runServiceCli({
+  ...identityRuntime,
   name: 'identity cli',
   help: HELP,
   commands: COMMANDS,
-  async open() {
-    const config = loadIdentityConfig(process.env);
-    const dependencies = await createServiceDependencies({ config, schemaName, migrationsFolder, schema: databaseSchema });
-    const vault = async () => {
+  context: ({ database, config, secretsKey }) => ({
+    db: database.db,
+    vault: async () => {
       const [{ createEvidenceVault }, { createEvidenceStorage }, { createEvidenceKeyRing }, { evidenceStorageConfig }] = await Promise.all([
         import('./domain/evidence/evidence-vault.js'),
         import('./domain/evidence/evidence-storage.js'),
         import('./domain/evidence/evidence-keys.js'),
         import('./domain/evidence/storage-config.js'),
       ]);
-      return createEvidenceVault(await createEvidenceStorage(evidenceStorageConfig(config)), createEvidenceKeyRing(config.EVIDENCE_KEYS, dependencies.secretsKey));
-    };
-    return { context: { db: dependencies.database.db, vault }, close: () => dependencies.close() };
-  },
+      return createEvidenceVault(await createEvidenceStorage(evidenceStorageConfig(config)), createEvidenceKeyRing(config.EVIDENCE_KEYS, secretsKey));
+    },
+  }),
 });

@@ -1,12 +1,10 @@
 import { createSecretBox, runWorker } from '@svc/service-kit';
-import { loadIdentityConfig } from './config.js';
-import { migrationsFolder, schemaName } from './db/migrations.js';
-import { databaseSchema } from './db/schema.js';
 import { configuredChecksProvider } from './domain/checks/configured-provider.js';
 import { createEvidenceKeyRing } from './domain/evidence/evidence-keys.js';
 import { createEvidenceStorage } from './domain/evidence/evidence-storage.js';
 import { createEvidenceVault } from './domain/evidence/evidence-vault.js';
 import { evidenceStorageConfig } from './domain/evidence/storage-config.js';
+import { identityRuntime } from './service-runtime.js';
 import { createIdentityWorker } from './workers/identity-worker.js';
 
 /**
@@ -15,11 +13,8 @@ import { createIdentityWorker } from './workers/identity-worker.js';
  * run: leases and SKIP LOCKED give each job and each expiring case to one worker at a time.
  */
 await runWorker({
+  ...identityRuntime,
   name: 'identity-worker',
-  loadConfig: () => loadIdentityConfig(process.env),
-  schemaName,
-  migrationsFolder,
-  schema: databaseSchema,
   createWorker: async ({ dependencies, config, log, metrics }) => {
     const checksProvider = await configuredChecksProvider(config);
     const worker = createIdentityWorker({

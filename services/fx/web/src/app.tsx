@@ -1,3 +1,4 @@
+import { LanguageSelect } from '@svc/web-ui';
 import { useEffect, useState } from 'preact/hooks';
 import { getJson, priceLanguage, type CryptoPrices, type FxHealth, type GoldPrices, type LatestRates, type UsdBasedRates } from './api.js';
 import { Converter } from './components/converter.js';
@@ -132,16 +133,7 @@ export function App() {
           <h1>{t.title}</h1>
           <p class="lead">{t.lead}</p>
         </div>
-        <label class="language">
-          {t.language}
-          <select value={language} onChange={(event) => chooseLanguage(event.currentTarget.value as Language)}>
-            {LANGUAGES.map((code) => (
-              <option key={code} value={code} lang={code}>
-                {LANGUAGE_NAMES[code]}
-              </option>
-            ))}
-          </select>
-        </label>
+        <LanguageSelect label={t.language} value={language} languages={LANGUAGES} names={LANGUAGE_NAMES} onChange={chooseLanguage} />
       </header>
       <main>
         <div class="notices">

@@ -1,3 +1,4 @@
+import { LanguageSelect } from '@svc/web-ui';
 import { useEffect, useState } from 'preact/hooks';
 import {
   CaptureError,
@@ -14,7 +15,7 @@ import {
   type Preview,
 } from './capture-api.js';
 import { cameraSupported } from './camera.js';
-import { currentLanguage, LANGUAGE_NAMES, LANGUAGES, setLanguage, useLanguage, type Language } from './languages.js';
+import { currentLanguage, LANGUAGE_NAMES, LANGUAGES, setLanguage, useLanguage } from './languages.js';
 import { useMessages } from './messages.js';
 import { DeadLink, Declined, Done, type DeadReason } from './outcome-screens.js';
 import { StillStep } from './still-step.js';
@@ -43,18 +44,7 @@ function deadReason(error: unknown): DeadReason | null {
 function LanguageSwitcher() {
   const t = useMessages();
   const language = useLanguage();
-  return (
-    <label class="language">
-      <span>{t('languageLabel')}</span>
-      <select value={language} onChange={(event) => setLanguage((event.currentTarget).value as Language)} data-testid="language">
-        {LANGUAGES.map((code) => (
-          <option key={code} value={code} lang={code}>
-            {LANGUAGE_NAMES[code]}
-          </option>
-        ))}
-      </select>
-    </label>
-  );
+  return <LanguageSelect label={t('languageLabel')} value={language} languages={LANGUAGES} names={LANGUAGE_NAMES} onChange={setLanguage} testId="language" />;
 }
 
 export function App() {

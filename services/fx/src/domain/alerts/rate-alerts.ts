@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { validateTargetUrl, TargetUrlError, type TargetPolicy } from '@svc/outbound-http';
+import { validateTargetUrlField, type TargetPolicy } from '@svc/outbound-http';
 import { ForbiddenError, NotFoundError, ValidationError } from '@svc/problem-json';
 import type { SecretBox } from '@svc/service-kit';
 import { generateSigningSecret } from '@svc/webhook-signing';
@@ -40,14 +40,7 @@ function checkThreshold(fields: Pick<AlertFields, 'alertType' | 'thresholdValue'
   if (alertType === 3 && thresholdValue >= 100) throw new ValidationError('thresholdValue of a CHANGE_DECREASE alert is a percent in (0, 100).', [{ path: 'thresholdValue', message: 'must be below 100 (percent)' }]);
 }
 
-async function checkUrl(url: string, policy: TargetPolicy): Promise<string> {
-  try {
-    return await validateTargetUrl(url, policy);
-  } catch (error) {
-    if (error instanceof TargetUrlError) throw new ValidationError(`webhookUrl ${error.reason}.`, [{ path: 'webhookUrl', message: error.reason }]);
-    throw error;
-  }
-}
+const checkUrl = (url: string, policy: TargetPolicy) => validateTargetUrlField(url, policy, { name: 'webhookUrl', path: 'webhookUrl' });
 
 /** Trigger level and reference for a (re)armed alert: the threshold, or the current rate ± percent. */
 async function armedState(tx: FxExecutor, fields: Pick<AlertFields, 'currency' | 'source' | 'alertType' | 'thresholdValue'>, now: Date) {

@@ -1,3 +1,4 @@
+import { ChartDataTable } from '@svc/web-ui';
 import { useEffect, useState } from 'preact/hooks';
 import { getJson, type RateHistory, type RateSource } from '../api.js';
 import type { Formatters } from '../i18n/format.js';
@@ -97,33 +98,19 @@ export function HistorySection({ currencies, refreshCount, t, format }: Props) {
       )}
       <details class="data-table">
         <summary>{t.dataTable}</summary>
-        <div class="table-scroll">
-          <table class="compact" data-testid="history-table">
-            <caption class="visually-hidden">{`${t.history}: ${currency}, ${sourceName}`}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t.date}</th>
-                <th scope="col">{t.open}</th>
-                <th scope="col">{t.high}</th>
-                <th scope="col">{t.low}</th>
-                <th scope="col">{t.close}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {[...points].reverse().map((point) => (
-                <tr key={point.date} data-date={point.date}>
-                  <th scope="row">{format.day(point.date)}</th>
-                  <td class="number">{format.amount(point.open)}</td>
-                  <td class="number">{format.amount(point.high)}</td>
-                  <td class="number">{format.amount(point.low)}</td>
-                  <td class="number" data-value={point.close}>
-                    {format.amount(point.close)}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ChartDataTable
+          wrapClass="table-scroll"
+          tableClass="compact"
+          testId="history-table"
+          caption={`${t.history}: ${currency}, ${sourceName}`}
+          columns={[t.date, t.open, t.high, t.low, t.close]}
+          rows={[...points].reverse().map((point) => ({
+            key: point.date,
+            data: { 'data-date': point.date },
+            header: format.day(point.date),
+            cells: [{ text: format.amount(point.open) }, { text: format.amount(point.high) }, { text: format.amount(point.low) }, { text: format.amount(point.close), value: point.close }],
+          }))}
+        />
       </details>
     </section>
   );

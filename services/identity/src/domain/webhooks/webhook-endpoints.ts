@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { TargetUrlError, validateTargetUrl, type TargetPolicy } from '@svc/outbound-http';
-import { ConflictError, NotFoundError, ValidationError } from '@svc/problem-json';
+import { validateTargetUrlField, type TargetPolicy } from '@svc/outbound-http';
+import { ConflictError, NotFoundError } from '@svc/problem-json';
 import type { SecretBox } from '@svc/service-kit';
 import { generateSigningSecret } from '@svc/webhook-signing';
 import { and, asc, count, eq } from 'drizzle-orm';
@@ -22,14 +22,7 @@ export function toEndpoint(row: EndpointRow) {
   return { id: row.id, url: row.url, eventTypes: row.eventTypes, isActive: row.isActive, createdAt: row.createdAt.toISOString() };
 }
 
-async function checkedUrl(url: string, policy: TargetPolicy): Promise<string> {
-  try {
-    return await validateTargetUrl(url, policy);
-  } catch (error) {
-    if (error instanceof TargetUrlError) throw new ValidationError(`url ${error.reason}.`, [{ path: 'body.url', message: error.reason }]);
-    throw error;
-  }
-}
+const checkedUrl = (url: string, policy: TargetPolicy) => validateTargetUrlField(url, policy, { name: 'url', path: 'body.url' });
 
 /** The endpoint of this tenant, locked for the rest of the transaction when asked; 404 for another tenant's. */
 export async function ownEndpoint(tx: IdentityExecutor, tenantId: string, id: string, lock = false): Promise<EndpointRow> {

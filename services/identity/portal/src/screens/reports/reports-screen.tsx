@@ -1,3 +1,4 @@
+import { ChartDataTable } from '@svc/web-ui';
 import { useCallback, useMemo, useState } from 'preact/hooks';
 import { ErrorNotice, Loading, PageHeader, useAsync } from '../../../../web-shared/components/index.js';
 import { formatDate, formatNumber, formatPercent } from '../../../../web-shared/format.js';
@@ -72,6 +73,29 @@ function Headline({ summary }: { summary: ReportSummary }) {
   );
 }
 
+interface CaseCountRow {
+  key: string;
+  data: Record<`data-${string}`, string>;
+  label: string | undefined;
+  count: number | undefined;
+}
+
+/** A count chart's figures as a table in the portal's style: one row per category, its number of cases. */
+function CaseCountTable({ testId, caption, categoryLabel, rows }: { testId: string; caption: string; categoryLabel: string; rows: CaseCountRow[] }) {
+  const t = useMessages(reportMessages);
+  const { language } = useLanguage();
+  return (
+    <ChartDataTable
+      wrapClass="table-wrap report-table"
+      tableClass="data"
+      testId={testId}
+      caption={caption}
+      columns={[categoryLabel, t('columnCases')]}
+      rows={rows.map((row) => ({ key: row.key, data: row.data, header: row.label, cells: [{ text: formatNumber(row.count ?? 0, language), value: row.count }] }))}
+    />
+  );
+}
+
 function ByStatus({ summary }: { summary: ReportSummary }) {
   const t = useMessages(reportMessages);
   const { language } = useLanguage();
@@ -83,27 +107,12 @@ function ByStatus({ summary }: { summary: ReportSummary }) {
     <section class="report-section" aria-labelledby="by-status-title">
       <h2 id="by-status-title">{t('byStatusTitle')}</h2>
       <CountChart labels={labels} categoryLabel={t('columnStatus')} values={values} seriesLabel={t('columnCases')} description={t('byStatusChart')} formatCount={formatCount} slantLabels testId="chart-by-status" />
-      <div class="table-wrap report-table">
-      <table class="data" data-testid="table-by-status">
-        <caption class="visually-hidden">{t('byStatusTitle')}</caption>
-        <thead>
-          <tr>
-            <th scope="col">{t('columnStatus')}</th>
-            <th scope="col">{t('columnCases')}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {CASE_STATUSES.map((status, index) => (
-            <tr key={status} data-status={status}>
-              <th scope="row">{labels[index]}</th>
-              <td class="number" data-value={values[index]}>
-                {formatCount(values[index] ?? 0)}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      </div>
+      <CaseCountTable
+        testId="table-by-status"
+        caption={t('byStatusTitle')}
+        categoryLabel={t('columnStatus')}
+        rows={CASE_STATUSES.map((status, index) => ({ key: status, data: { 'data-status': status }, label: labels[index], count: values[index] }))}
+      />
     </section>
   );
 }
@@ -125,27 +134,12 @@ function PerDay({ perDay }: { perDay: CasesPerDay }) {
       <CountChart labels={labels} axisLabels={axisLabels} categoryLabel={t('columnDay')} values={perDay.counts} seriesLabel={t('columnCases')} description={t('perDayChart')} formatCount={formatCount} testId="chart-per-day" />
       <details class="report-details">
         <summary>{t('showTable')}</summary>
-        <div class="table-wrap report-table">
-        <table class="data" data-testid="table-per-day">
-          <caption class="visually-hidden">{t('perDayTitle')}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t('columnDay')}</th>
-              <th scope="col">{t('columnCases')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {perDay.days.map((day, index) => (
-              <tr key={day} data-day={day}>
-                <th scope="row">{labels[index]}</th>
-                <td class="number" data-value={perDay.counts[index]}>
-                  {formatCount(perDay.counts[index] ?? 0)}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        </div>
+        <CaseCountTable
+          testId="table-per-day"
+          caption={t('perDayTitle')}
+          categoryLabel={t('columnDay')}
+          rows={perDay.days.map((day, index) => ({ key: day, data: { 'data-day': day }, label: labels[index], count: perDay.counts[index] }))}
+        />
       </details>
     </section>
   );

@@ -1,21 +1,14 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
-
-/** The part of Vite's plugin interface this uses; typed here so service-kit needs no Vite dependency. */
-interface PrecompressPlugin {
-  name: string;
-  apply: 'build';
-  configResolved(config: { root: string; build: { outDir: string; assetsDir: string } }): void;
-  closeBundle(): void;
-}
+import type { Plugin } from 'vite';
 
 /**
  * Writes `.br` and `.gz` beside each text asset once at build time, so the service
  * (@fastify/static preCompressed) serves them compressed at maximum level without
- * compressing per request. Used by fx's rates page and identity's portal.
+ * compressing per request.
  */
-export function precompressAssets(): PrecompressPlugin {
+export function precompressAssets(): Plugin {
   let assetsDir = '';
   return {
     name: 'svc-precompress-assets',

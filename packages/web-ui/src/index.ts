@@ -1,0 +1,3 @@
+// Preact components shared by the services' web apps (each keeps its own styles and messages).
+export { ChartDataTable, type ChartDataCell, type ChartDataRow, type ChartDataTableProps } from './chart-data-table.js';
+export { LanguageSelect, type LanguageSelectProps } from './language-select.js';
