@@ -83,6 +83,8 @@ export type OwnPortalSession = ItemOf<OperationJson<'listOwnPortalSessions', 200
 /** `GET …/account/second-factors`: the account's factors and its unused recovery codes. */
 export type SecondFactorList = OperationJson<'portalListSecondFactors', 200>;
 /** `GET /api/capture/v1/session`: what the hosted page shows before the token is exchanged. */
+/** POST /portal/certificates/inspect: what registering the certificate would record. */
+export type CertificateDetails = OperationJson<'inspectClientCertificate', 200>;
 export type CapturePreview = OperationJson<'previewCaptureSession', 200>;
 /** `GET /api/capture/v1/status`. */
 export type CaptureStatus = OperationJson<'getCaptureStatus', 200>;

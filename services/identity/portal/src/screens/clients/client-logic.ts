@@ -1,16 +1,8 @@
 /** The shapes and rules of the OAuth clients screen, as plain functions the components share. */
 
-import type { OAuthClient } from '@svc/identity-client/types';
+import type { CertificateDetails, OAuthAuthorizationServerMetadata, OAuthClient } from '@svc/identity-client/types';
 
-export type { OAuthClient };
-
-/** POST /portal/certificates/inspect */
-export interface CertificateDetails {
-  certificateThumbprint: string;
-  certificateSubjectDN: string;
-  certificateNotBefore: string;
-  certificateNotAfter: string;
-}
+export type { CertificateDetails, OAuthClient };
 
 /** The API refuses a sixth active client (409); the screen says so before anyone tries. */
 export const MAX_ACTIVE_CLIENTS = 5;
@@ -47,11 +39,8 @@ export function pemProblem(pem: string): PemProblem {
   return undefined;
 }
 
-/** RFC 8414 metadata, the parts that say where to ask for tokens. */
-export interface AuthorizationServerMetadata {
-  token_endpoint: string;
-  mtls_endpoint_aliases?: { token_endpoint: string };
-}
+/** RFC 8414 metadata, as the service documents it. */
+export type AuthorizationServerMetadata = OAuthAuthorizationServerMetadata;
 
 /** The mutual-TLS token endpoint (RFC 8705 §5 alias when the server has one). */
 export function tokenEndpointOf(metadata: AuthorizationServerMetadata | undefined, fallbackOrigin: string): string {
