@@ -91,15 +91,25 @@ export function revokedTokensRefused(recorder, tokenChecks) {
   return result('no token used successfully after its revocation was acknowledged', accepted.length === 0 && tokenChecks.revoked > 0, tokenChecks.revoked, { usesAfterRevocation: tokenChecks.usesAfterRevocation, accepted: accepted.slice(0, 10) });
 }
 
-/** 5xx a service sent, outside the dying moments (`graceMs` after a kill) of a killed instance; connection errors apart. */
+/**
+ * 5xx a service sent, outside the dying moments of a killed instance (`graceMs` after the kill)
+ * or of the PostgreSQL sessions of a service terminated under it (requests of that service started
+ * up to 5 s before and `graceMs` after: a transaction in flight on a terminated session fails);
+ * connection errors apart.
+ */
 export function noServerErrors(recorder, faults, graceMs = 2000) {
-  const kills = faults.filter((fault) => fault.kind === 'kill').map((fault) => fault.at);
-  const dying = (at) => kills.some((killedAt) => at >= killedAt - 100 && at <= killedAt + graceMs);
+  const windows = faults.flatMap((fault) => {
+    if (fault.kind === 'kill') return [{ from: fault.at - 100, to: fault.at + graceMs, service: null }];
+    if (fault.kind === 'pg-terminate') return [{ from: fault.at - 5000, to: fault.at + graceMs, service: fault.target.split(' ')[0] }];
+    return [];
+  });
+  const dying = (entry) => windows.some((window) => (window.service === null || window.service === entry.service) && entry.at >= window.from && entry.at <= window.to);
   const serverErrors = recorder.requests.filter((entry) => !entry.connectionError && entry.status >= 500);
-  const outside = serverErrors.filter((entry) => !dying(entry.at));
+  const outside = serverErrors.filter((entry) => !dying(entry));
   const connectionErrors = recorder.requests.filter((entry) => entry.connectionError).length;
   const byRoute = countBy(outside, (entry) => `${entry.status} ${entry.route}`);
-  return result('no 5xx outside a killed instance\'s dying moments', outside.length === 0, recorder.requests.length, { serverErrors: serverErrors.length, outsideDyingMoments: outside.length, byRoute, connectionErrors });
+  const inDyingMoments = countBy(serverErrors.filter(dying), (entry) => `${entry.status} ${entry.route}`);
+  return result('no 5xx outside the dying moments of a killed instance or terminated sessions', outside.length === 0, recorder.requests.length, { serverErrors: serverErrors.length, outsideDyingMoments: outside.length, byRoute, inDyingMoments, connectionErrors });
 }
 
 /** Every stored evidence object of a case not handed to redaction downloads (by its tenant) with its recorded SHA-256. */
