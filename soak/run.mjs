@@ -4,8 +4,9 @@
 // webhook receiver that checks every signature), loaded all at once for N minutes (default 10):
 // sandbox cases decided by the simulator, a trickle of a live tenant's cases decided by the on-CPU
 // checks (soak/live-cases.mjs), OCR corrections, tokens, endpoint churn and the fx lanes;
-// with faults (default on): every 20-40 s a random API or worker killed with SIGKILL and started
-// again 2-5 s later, Redis restarted once, every PostgreSQL backend of one service terminated once.
+// with faults (default on): every 20-40 s a random API or worker (not the first replica of a
+// replicated kind: those are the RSS check's sentinels) killed with SIGKILL and started again
+// 2-5 s later, Redis restarted once, every PostgreSQL backend of one service terminated once.
 // Then the queues are drained (bounded) and the invariants checked and printed, each with its
 // count; summary.json and report.html go to --out (default a new directory under the system's
 // temporary directory). Exit 1 on any broken invariant, 3 when the harness itself failed (setup,
@@ -55,6 +56,8 @@ const options = parseArguments(process.argv.slice(2).filter((arg) => arg !== '--
 const EVENT_TYPES = ['session_issued', 'capture_started', 'evidence_uploaded', 'automated_checks_running', 'pending_manual_review', 'approved', 'rejected', 'expired', 'cancelled'].map((type) => `verification.${type}`);
 /** postgres.js pool per process (packages/db default) plus the one LISTEN connection a process may hold. */
 const CONNECTIONS_PER_PROCESS = 10 + 1;
+/** Spared by kill -9 (see the fault injection below), so a process of each replicated kind lives through the run. */
+const SENTINELS = new Set(['identity-api-1', 'identity-worker-1', 'fx-api-1']);
 
 const workDir = mkdtempSync(join(tmpdir(), 'soak-'));
 const outDir = options.out ?? join(workDir, 'report');
@@ -176,7 +179,12 @@ async function main() {
     streamReader(fxContext),
   ];
   const faults = [];
-  const faulting = options.faults ? injectFaults({ slots, redisRestart: () => restartRedis(redisPort, workDir), sql, running, startedAt, endAt, faults, log }) : Promise.resolve();
+  // One instance of each replicated kind is never killed: in a long run every instance that can die
+  // dies within minutes, and then no process lives through the second half for the RSS check to judge.
+  // The other replicas and the single fx worker are the victims; the sentinels still live through
+  // the Redis restart, the terminated PostgreSQL sessions and their peers' deaths.
+  const victims = slots.filter((slot) => !SENTINELS.has(slot.name));
+  const faulting = options.faults ? injectFaults({ slots: victims, redisRestart: () => restartRedis(redisPort, workDir), sql, running, startedAt, endAt, faults, log }) : Promise.resolve();
   log(`load running for ${options.minutes} min, faults ${options.faults ? 'on' : 'off'}`);
   const progress = setInterval(() => log(`${recorder.requests.length} requests, ${faults.length} faults, ${identityContext.caseIdsByKey.size} case keys, ${liveContext.live.submitted.length} live cases`), 30_000);
 
