@@ -2,10 +2,12 @@
 //   - case lanes: sandbox cases created under an Idempotency-Key (every fifth key sent twice at
 //     once, and any key resent after a connection error, as a partner's retry would), then
 //     cancelled at once, or driven through capture (session, three uploads, submit) to the
-//     simulator's decision (#approve, #reject, #review: cancelled from review), some redacted;
+//     simulator's decision (#approve, #reject, #review: an OCR field corrected, then cancelled from
+//     review), some redacted;
 //   - a token lane: a token issued, used, revoked, then used again on every instance: after the
 //     revocation was acknowledged any success is a violation;
 //   - an endpoint lane: a second webhook endpoint paused and resumed.
+import { randomBytes } from 'node:crypto';
 import { request, withRetries, evidenceUploads } from './traffic.mjs';
 
 const PARTNER = '/api/partner/v1';
@@ -14,13 +16,13 @@ const OUTCOMES = ['approve', 'approve', 'reject', 'review'];
 const TERMINAL = new Set(['Approved', 'Rejected', 'Cancelled', 'Expired', 'Failed']);
 const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function unexpected(recorder, what, answer) {
+export function unexpected(recorder, what, answer) {
   if (answer.connectionError) return;
   recorder.unexpected.push({ at: Date.now(), what, status: answer.status, body: answer.body.slice(0, 300) });
 }
 
 /** Creates one case under `key` (twice at once when `twice`); returns {caseId, sessionToken} or null. Records every case id the key was answered with. */
-async function createCase(context, key, reference, twice) {
+export async function createCase(context, key, reference, twice) {
   const send = () =>
     withRetries(() =>
       request(context.recorder, {
@@ -44,14 +46,72 @@ async function createCase(context, key, reference, twice) {
   return created;
 }
 
-async function waitForDecision(context, caseId) {
-  const deadline = Date.now() + 120_000;
-  while (Date.now() < deadline && context.running()) {
-    const answer = await request(context.recorder, { service: 'identity', route: 'GET /verifications/{id}', origin: context.origin, path: `${PARTNER}/verifications/${caseId}`, headers: context.auth() });
+/**
+ * Polls the case until it is decided or waits for a person; null when `timeoutMs` passed, or the
+ * run ended first and `boundedByRun`.
+ */
+export async function waitForDecision(context, caseId, { timeoutMs = 120_000, boundedByRun = true } = {}) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline && (context.running() || !boundedByRun)) {
+    const answer = await withRetries(() => request(context.recorder, { service: 'identity', route: 'GET /verifications/{id}', origin: context.origin, path: `${PARTNER}/verifications/${caseId}`, headers: context.auth() }));
     if (answer.status === 200 && (TERMINAL.has(answer.json.status) || answer.json.status === 'PendingManualReview')) return answer.json.status;
     await pause(500);
   }
   return null;
+}
+
+const post = (context, route, path, options = {}) => withRetries(() => request(context.recorder, { service: 'identity', route, origin: context.origin, method: 'POST', path, ...options }));
+
+/**
+ * The end user's part: the session exchanged, consent recorded when `consent`, every upload
+ * sent, evidence submitted. True once submitted (a resent submit meeting the case already
+ * submitted is a conflict, not a failure).
+ */
+export async function captureEvidence(context, sessionToken, uploads, { consent = false } = {}) {
+  const failed = (what, answer) => {
+    unexpected(context.recorder, what, answer);
+    return false;
+  };
+  const session = await post(context, 'POST /capture/session', `${CAPTURE}/session`, { headers: { authorization: `Bearer ${sessionToken}` } });
+  if (session.status !== 200) return failed('session exchange', session);
+  const capture = { authorization: `Bearer ${session.json.captureToken}` };
+  if (consent) {
+    const consented = await post(context, 'POST /capture/consent', `${CAPTURE}/consent`, { headers: capture, json: { language: 'en' } });
+    if (consented.status !== 204) return failed('consent', consented);
+  }
+  for (const upload of uploads) {
+    const uploaded = await post(context, 'POST /capture/evidence', `${CAPTURE}/evidence`, { headers: capture, body: upload.body, contentType: upload.contentType });
+    if (uploaded.status !== 201) return failed(`upload ${upload.evidenceType}`, uploaded);
+  }
+  const submitted = await post(context, 'POST /capture/submit', `${CAPTURE}/submit`, { headers: capture });
+  if (submitted.status !== 200 && submitted.status !== 409) return failed('submit', submitted);
+  return true;
+}
+
+/**
+ * The partner corrects one field the OCR extracted (the surname when there is one) to a value
+ * unique to this correction; each one answered 200 is pushed to `context.corrections.made`, to be
+ * found on the case detail and in its history at the end. A case without OCR fields is counted apart.
+ */
+export async function correctOcrField(context, caseId) {
+  const detail = await withRetries(() => request(context.recorder, { service: 'identity', route: 'GET /verifications/{id}', origin: context.origin, path: `${PARTNER}/verifications/${caseId}`, headers: context.auth() }));
+  if (detail.status !== 200) return unexpected(context.recorder, 'read before correction', detail);
+  const fields = detail.json.ocrResult ? JSON.parse(detail.json.ocrResult.extractedFieldsJson) : {};
+  const field = Object.hasOwn(fields, 'surname') ? 'surname' : Object.keys(fields)[0];
+  if (field === undefined) {
+    context.corrections.withoutFields += 1;
+    return;
+  }
+  const value = `SOAK ${randomBytes(4).toString('hex').toUpperCase()}`;
+  const corrected = await withRetries(() =>
+    request(context.recorder, {
+      service: 'identity', route: 'PATCH /verifications/{id}/ocr-fields', origin: context.origin, method: 'PATCH', path: `${PARTNER}/verifications/${caseId}/ocr-fields`,
+      headers: context.auth(), json: { fields: { [field]: value }, notes: 'soak: the partner read the document again' },
+    }),
+  );
+  if (corrected.status !== 200) return unexpected(context.recorder, 'OCR correction', corrected);
+  if (JSON.parse(corrected.json.extractedFieldsJson)[field] !== value) return unexpected(context.recorder, 'OCR correction answered without the value', corrected);
+  context.corrections.made.push({ caseId, auth: context.auth, field, value, before: fields[field] });
 }
 
 async function driveCase(context, lane, index) {
@@ -60,28 +120,20 @@ async function driveCase(context, lane, index) {
   const created = await createCase(context, key, `soak ${lane}/${index} #${outcome}`, index % 5 === 0);
   if (!created) return;
   const caseId = created.caseId;
-  const post = (route, path, options = {}) => withRetries(() => request(context.recorder, { service: 'identity', route, origin: context.origin, method: 'POST', path, ...options }));
   if (index % 6 === 3) {
-    const cancelled = await post('POST /verifications/{id}/cancel', `${PARTNER}/verifications/${caseId}/cancel`, { headers: context.auth(), json: { reason: 'soak: partner cancelled' } });
+    const cancelled = await post(context, 'POST /verifications/{id}/cancel', `${PARTNER}/verifications/${caseId}/cancel`, { headers: context.auth(), json: { reason: 'soak: partner cancelled' } });
     if (cancelled.status !== 204) unexpected(context.recorder, 'cancel', cancelled);
     return;
   }
-  const session = await post('POST /capture/session', `${CAPTURE}/session`, { headers: { authorization: `Bearer ${created.sessionToken}` } });
-  if (session.status !== 200) return unexpected(context.recorder, 'session exchange', session);
-  const capture = { authorization: `Bearer ${session.json.captureToken}` };
-  for (const upload of evidenceUploads()) {
-    const uploaded = await post('POST /capture/evidence', `${CAPTURE}/evidence`, { headers: capture, body: upload.body, contentType: upload.contentType });
-    if (uploaded.status !== 201) return unexpected(context.recorder, `upload ${upload.evidenceType}`, uploaded);
-  }
-  const submitted = await post('POST /capture/submit', `${CAPTURE}/submit`, { headers: capture });
-  // A submit resent after a lost answer meets the case already submitted: a conflict, not a failure.
-  if (submitted.status !== 200 && submitted.status !== 409) return unexpected(context.recorder, 'submit', submitted);
+  if (!(await captureEvidence(context, created.sessionToken, evidenceUploads()))) return;
   const decided = await waitForDecision(context, caseId);
   if (decided === 'PendingManualReview') {
-    const cancelled = await post('POST /verifications/{id}/cancel', `${PARTNER}/verifications/${caseId}/cancel`, { headers: context.auth(), json: { reason: 'soak: withdrawn from review' } });
+    // Corrections are allowed until the case is closed: in review is the sandbox's one open state with OCR fields.
+    await correctOcrField(context, caseId);
+    const cancelled = await post(context, 'POST /verifications/{id}/cancel', `${PARTNER}/verifications/${caseId}/cancel`, { headers: context.auth(), json: { reason: 'soak: withdrawn from review' } });
     if (cancelled.status !== 204) unexpected(context.recorder, 'cancel from review', cancelled);
   } else if (decided === 'Approved' && index % 3 === 0) {
-    const redacted = await post('POST /verifications/{id}/redact', `${PARTNER}/verifications/${caseId}/redact`, { headers: context.auth() });
+    const redacted = await post(context, 'POST /verifications/{id}/redact', `${PARTNER}/verifications/${caseId}/redact`, { headers: context.auth() });
     if (redacted.status !== 202) unexpected(context.recorder, 'redact', redacted);
   }
 }

@@ -39,14 +39,17 @@ export async function oneCasePerKey(sql, caseIdsByKey) {
 }
 
 /**
- * Every event of the always-active endpoint's tenant fanned out to it, and every such delivery
+ * Every event of an always-active endpoint's tenant fanned out to it, and every such delivery
  * received with a valid signature; duplicates (a delivery received more than once) are counted.
  */
-export async function everyEventDelivered(sql, { endpointId, endpointName, subscribedTypes, subscribedAt }, receipts) {
+export async function everyEventDelivered(sql, { endpointId, endpointName, tenantId, subscribedTypes, subscribedAt }, receipts) {
+  // A delivery's payload names its event as evt_<case_events.id>: matched by equality (a hash join),
+  // since a LIKE per pair took minutes once a run had tens of thousands of each.
   const missingFanOut = await sql`
+    with delivered as (select d.payload::jsonb ->> 'eventId' as event_id from identity.webhook_deliveries d where d.subscription_id = ${endpointId})
     select e.id from identity.case_events e
-    where e.event_type = any(${subscribedTypes}) and e.occurred_at >= ${subscribedAt}
-      and not exists (select 1 from identity.webhook_deliveries d where d.subscription_id = ${endpointId} and d.payload like '%' || e.id::text || '%')`;
+    where e.tenant_id = ${tenantId} and e.event_type = any(${subscribedTypes}) and e.occurred_at >= ${subscribedAt}
+      and not exists (select 1 from delivered where delivered.event_id = 'evt_' || e.id::text)`;
   const deliveries = await sql`select id::text, status from identity.webhook_deliveries where subscription_id = ${endpointId}`;
   const received = new Map();
   let badSignatures = 0;
@@ -58,7 +61,7 @@ export async function everyEventDelivered(sql, { endpointId, endpointName, subsc
   const notReceived = deliveries.filter((delivery) => !received.has(delivery.id));
   const duplicates = [...received.values()].reduce((sum, times) => sum + times - 1, 0);
   const ok = missingFanOut.length === 0 && notReceived.length === 0 && badSignatures === 0 && deliveries.length > 0;
-  return result('every case event delivered to every subscribed endpoint, signature valid', ok, deliveries.length, {
+  return result(`every case event delivered to every subscribed endpoint, signature valid (${endpointName})`, ok, deliveries.length, {
     eventsWithoutDelivery: missingFanOut.length,
     deliveriesNotReceived: notReceived.length,
     notReceivedByStatus: countBy(notReceived, (delivery) => delivery.status),
@@ -91,26 +94,36 @@ export function revokedTokensRefused(recorder, tokenChecks) {
   return result('no token used successfully after its revocation was acknowledged', accepted.length === 0 && tokenChecks.revoked > 0, tokenChecks.revoked, { usesAfterRevocation: tokenChecks.usesAfterRevocation, accepted: accepted.slice(0, 10) });
 }
 
-/** 5xx a service sent, outside the dying moments (`graceMs` after a kill) of a killed instance; connection errors apart. */
+/**
+ * 5xx a service sent, outside the dying moments of a killed instance (`graceMs` after the kill)
+ * or of the PostgreSQL sessions of a service terminated under it (requests of that service started
+ * up to 5 s before and `graceMs` after: a transaction in flight on a terminated session fails);
+ * connection errors apart.
+ */
 export function noServerErrors(recorder, faults, graceMs = 2000) {
-  const kills = faults.filter((fault) => fault.kind === 'kill').map((fault) => fault.at);
-  const dying = (at) => kills.some((killedAt) => at >= killedAt - 100 && at <= killedAt + graceMs);
+  const windows = faults.flatMap((fault) => {
+    if (fault.kind === 'kill') return [{ from: fault.at - 100, to: fault.at + graceMs, service: null }];
+    if (fault.kind === 'pg-terminate') return [{ from: fault.at - 5000, to: fault.at + graceMs, service: fault.target.split(' ')[0] }];
+    return [];
+  });
+  const dying = (entry) => windows.some((window) => (window.service === null || window.service === entry.service) && entry.at >= window.from && entry.at <= window.to);
   const serverErrors = recorder.requests.filter((entry) => !entry.connectionError && entry.status >= 500);
-  const outside = serverErrors.filter((entry) => !dying(entry.at));
+  const outside = serverErrors.filter((entry) => !dying(entry));
   const connectionErrors = recorder.requests.filter((entry) => entry.connectionError).length;
   const byRoute = countBy(outside, (entry) => `${entry.status} ${entry.route}`);
-  return result('no 5xx outside a killed instance\'s dying moments', outside.length === 0, recorder.requests.length, { serverErrors: serverErrors.length, outsideDyingMoments: outside.length, byRoute, connectionErrors });
+  const inDyingMoments = countBy(serverErrors.filter(dying), (entry) => `${entry.status} ${entry.route}`);
+  return result('no 5xx outside the dying moments of a killed instance or terminated sessions', outside.length === 0, recorder.requests.length, { serverErrors: serverErrors.length, outsideDyingMoments: outside.length, byRoute, inDyingMoments, connectionErrors });
 }
 
-/** Every stored evidence object of a case not handed to redaction downloads with its recorded SHA-256. */
+/** Every stored evidence object of a case not handed to redaction downloads (by its tenant) with its recorded SHA-256. */
 export async function evidenceReadable(sql, download) {
   const rows = await sql`
-    select v.id::text, v.sha256_hash from identity.evidence v join identity.verification_cases c on c.id = v.case_id
+    select v.id::text, v.sha256_hash, c.tenant_id::text from identity.evidence v join identity.verification_cases c on c.id = v.case_id
     where c.redaction_requested_at is null`;
   const mismatched = [];
   // A few at a time: a long run stores thousands of objects, and each download decrypts through an API.
   await mapConcurrent(rows, 8, async (row) => {
-    const bytes = await download(row.id);
+    const bytes = await download(row.id, row.tenant_id);
     const digest = bytes === null ? null : createHash('sha256').update(bytes).digest('hex');
     if (digest !== row.sha256_hash) mismatched.push({ evidenceId: row.id, got: digest === null ? 'unreadable' : 'other bytes' });
   });
@@ -124,23 +137,81 @@ export function connectionsWithinPools(samples, bound) {
 
 /**
  * RSS growth over the second half of the run, for each process instance alive through all of it
- * (one restarted in the second half is warming up, not leaking): the mean of its last three
- * samples against the mean of its first three in that half.
+ * and warm at its start: the mean of its last three samples against the mean of its first three
+ * in that half. Warm means started with the fleet, or at least `warmUpMs` before the half: the
+ * identity processes load the on-CPU models on the first live upload or case that reaches them,
+ * a step of a few hundred MB that is warming up, not leaking (in a short run only the instances
+ * started with the fleet are judged).
  */
-export function rssStable(rssSamples, { halfAt, endAt }, limit = 0.1) {
+export function rssStable(rssSamples, { halfAt, endAt }, limit = 0.1, warmUpMs = 120_000) {
+  const firstSampleAt = Math.min(...Object.values(rssSamples).map((samples) => samples[0].at));
+  const warmBy = Math.max(firstSampleAt, halfAt - warmUpMs);
   const growth = [];
+  let notJudged = 0;
   for (const [key, samples] of Object.entries(rssSamples)) {
     const half = samples.filter((sample) => sample.at >= halfAt);
-    if (half.length < 6 || samples[0].at > halfAt || half.at(-1).at < endAt - 15_000) continue;
+    if (half.length < 6 || samples[0].at > warmBy || half.at(-1).at < endAt - 15_000) {
+      notJudged += 1;
+      continue;
+    }
     const mean = (list) => list.reduce((sum, sample) => sum + sample.kb, 0) / list.length;
     growth.push({ process: key, growth: Number((mean(half.slice(-3)) / mean(half.slice(0, 3)) - 1).toFixed(3)) });
   }
   const worst = growth.filter((entry) => entry.growth >= limit);
-  return result('each process\'s RSS over the second half growing less than 10%', worst.length === 0, growth.length, { growth });
+  return result('each warm process\'s RSS over the second half growing less than 10%', worst.length === 0 && growth.length > 0, growth.length, { growth, notJudged });
 }
 
 /** The counter may include requests whose answer was lost to a kill (`uncertain`), never more. */
 export function keyedCounters({ answered, uncertain }, counted) {
   const ok = counted !== null && counted >= answered && counted <= answered + uncertain;
   return result('per-key monthly counter equal to the requests the harness made with the key', ok, answered, { answered, lostAnswers: uncertain, counter: counted });
+}
+
+/**
+ * Every OCR correction the service answered 200 is on the case: the corrected value in the case
+ * detail's OCR fields, and a `verification.ocr_fields_corrected` entry in its history with that
+ * value and the one it replaced. `read(correction, path)` answers the JSON of a partner GET or null.
+ */
+export async function ocrCorrectionsVisible({ made, withoutFields }, read) {
+  const missing = [];
+  await mapConcurrent(made, 4, async (correction) => {
+    const detail = await read(correction, `/verifications/${correction.caseId}`);
+    const history = await read(correction, `/verifications/${correction.caseId}/history`);
+    const fields = detail?.ocrResult ? JSON.parse(detail.ocrResult.extractedFieldsJson) : null;
+    const entry = history?.data?.find((item) => item.action === 'verification.ocr_fields_corrected' && item.detail?.fields?.[correction.field] === correction.value);
+    const problems = [
+      ...(fields?.[correction.field] === correction.value ? [] : ['not on the case detail']),
+      ...(entry ? [] : ['not in the history']),
+      ...(entry && entry.detail?.before?.fields?.[correction.field] !== correction.before ? ['history without the value it replaced'] : []),
+    ];
+    if (problems.length > 0) missing.push({ caseId: correction.caseId, field: correction.field, problems });
+  });
+  return result('every OCR correction visible on the case detail and in its history', missing.length === 0 && made.length > 0, made.length, { missing: missing.slice(0, 10), missingCount: missing.length, casesWithoutOcrFields: withoutFields });
+}
+
+const LIVE_SETTLED = new Set(['Approved', 'Rejected', 'PendingManualReview']);
+
+/**
+ * Every live case the harness submitted was taken up by the on-CPU checks and came to a decision
+ * or to a person: never Failed, never stuck in the checks, never sent to review because no
+ * provider was configured. `byModels` counts the cases the models scored (a case they could not
+ * read goes to review without scores, with the reason).
+ */
+export async function liveCasesSettled(sql, submitted) {
+  const rows = submitted.length === 0 ? [] : await sql`
+    select c.id::text, c.status, c.decision_reason, o.model_name as ocr_model, l.model_name as liveness_model
+    from identity.verification_cases c
+      left join identity.ocr_results o on o.case_id = c.id
+      left join identity.liveness_results l on l.case_id = c.id
+    where c.id = any(${submitted}::uuid[])`;
+  const wrong = rows.filter((row) => !LIVE_SETTLED.has(row.status) || /not configured/i.test(row.decision_reason ?? '') || row.ocr_model === 'sandbox-simulator');
+  const scored = rows.filter((row) => row.ocr_model !== null && row.liveness_model !== null);
+  const ok = submitted.length > 0 && rows.length === submitted.length && wrong.length === 0;
+  return result('every live case decided by the on-CPU checks or in review', ok, submitted.length, {
+    byStatus: countBy(rows, (row) => row.status),
+    scoredByTheModels: scored.length,
+    models: [...new Set(scored.map((row) => `${row.ocr_model} / ${row.liveness_model}`))],
+    reviewReasons: countBy(rows.filter((row) => row.status === 'PendingManualReview'), (row) => row.decision_reason),
+    wrong: wrong.slice(0, 10),
+  });
 }

@@ -52,7 +52,7 @@ export function writeReport(outDir, summary, { series, queueSamples, rssSamples,
   const html = `<!doctype html><html lang="en"><meta charset="utf-8"><title>Soak ${summary.passed ? 'passed' : 'FAILED'}</title>
 <body style="font-family:sans-serif;max-width:960px;margin:auto">
 <h1>Soak: ${summary.passed ? 'passed' : 'FAILED'}</h1>
-<p>${summary.minutes} minutes, faults ${summary.faults}, ${summary.requests.total} requests, ${faults.length} faults injected.</p>
+<p>${summary.minutes} minutes, faults ${summary.faults}, ${summary.requests.total} requests, ${faults.length} faults injected; ${summary.cases} case keys, ${summary.liveCases.submitted} live cases on the on-CPU checks, ${summary.ocrCorrections} OCR corrections.</p>
 <table border="1" cellspacing="0" cellpadding="4"><tr><th></th><th>invariant</th><th>count</th><th>detail</th></tr>${rows}</table>
 ${chart('Throughput', 'requests/s', [{ label: 'all requests', points: series.map((point) => [point.t, point.rps]) }], faultMarks, durationSeconds)}
 ${chart('Latency', 'ms', ['p50', 'p95', 'p99'].map((name) => ({ label: name, points: series.map((point) => [point.t, point[name]]) })), faultMarks, durationSeconds)}

@@ -1,9 +1,12 @@
 // `pnpm soak [--minutes N] [--faults on|off] [--self-check] [--out dir]`: both services as a fleet on
 // one machine (two identity APIs and two identity workers, two fx APIs and one fx worker, one
 // PostgreSQL database, a Redis of its own, evidence on s3rver, a round-robin front per service, a
-// webhook receiver that checks every signature), loaded all at once for N minutes (default 10),
-// with faults (default on): every 20-40 s a random API or worker killed with SIGKILL and started
-// again 2-5 s later, Redis restarted once, every PostgreSQL backend of one service terminated once.
+// webhook receiver that checks every signature), loaded all at once for N minutes (default 10):
+// sandbox cases decided by the simulator, a trickle of a live tenant's cases decided by the on-CPU
+// checks (soak/live-cases.mjs), OCR corrections, tokens, endpoint churn and the fx lanes;
+// with faults (default on): every 20-40 s a random API or worker (not the first replica of a
+// replicated kind: those are the RSS check's sentinels) killed with SIGKILL and started again
+// 2-5 s later, Redis restarted once, every PostgreSQL backend of one service terminated once.
 // Then the queues are drained (bounded) and the invariants checked and printed, each with its
 // count; summary.json and report.html go to --out (default a new directory under the system's
 // temporary directory). Exit 1 on any broken invariant, 3 when the harness itself failed (setup,
@@ -24,6 +27,7 @@ import { fleetSlot, rssKilobytes, startHelper, startRedis } from './fleet.mjs';
 import { adminPoster, anonymousReader, createAlerts, keyedReader, keyedUsage, streamReader } from './fx-load.mjs';
 import { caseLane, endpointLane, tokenLane } from './identity-load.mjs';
 import * as invariants from './invariants.mjs';
+import { liveEvidence, liveLane } from './live-cases.mjs';
 import { requestSeries, writeReport } from './report.mjs';
 import { fxKey, identityPartner, webhookEndpoint } from './setup.mjs';
 import { createRecorder } from './traffic.mjs';
@@ -52,6 +56,8 @@ const options = parseArguments(process.argv.slice(2).filter((arg) => arg !== '--
 const EVENT_TYPES = ['session_issued', 'capture_started', 'evidence_uploaded', 'automated_checks_running', 'pending_manual_review', 'approved', 'rejected', 'expired', 'cancelled'].map((type) => `verification.${type}`);
 /** postgres.js pool per process (packages/db default) plus the one LISTEN connection a process may hold. */
 const CONNECTIONS_PER_PROCESS = 10 + 1;
+/** Spared by kill -9 (see the fault injection below), so a process of each replicated kind lives through the run. */
+const SENTINELS = new Set(['identity-api-1', 'identity-worker-1', 'fx-api-1']);
 
 const workDir = mkdtempSync(join(tmpdir(), 'soak-'));
 const outDir = options.out ?? join(workDir, 'report');
@@ -87,7 +93,10 @@ async function main() {
   const identityEnv = {
     ...common, DATA_DIR: join(workDir, 'identity'), WORKER_IN_PROCESS: 'false', RATE_LIMIT_PER_MINUTE: '100000000',
     // One client address (the harness) sends every upload: the per-IP cap is for the public internet.
-    CAPTURE_UPLOADS_PER_IP: '1000', CAPTURE_UPLOADS_MAX: '1000', CHECKS_PROVIDER: 'none',
+    CAPTURE_UPLOADS_PER_IP: '1000', CAPTURE_UPLOADS_MAX: '1000',
+    // Live cases are decided by the on-CPU models in whichever worker claims them, and the APIs give
+    // the capture's quality hints with the same models, as deployed; sandbox cases never touch them.
+    CHECKS_PROVIDER: 'local',
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_RETRY_SCHEDULE_MS: '0,1000,2000,5000,10000',
     EVIDENCE_S3_BUCKET: 'soak-evidence', EVIDENCE_S3_ENDPOINT: s3.origin, AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER',
   };
@@ -106,9 +115,14 @@ async function main() {
   const fxFront = await startHelper('fx front', 'front.mjs', slots.filter((slot) => slot.service === 'fx' && slot.kind === 'api').map((slot) => slot.origin()));
   log(`fleet up in ${Math.round((Date.now() - startedSetupAt) / 1000)} s: ${slots.map((slot) => `${slot.name} ${slot.child.pid}`).join(', ')}`);
 
-  const partner = await identityPartner(identityFront.origin, { ...process.env, ...identityEnv }, workDir);
-  const steady = await webhookEndpoint(identityFront.origin, partner.headers, receiver, 'steady', EVENT_TYPES);
-  const toggled = await webhookEndpoint(identityFront.origin, partner.headers, receiver, 'toggled', ['verification.approved', 'verification.cancelled']);
+  const partner = await identityPartner(identityFront.origin, { ...process.env, ...identityEnv }, workDir, { name: 'Soak', slug: 'soak', sandbox: true });
+  const livePartner = await identityPartner(identityFront.origin, { ...process.env, ...identityEnv }, workDir, { name: 'Soak Live', slug: 'soak-live', sandbox: false });
+  const steady = await webhookEndpoint(identityFront.origin, partner, receiver, 'steady', EVENT_TYPES);
+  const toggled = await webhookEndpoint(identityFront.origin, partner, receiver, 'toggled', ['verification.approved', 'verification.cancelled']);
+  const liveEndpoint = await webhookEndpoint(identityFront.origin, livePartner, receiver, 'live', EVENT_TYPES);
+  const startedEvidenceAt = Date.now();
+  const evidence = await liveEvidence();
+  log(`live evidence made in ${Math.round((Date.now() - startedEvidenceAt) / 1000)} s`);
   const key = await fxKey({ ...process.env, ...fxEnv });
   const alertKey = await fxKey({ ...process.env, ...fxEnv });
 
@@ -123,7 +137,11 @@ async function main() {
   const startedAt = Date.now();
   const endAt = startedAt + options.minutes * 60_000;
   const running = () => Date.now() < endAt;
-  const identityContext = { recorder, origin: identityFront.origin, running, auth: () => partner.headers, thumbprint: partner.thumbprint, clientId: partner.clientId, caseIdsByKey: new Map(), tokenChecks: { revoked: 0, usesAfterRevocation: 0 } };
+  const identityContext = {
+    recorder, origin: identityFront.origin, running, auth: () => partner.headers, thumbprint: partner.thumbprint, clientId: partner.clientId,
+    caseIdsByKey: new Map(), tokenChecks: { revoked: 0, usesAfterRevocation: 0 }, corrections: { made: [], withoutFields: 0 },
+  };
+  const liveContext = { ...identityContext, auth: () => livePartner.headers, live: { submitted: [], outcomes: {} } };
   const fxContext = { recorder, origin: fxFront.origin, running, key, adminToken, keyed: { answered: 0, uncertain: 0 }, ratePosts: 0, streams: { opened: 0, events: 0 }, stopSignal: AbortSignal.timeout(endAt - Date.now()) };
 
   await createAlerts(fxContext, alertKey, receiver);
@@ -152,6 +170,7 @@ async function main() {
 
   const lanes = [
     ...[1, 2, 3].map((lane) => caseLane(identityContext, lane)),
+    liveLane(liveContext, evidence),
     tokenLane(identityContext),
     endpointLane(identityContext, toggled.endpointId),
     anonymousReader(fxContext),
@@ -160,9 +179,14 @@ async function main() {
     streamReader(fxContext),
   ];
   const faults = [];
-  const faulting = options.faults ? injectFaults({ slots, redisRestart: () => restartRedis(redisPort, workDir), sql, running, startedAt, endAt, faults, log }) : Promise.resolve();
+  // One instance of each replicated kind is never killed: in a long run every instance that can die
+  // dies within minutes, and then no process lives through the second half for the RSS check to judge.
+  // The other replicas and the single fx worker are the victims; the sentinels still live through
+  // the Redis restart, the terminated PostgreSQL sessions and their peers' deaths.
+  const victims = slots.filter((slot) => !SENTINELS.has(slot.name));
+  const faulting = options.faults ? injectFaults({ slots: victims, redisRestart: () => restartRedis(redisPort, workDir), sql, running, startedAt, endAt, faults, log }) : Promise.resolve();
   log(`load running for ${options.minutes} min, faults ${options.faults ? 'on' : 'off'}`);
-  const progress = setInterval(() => log(`${recorder.requests.length} requests, ${faults.length} faults, ${identityContext.caseIdsByKey.size} case keys`), 30_000);
+  const progress = setInterval(() => log(`${recorder.requests.length} requests, ${faults.length} faults, ${identityContext.caseIdsByKey.size} case keys, ${liveContext.live.submitted.length} live cases`), 30_000);
 
   await faulting;
   await sleep(Math.max(0, endAt - Date.now()));
@@ -183,22 +207,29 @@ async function main() {
   }
 
   const receipts = (await (await fetch(`${receiver.origin}/receipts`)).text()).split('\n').filter(Boolean).map((line) => JSON.parse(line));
-  const download = async (evidenceId) => {
+  const headersOfTenant = new Map([partner, livePartner].map((tenant) => [tenant.tenantId, tenant.headers]));
+  /** A partner GET through the front, retried over a lost connection; `read` of a 200 answer, else null. */
+  const partnerGet = async (path, headers, read) => {
     for (let attempt = 0; attempt < 3; attempt += 1) {
       try {
-        const response = await fetch(`${identityFront.origin}/api/partner/v1/evidence/${evidenceId}/file`, { headers: partner.headers, signal: AbortSignal.timeout(30_000) });
-        return response.status === 200 ? Buffer.from(await response.arrayBuffer()) : null;
+        const response = await fetch(`${identityFront.origin}/api/partner/v1${path}`, { headers, signal: AbortSignal.timeout(30_000) });
+        return response.status === 200 ? await read(response) : null;
       } catch {
         await sleep(500);
       }
     }
     return null;
   };
+  const download = (evidenceId, tenantId) => partnerGet(`/evidence/${evidenceId}/file`, headersOfTenant.get(tenantId), async (response) => Buffer.from(await response.arrayBuffer()));
+  const partnerJson = (correction, path) => partnerGet(path, correction.auth(), (response) => response.json());
   const counted = await keyedUsage(fxContext);
   const results = [
     await invariants.casesExplainedByHistory(sql),
     await invariants.oneCasePerKey(sql, identityContext.caseIdsByKey),
     await invariants.everyEventDelivered(sql, steady, receipts),
+    await invariants.everyEventDelivered(sql, liveEndpoint, receipts),
+    await invariants.liveCasesSettled(sql, liveContext.live.submitted),
+    await invariants.ocrCorrectionsVisible(identityContext.corrections, partnerJson),
     await invariants.everyAlertFiringSettled(sql, receipts),
     invariants.revokedTokensRefused(recorder, identityContext.tokenChecks),
     invariants.noServerErrors(recorder, faults),
@@ -213,7 +244,8 @@ async function main() {
     passed, minutes: options.minutes, faults: options.faults ? 'on' : 'off', selfCheck: options.selfCheck,
     requests: { total: recorder.requests.length, perSecond: Number((recorder.requests.length / (options.minutes * 60)).toFixed(1)), byStatus: countStatuses(recorder.requests) },
     latencyMs: Object.fromEntries(['identity', 'fx'].map((service) => [service, invariantsFreeLatency(recorder.requests, service)])),
-    cases: identityContext.caseIdsByKey.size, ratePosts: fxContext.ratePosts, streams: fxContext.streams, faultsInjected: faults,
+    cases: identityContext.caseIdsByKey.size, liveCases: { submitted: liveContext.live.submitted.length, byVideo: liveContext.live.outcomes },
+    ocrCorrections: identityContext.corrections.made.length, ratePosts: fxContext.ratePosts, streams: fxContext.streams, faultsInjected: faults,
     peakRssMb: Object.fromEntries(slots.map((slot) => [slot.name, Math.round(Math.max(0, ...Object.entries(samples.rss).filter(([name]) => name.startsWith(`${slot.name}#`)).flatMap(([, list]) => list.map((sample) => sample.kb))) / 1024)])),
     // Mean CPU of each slot over the run (100 = one core), from its instances' /proc counters: the basis of resource requests.
     meanCpuPercent: Object.fromEntries(slots.map((slot) => {

@@ -61,16 +61,19 @@ const samples = [
   ['LivenessVideo', 'liveness.mp4', 'video/mp4'],
 ].map(([evidenceType, fileName, type]) => ({ evidenceType, fileName, type, bytes: readFileSync(join(samplesDir, fileName)) }));
 
-/** The three uploads of a passport case, each as the capture API wants it: evidenceType first, then the file. */
+/** One upload as the capture API wants it: evidenceType first, then the file. */
+export function evidenceUpload({ evidenceType, fileName, type, bytes }) {
+  const boundary = `----soak${randomBytes(8).toString('hex')}`;
+  const body = Buffer.concat([
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="evidenceType"\r\n\r\n${evidenceType}\r\n`),
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${fileName}"\r\nContent-Type: ${type}\r\n\r\n`),
+    bytes,
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ]);
+  return { evidenceType, body, contentType: `multipart/form-data; boundary=${boundary}` };
+}
+
+/** The three uploads of a sandbox passport case (the simulator never reads the bytes: the tiny samples do). */
 export function evidenceUploads() {
-  return samples.map(({ evidenceType, fileName, type, bytes }) => {
-    const boundary = `----soak${randomBytes(8).toString('hex')}`;
-    const body = Buffer.concat([
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="evidenceType"\r\n\r\n${evidenceType}\r\n`),
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${fileName}"\r\nContent-Type: ${type}\r\n\r\n`),
-      bytes,
-      Buffer.from(`\r\n--${boundary}--\r\n`),
-    ]);
-    return { evidenceType, body, contentType: `multipart/form-data; boundary=${boundary}` };
-  });
+  return samples.map(evidenceUpload);
 }
