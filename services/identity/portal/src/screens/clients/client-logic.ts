@@ -39,11 +39,8 @@ export function pemProblem(pem: string): PemProblem {
   return undefined;
 }
 
-/** RFC 8414 metadata, as the service documents it. */
-export type AuthorizationServerMetadata = OAuthAuthorizationServerMetadata;
-
 /** The mutual-TLS token endpoint (RFC 8705 §5 alias when the server has one). */
-export function tokenEndpointOf(metadata: AuthorizationServerMetadata | undefined, fallbackOrigin: string): string {
+export function tokenEndpointOf(metadata: OAuthAuthorizationServerMetadata | undefined, fallbackOrigin: string): string {
   return metadata?.mtls_endpoint_aliases?.token_endpoint ?? metadata?.token_endpoint ?? `${fallbackOrigin}/api/partner/v1/oauth/token`;
 }
 

@@ -4,7 +4,8 @@ import { ConfirmDialog, EmptyState, ErrorNotice, Loading, PageHeader, useAsync }
 import { formatNumber } from '../../../../web-shared/format.js';
 import { useLanguage, useMessages } from '../../../../web-shared/i18n.js';
 import { useSession } from '../../session.js';
-import { activeClientCount, type AuthorizationServerMetadata, MAX_ACTIVE_CLIENTS, type OAuthClient, tokenEndpointOf } from './client-logic.js';
+import type { OAuthAuthorizationServerMetadata } from '@svc/identity-client/types';
+import { activeClientCount, MAX_ACTIVE_CLIENTS, type OAuthClient, tokenEndpointOf } from './client-logic.js';
 import { ClientsTable } from './clients-table.js';
 import { clientMessages } from './messages.js';
 import { RegisterClient } from './register-client.js';
@@ -12,10 +13,10 @@ import { TokenRequest } from './token-request.js';
 import './clients.css';
 
 /** The discovery document names the public (mutual-TLS) token endpoint, which this page's origin may not be. */
-async function loadMetadata(): Promise<AuthorizationServerMetadata | undefined> {
+async function loadMetadata(): Promise<OAuthAuthorizationServerMetadata | undefined> {
   try {
     const response = await fetch('/.well-known/oauth-authorization-server', { credentials: 'omit' });
-    return response.ok ? ((await response.json()) as AuthorizationServerMetadata) : undefined;
+    return response.ok ? ((await response.json()) as OAuthAuthorizationServerMetadata) : undefined;
   } catch {
     return undefined;
   }
