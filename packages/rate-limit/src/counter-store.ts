@@ -9,6 +9,8 @@ export interface CounterIncrement {
 /** Increments every key by one in a single atomic step and returns the new counts, in order. */
 export interface CounterStore {
   increment(counters: CounterIncrement[]): Promise<number[]>;
+  /** The same, answered at once: only a store that needs no round trip has it (the limiter then decides without a promise). */
+  incrementNow?(counters: CounterIncrement[]): number[];
   readonly kind: 'memory' | 'redis' | 'database';
 }
 
@@ -26,18 +28,23 @@ export class MemoryCounterStore implements CounterStore {
   }
 
   increment(counters: CounterIncrement[]): Promise<number[]> {
+    return Promise.resolve(this.incrementNow(counters));
+  }
+
+  incrementNow(counters: CounterIncrement[]): number[] {
     const now = this.clock();
-    return Promise.resolve(
-      counters.map(({ key, ttlMs }) => {
-        const existing = this.counters.get(key);
-        if (!existing || existing.expiresAt <= now) {
-          this.counters.set(key, { count: 1, expiresAt: now + ttlMs });
-          return 1;
-        }
-        existing.count += 1;
-        return existing.count;
-      }),
-    );
+    const counts = new Array<number>(counters.length);
+    for (let i = 0; i < counters.length; i++) {
+      const { key, ttlMs } = counters[i]!;
+      const existing = this.counters.get(key);
+      if (!existing || existing.expiresAt <= now) {
+        this.counters.set(key, { count: 1, expiresAt: now + ttlMs });
+        counts[i] = 1;
+      } else {
+        counts[i] = ++existing.count;
+      }
+    }
+    return counts;
   }
 
   /** Number of live keys, for tests and metrics. */

@@ -1,20 +1,32 @@
-import type { RateLimitDecision, WindowState } from './rate-limiter.js';
+import type { RateLimitDecision, WindowPolicy, WindowState } from './rate-limiter.js';
 
 /**
  * `X-RateLimit-Limit`, `-Remaining`, `-Reset` (ISO 8601) for the most restrictive window,
  * once per prefix: fx sends both spellings its spec mentions.
  */
-export function legacyRateLimitHeaders(decision: RateLimitDecision, prefixes: string[] = ['X-RateLimit-']): Record<string, string> {
-  const headers: Record<string, string> = {};
+export function legacyRateLimitHeaders(decision: RateLimitDecision, prefixes: readonly string[] = ['X-RateLimit-'], into: Record<string, string> = {}): Record<string, string> {
   const limit = String(decision.limit);
   const remaining = String(decision.remaining);
   const reset = isoInstant(decision.resetAt);
   for (const prefix of prefixes) {
-    headers[`${prefix}Limit`] = limit;
-    headers[`${prefix}Remaining`] = remaining;
-    headers[`${prefix}Reset`] = reset;
+    const [limitName, remainingName, resetName] = legacyNames(prefix);
+    into[limitName] = limit;
+    into[remainingName] = remaining;
+    into[resetName] = reset;
   }
-  return headers;
+  return into;
+}
+
+// Header names built once per prefix: a name concatenated per request is a new string that
+// Fastify lower-cases and Node checks again every time.
+const namesByPrefix = new Map<string, readonly [string, string, string]>();
+function legacyNames(prefix: string): readonly [string, string, string] {
+  let names = namesByPrefix.get(prefix);
+  if (!names) {
+    names = [`${prefix}Limit`, `${prefix}Remaining`, `${prefix}Reset`];
+    namesByPrefix.set(prefix, names);
+  }
+  return names;
 }
 
 // Every request of a window shares its reset instant: format it once per window, not per request.
@@ -38,11 +50,21 @@ function secondsToReset(state: Pick<WindowState, 'resetAt'>, now: number): numbe
  * `"name";q=<quota>;w=<seconds>`, `RateLimit` gives the most restrictive window's remaining
  * quota `r` and seconds to reset `t`.
  */
-export function draftRateLimitHeaders(decision: RateLimitDecision, now: number = Date.now()): Record<string, string> {
+export function draftRateLimitHeaders(decision: RateLimitDecision, now: number = Date.now(), into: Record<string, string> = {}): Record<string, string> {
   const deciding =
     decision.windows.find((state) => state.limit === decision.limit && state.resetAt.getTime() === decision.resetAt.getTime()) ?? decision.windows[0];
-  return {
-    'RateLimit-Policy': decision.windows.map((state) => `"${state.name}";q=${state.limit};w=${Math.round(state.windowMs / 1000)}`).join(', '),
-    RateLimit: deciding ? `"${deciding.name}";r=${decision.remaining};t=${secondsToReset(decision, now)}` : '',
-  };
+  into['RateLimit-Policy'] = policyHeader(decision.policy);
+  into.RateLimit = deciding ? `"${deciding.name}";r=${decision.remaining};t=${secondsToReset(decision, now)}` : '';
+  return into;
+}
+
+// The policy changes only with the windows: one value per policy array (see RateLimitDecision.policy).
+const policyValues = new WeakMap<readonly WindowPolicy[], string>();
+function policyHeader(policy: readonly WindowPolicy[]): string {
+  let value = policyValues.get(policy);
+  if (value === undefined) {
+    value = policy.map((window) => `"${window.name}";q=${window.limit};w=${Math.round(window.windowMs / 1000)}`).join(', ');
+    policyValues.set(policy, value);
+  }
+  return value;
 }

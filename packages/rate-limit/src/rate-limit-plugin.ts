@@ -33,40 +33,74 @@ declare module 'fastify' {
   }
 }
 
+const isPromise = <T>(value: T | Promise<T>): value is Promise<T> => typeof (value as { then?: unknown } | null)?.then === 'function';
+
 /**
  * Our own small onRequest hook instead of @fastify/rate-limit: a policy has several
  * windows checked in one store round trip, and the key and policy are chosen per request
- * (fx moves an authenticated request from per-IP to per-key limits).
+ * (fx moves an authenticated request from per-IP to per-key limits). A callback hook that
+ * makes no promise when the target and the store answer at once (in-memory counting): every
+ * request passes here.
  */
 const rateLimit: FastifyPluginAsync<RateLimitPluginOptions> = async (app, options) => {
   app.decorateRequest('rateLimit', null);
-  app.addHook('onRequest', async (request, reply) => {
-    const target = await options.resolve(request);
-    if (!target) return;
-    let decision: RateLimitDecision;
-    try {
-      decision = await target.limiter.check(target.key);
-    } catch (error) {
-      request.log.warn({ err: error }, 'rate-limit store failed');
-      options.onDecision?.(target.name ?? 'default', 'store_error');
-      if (options.onStoreError === 'deny') {
-        throw new ProblemError({
-          status: 503,
-          code: 'SERVICE_UNAVAILABLE',
-          title: 'Service Unavailable',
-          detail: 'Rate limiting is temporarily unavailable; retry shortly.',
-          headers: { 'Retry-After': '5' },
-        });
-      }
-      return;
-    }
+
+  function storeFailed(request: FastifyRequest, target: RateLimitTarget, error: unknown, done: (error?: Error) => void): void {
+    request.log.warn({ err: error }, 'rate-limit store failed');
+    options.onDecision?.(target.name ?? 'default', 'store_error');
+    if (options.onStoreError !== 'deny') return done();
+    done(
+      new ProblemError({
+        status: 503,
+        code: 'SERVICE_UNAVAILABLE',
+        title: 'Service Unavailable',
+        detail: 'Rate limiting is temporarily unavailable; retry shortly.',
+        headers: { 'Retry-After': '5' },
+      }),
+    );
+  }
+
+  function apply(request: FastifyRequest, reply: FastifyReply, target: RateLimitTarget, decision: RateLimitDecision, done: (error?: Error) => void): void {
     request.rateLimit = decision;
     options.onDecision?.(target.name ?? 'default', decision.allowed ? 'allowed' : 'limited');
     reply.headers(options.headers(decision));
-    if (!decision.allowed) {
-      reply.header('Retry-After', String(decision.retryAfterSeconds));
-      return options.onExceeded(request, reply, decision);
+    if (decision.allowed) return done();
+    reply.header('Retry-After', String(decision.retryAfterSeconds));
+    // onExceeded answers (then the hook ends without done) or throws the error to answer.
+    let answered: FastifyReply | Promise<FastifyReply>;
+    try {
+      answered = options.onExceeded(request, reply, decision);
+    } catch (error) {
+      return done(error as Error);
     }
+    // The reply itself is a thenable (it settles when sent): only an async onExceeded's promise is awaited here.
+    if (answered !== reply && isPromise(answered)) answered.then(() => undefined, (error: Error) => done(error));
+  }
+
+  function limit(request: FastifyRequest, reply: FastifyReply, target: RateLimitTarget | null, done: (error?: Error) => void): void {
+    if (!target) return done();
+    let decided: RateLimitDecision | Promise<RateLimitDecision>;
+    try {
+      decided = target.limiter.decide(target.key);
+    } catch (error) {
+      return storeFailed(request, target, error, done);
+    }
+    if (!isPromise(decided)) return apply(request, reply, target, decided, done);
+    decided.then(
+      (decision) => apply(request, reply, target, decision, done),
+      (error: unknown) => storeFailed(request, target, error, done),
+    );
+  }
+
+  app.addHook('onRequest', (request, reply, done) => {
+    let target: RateLimitTarget | null | Promise<RateLimitTarget | null>;
+    try {
+      target = options.resolve(request);
+    } catch (error) {
+      return done(error as Error);
+    }
+    if (!isPromise(target)) return limit(request, reply, target, done);
+    target.then((resolved) => limit(request, reply, resolved, done), done);
   });
 };
 

@@ -1,4 +1,4 @@
-import type { CounterStore } from './counter-store.js';
+import type { CounterIncrement, CounterStore } from './counter-store.js';
 
 /**
  * One fixed window of a policy, e.g. `{ name: 'minute', limit: 60, windowMs: 60_000 }`, or
@@ -21,6 +21,13 @@ export interface WindowState {
   resetAt: Date;
 }
 
+/** One window of the policy as it stands now (a calendar month's length varies). */
+export interface WindowPolicy {
+  name: string;
+  limit: number;
+  windowMs: number;
+}
+
 /** The top-level fields describe the most restrictive window; `windows` lists every one in policy order. */
 export interface RateLimitDecision {
   allowed: boolean;
@@ -29,11 +36,18 @@ export interface RateLimitDecision {
   resetAt: Date;
   retryAfterSeconds: number;
   windows: WindowState[];
+  /**
+   * The windows' names, limits and lengths: the very same array for every decision while they
+   * stay the same, so what is derived from it alone (a policy header) can be kept per array.
+   */
+  policy: readonly WindowPolicy[];
 }
 
 export interface RateLimiter {
   readonly windows: readonly RateLimitWindow[];
   check(key: string): Promise<RateLimitDecision>;
+  /** The decision, without a promise when the store answers at once (in memory): the per-request path. */
+  decide(key: string): RateLimitDecision | Promise<RateLimitDecision>;
 }
 
 export interface RateLimiterOptions {
@@ -95,36 +109,64 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   if (!options.keyPrefix) throw new Error('rate limiter: keyPrefix is required');
   const windows = options.windows.map((window) => ({ ...window }));
   const clock = options.clock ?? Date.now;
+  const store = options.store;
+  const keyPrefixes = windows.map((window) => `${options.keyPrefix}:${window.name}:`);
+  // Every request of a window shares its index, reset instant and length: worked out once per window.
+  const current = windows.map(() => ({ index: '', startMs: Number.NaN, resetAtMs: Number.NaN, resetAt: new Date(0) }));
+  let policy: readonly WindowPolicy[] = [];
+
+  function slotsAt(now: number): boolean {
+    let changed = false;
+    for (let i = 0; i < windows.length; i++) {
+      const slot = current[i]!;
+      if (now >= slot.startMs && now < slot.resetAtMs) continue;
+      const { index, startMs, resetAtMs } = windowAt(windows[i]!, now);
+      Object.assign(slot, { index, startMs, resetAtMs, resetAt: new Date(resetAtMs) });
+      changed = true;
+    }
+    return changed;
+  }
+
+  function decisionOf(counts: number[], now: number, resets: readonly Date[], policy: readonly WindowPolicy[]): RateLimitDecision {
+    const states = new Array<WindowState>(windows.length);
+    for (let i = 0; i < windows.length; i++) {
+      const window = windows[i]!;
+      const count = counts[i] ?? 0;
+      states[i] = { name: window.name, limit: window.limit, windowMs: policy[i]!.windowMs, count, remaining: Math.max(0, window.limit - count), resetAt: resets[i]! };
+    }
+    const deciding = mostRestrictive(states);
+    const allowed = states.every((state) => state.count <= state.limit);
+    return {
+      allowed,
+      limit: deciding.limit,
+      remaining: deciding.remaining,
+      resetAt: deciding.resetAt,
+      retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((deciding.resetAt.getTime() - now) / 1000)),
+      windows: states,
+      policy,
+    };
+  }
+
+  function decide(key: string): RateLimitDecision | Promise<RateLimitDecision> {
+    const now = clock();
+    if (slotsAt(now) || policy.length === 0) {
+      policy = windows.map((window, i) => ({ name: window.name, limit: window.limit, windowMs: window.calendar ? current[i]!.resetAtMs - current[i]!.startMs : window.windowMs }));
+    }
+    const increments = new Array<CounterIncrement>(windows.length);
+    for (let i = 0; i < windows.length; i++) {
+      const slot = current[i]!;
+      increments[i] = { key: `${keyPrefixes[i]}${key}:${slot.index}`, ttlMs: slot.resetAtMs - now + EXPIRY_SLACK_MS };
+    }
+    const resets = current.map((slot) => slot.resetAt);
+    if (store.incrementNow) return decisionOf(store.incrementNow(increments), now, resets, policy);
+    // The windows may roll over while the store answers: the decision keeps the ones it counted in.
+    const counted = policy;
+    return store.increment(increments).then((counts) => decisionOf(counts, now, resets, counted));
+  }
+
   return {
     windows,
-    async check(key) {
-      const now = clock();
-      const slots = windows.map((window) => {
-        const { index, resetAtMs } = windowAt(window, now);
-        return { window, resetAtMs, storeKey: `${options.keyPrefix}:${window.name}:${key}:${index}` };
-      });
-      const counts = await options.store.increment(slots.map((slot) => ({ key: slot.storeKey, ttlMs: slot.resetAtMs - now + EXPIRY_SLACK_MS })));
-      const states: WindowState[] = slots.map((slot, i) => {
-        const count = counts[i] ?? 0;
-        return {
-          name: slot.window.name,
-          limit: slot.window.limit,
-          windowMs: slot.window.calendar ? slot.resetAtMs - windowAt(slot.window, now).startMs : slot.window.windowMs,
-          count,
-          remaining: Math.max(0, slot.window.limit - count),
-          resetAt: new Date(slot.resetAtMs),
-        };
-      });
-      const deciding = mostRestrictive(states);
-      const allowed = states.every((state) => state.count <= state.limit);
-      return {
-        allowed,
-        limit: deciding.limit,
-        remaining: deciding.remaining,
-        resetAt: deciding.resetAt,
-        retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((deciding.resetAt.getTime() - now) / 1000)),
-        windows: states,
-      };
-    },
+    decide,
+    check: async (key) => decide(key),
   };
 }

@@ -11,6 +11,10 @@ const decision: RateLimitDecision = {
     { name: 'minute', limit: 60, windowMs: 60_000, count: 43, remaining: 17, resetAt: new Date('2026-11-23T10:01:00.000Z') },
     { name: 'hour', limit: 1200, windowMs: 3_600_000, count: 43, remaining: 1157, resetAt: new Date('2026-11-23T11:00:00.000Z') },
   ],
+  policy: [
+    { name: 'minute', limit: 60, windowMs: 60_000 },
+    { name: 'hour', limit: 1200, windowMs: 3_600_000 },
+  ],
 };
 
 describe('header builders', () => {

@@ -21,16 +21,21 @@ afterEach(async () => {
 });
 
 /** An identity-like app: 120/min per IP, problem+json 429; /health not limited. */
-async function buildApp(limiter: RateLimiter, options: { keyFrom?: 'ip' | 'header'; onStoreError?: 'allow' | 'deny'; onDecision?: RateLimitPluginOptions['onDecision'] } = {}) {
+async function buildApp(
+  limiter: RateLimiter,
+  options: { keyFrom?: 'ip' | 'header'; onStoreError?: 'allow' | 'deny'; onDecision?: RateLimitPluginOptions['onDecision']; onExceeded?: RateLimitPluginOptions['onExceeded'] } = {},
+) {
   const app = Fastify();
   apps.push(app);
   await app.register(problemJsonPlugin);
   await app.register(rateLimitPlugin, {
     resolve: (request) => (request.url === '/health' ? null : { limiter, name: 'ip', key: options.keyFrom === 'header' ? String(request.headers['x-client']) : request.ip }),
     headers: (decision) => legacyRateLimitHeaders(decision),
-    onExceeded: (_request, _reply, decision) => {
-      throw new RateLimitedError(decision.retryAfterSeconds, `More than ${decision.limit} requests per minute.`);
-    },
+    onExceeded:
+      options.onExceeded ??
+      ((_request, _reply, decision) => {
+        throw new RateLimitedError(decision.retryAfterSeconds, `More than ${decision.limit} requests per minute.`);
+      }),
     ...(options.onStoreError ? { onStoreError: options.onStoreError } : {}),
     ...(options.onDecision ? { onDecision: options.onDecision } : {}),
   });
@@ -59,6 +64,41 @@ describe('rateLimitPlugin', () => {
     // Another address has its own counter.
     expect((await app.inject({ url: '/things', remoteAddress: '203.0.113.10' })).statusCode).toBe(200);
     store.close();
+  });
+
+  it('lets onExceeded answer itself, at once or later, or fail into the error handler, over a store that answers later', async () => {
+    const memory = new MemoryCounterStore();
+    // Without incrementNow: every decision takes a promise, as on Redis.
+    const store: CounterStore = { kind: 'redis', increment: (counters) => memory.increment(counters) };
+    const windows = [{ name: 'minute', limit: 1, windowMs: 60_000 }];
+    const sending = await buildApp(createRateLimiter({ store, keyPrefix: 's', windows }), { onExceeded: (_request, reply) => reply.code(429).send({ error: 'slow down' }) });
+    const later = await buildApp(createRateLimiter({ store, keyPrefix: 'l', windows }), {
+      onExceeded: async (_request, reply) => {
+        await new Promise((resolve) => setImmediate(resolve));
+        return reply.code(429).send({ error: 'later' });
+      },
+    });
+    const failing = await buildApp(createRateLimiter({ store, keyPrefix: 'f', windows }), {
+      onExceeded: async () => {
+        await new Promise((resolve) => setImmediate(resolve));
+        throw new RateLimitedError(7, 'Refused after a look-up.');
+      },
+    });
+    for (const [app, body] of [
+      [sending, { error: 'slow down' }],
+      [later, { error: 'later' }],
+    ] as const) {
+      expect((await app.inject({ url: '/things' })).statusCode).toBe(200);
+      const refused = await app.inject({ url: '/things' });
+      expect(refused.statusCode).toBe(429);
+      expect(refused.headers['x-ratelimit-remaining']).toBe('0');
+      expect(refused.json()).toEqual(body);
+    }
+    expect((await failing.inject({ url: '/things' })).statusCode).toBe(200);
+    const failed = await failing.inject({ url: '/things' });
+    expect(failed.statusCode).toBe(429);
+    expect(failed.json()).toMatchObject({ code: 'RATE_LIMITED', detail: 'Refused after a look-up.' });
+    memory.close();
   });
 
   it('tells onDecision of each decision by limit name, and nothing for requests left out', async () => {
