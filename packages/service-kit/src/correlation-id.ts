@@ -22,8 +22,10 @@ export function correlationIdFromRequest(request: IncomingMessage): string {
 /** Echoes the correlation id on every response, errors and 404s included. */
 export const correlationIdPlugin: FastifyPluginAsync = fp(
   async (app) => {
-    app.addHook('onRequest', async (request, reply) => {
-      reply.header('X-Correlation-ID', request.id);
+    // A callback hook: an async one would make a promise for every request.
+    app.addHook('onRequest', (request, reply, done) => {
+      reply.header('x-correlation-id', request.id);
+      done();
     });
   },
   { name: '@svc/correlation-id' },

@@ -35,7 +35,7 @@ export { createSecretBox, GENERATED_KEY_FILE, loadSecretsKey, type SecretBox } f
 export { resolveUserPath, runCli, runCommandCli, runServiceCli, UsageError, type CliCommand, type CliFlags } from './cli.js';
 export { createAddressMatcher, LOOPBACK_PROXIES, trustedProxiesVariable } from './trusted-proxies.js';
 export { LastUsedBatcher } from './last-used.js';
-export { routingPath } from './request-path.js';
+export { routeConfig, routePattern, routingPath } from './request-path.js';
 export { createServiceMetrics, registerHttpMetrics, UNMATCHED_ROUTE, type LimiterStoreState, type QueueDepthRow, type ServiceMetrics, type ServiceMetricsOptions } from './metrics.js';
 export { startMetricsServer, type MetricsServer } from './metrics-server.js';
 export { builtWebAppPlugin, webAppPlugin, type WebAppOptions } from './web-app.js';

@@ -84,12 +84,21 @@ export function nodeServerOptions(timeouts: ListenerTimeouts): ServerOptions {
 interface Exchange {
   request: FastifyRequest;
   reply: FastifyReply;
-  controller: AbortController;
+  /** Made when first asked for (a handler reading the body, or a cut): most requests never need one. */
+  controller: AbortController | null;
   /** A handler reading the body itself listens to the signal and answers; otherwise the guard answers. */
   watched: boolean;
 }
 
 const exchangesByRequest = new WeakMap<IncomingMessage, Exchange>();
+
+const controllerOf = (exchange: Exchange): AbortController => (exchange.controller ??= new AbortController());
+
+/** Whether the request's headers announce a body (a length above 0, or chunks). */
+const declaresBody = (raw: IncomingMessage): boolean => {
+  const length = raw.headers['content-length'];
+  return (length !== undefined && length !== '0') || raw.headers['transfer-encoding'] !== undefined;
+};
 
 /**
  * Aborted when the server gives up on this request's body (silence, shutdown), with the problem
@@ -100,7 +109,7 @@ export function bodyAbortSignal(request: FastifyRequest): AbortSignal {
   const exchange = exchangesByRequest.get(request.raw);
   if (!exchange) return new AbortController().signal;
   exchange.watched = true;
-  return exchange.controller.signal;
+  return controllerOf(exchange).signal;
 }
 
 /** The requests whose bodies are still arriving (how many uploads a shutdown would cut, for instance). */
@@ -115,20 +124,19 @@ export interface ListenerGuards {
  */
 export function installListenerGuards(app: FastifyInstance, timeouts: ListenerTimeouts): ListenerGuards {
   const bySocket = new WeakMap<Socket, Exchange>();
-  const served = new WeakSet<Socket>();
   const open = new Set<Exchange>();
 
+  // Every request passes here: a bodiless one (most) costs one WeakMap entry. Only a request
+  // whose body is still to arrive is tracked for shutdown and can get an abort signal.
   app.addHook('onRequest', (request, reply, done) => {
-    const exchange: Exchange = { request, reply, controller: new AbortController(), watched: false };
+    const exchange: Exchange = { request, reply, controller: null, watched: false };
     const socket = request.raw.socket;
     bySocket.set(socket, exchange);
-    served.add(socket);
-    exchangesByRequest.set(request.raw, exchange);
-    open.add(exchange);
-    reply.raw.once('close', () => {
-      open.delete(exchange);
-      if (bySocket.get(socket) === exchange) bySocket.delete(socket);
-    });
+    if (declaresBody(request.raw)) {
+      exchangesByRequest.set(request.raw, exchange);
+      open.add(exchange);
+      reply.raw.once('close', () => open.delete(exchange));
+    }
     done();
   });
 
@@ -138,7 +146,7 @@ export function installListenerGuards(app: FastifyInstance, timeouts: ListenerTi
       socket.destroy();
       return;
     }
-    exchange.controller.abort(problem);
+    controllerOf(exchange).abort(problem);
     if (!exchange.watched) replyWithProblem(problem, exchange.request, exchange.reply);
     // The answer carries Connection: close; should it not get out, the connection goes anyway.
     const backstop = setTimeout(() => socket.destroy(), 1_000);
@@ -148,9 +156,9 @@ export function installListenerGuards(app: FastifyInstance, timeouts: ListenerTi
 
   app.server.on('timeout', (socket: Socket) => {
     const exchange = bySocket.get(socket);
-    if (!exchange) {
+    if (!exchange || exchange.reply.raw.writableFinished) {
       // A first request whose headers stopped arriving is told why; an idle keep-alive connection just closes.
-      if (!served.has(socket) && socket.bytesRead > 0 && socket.writable) socket.end(rawProblemResponse(new RequestTimeoutError(`The request headers stopped arriving for ${timeouts.silenceTimeoutMs / 1000} s.`)));
+      if (!exchange && socket.bytesRead > 0 && socket.writable) socket.end(rawProblemResponse(new RequestTimeoutError(`The request headers stopped arriving for ${timeouts.silenceTimeoutMs / 1000} s.`)));
       socket.destroySoon();
       return;
     }

@@ -1,5 +1,6 @@
 import { LogController, type FastifyServerOptions } from 'fastify';
 import { correlationIdFromRequest } from './correlation-id.js';
+import { lazyRequestLoggerFactory } from './request-logger.js';
 
 /**
  * Fastify server options every service shares: pino at the configured level with
@@ -25,6 +26,7 @@ export function serverOptions(options: { logLevel: string; serviceName: string }
       },
     },
     genReqId: correlationIdFromRequest,
+    childLoggerFactory: lazyRequestLoggerFactory,
     logController: new LogController({ requestIdLogLabel: 'correlationId' }),
     requestIdHeader: false,
     // Deployments sit behind a proxy; which hops are trusted is decided per service.

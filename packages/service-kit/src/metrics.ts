@@ -1,6 +1,8 @@
 import type { Database } from '@svc/db';
 import type { FastifyInstance } from 'fastify';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { routePattern } from './request-path.js';
+import { requestSeriesMetrics } from './request-series.js';
 
 /** Which counter store answers rate-limit checks: shared Redis, the embedded memory store, or memory while Redis fails. */
 export type LimiterStoreState = 'redis' | 'memory' | 'memory-fallback';
@@ -83,13 +85,19 @@ export function createServiceMetrics(options: ServiceMetricsOptions): ServiceMet
   const warn = (error: unknown, what: string) => options.log?.warn({ err: error }, `metrics: could not read ${what}; left out of this scrape`);
   const registers = [registry];
 
-  const rateLimitDecisions = new Counter({
+  // Counted in plain numbers per request (a labelled child hashes its labels on every inc), handed to prom-client when scraped.
+  const decisionCounts = labelledChildren<{ labels: { limit: string; decision: string }; count: number }>();
+  const decisionSeries: Array<{ labels: { limit: string; decision: string }; count: number }> = [];
+  new Counter({
     name: 'rate_limit_decisions_total',
     help: 'Rate-limit decisions by limit and outcome (allowed, limited, store_error: the store failed and the request was not counted).',
     labelNames: ['limit', 'decision'] as const,
     registers,
+    collect() {
+      this.reset();
+      for (const series of decisionSeries) this.inc(series.labels, series.count);
+    },
   });
-  const decisionCounter = labelledChildren<ReturnType<typeof rateLimitDecisions.labels>>();
   const limiterStores: Array<() => LimiterStoreState> = [];
   new Gauge({
     name: 'rate_limit_store',
@@ -205,7 +213,14 @@ export function createServiceMetrics(options: ServiceMetricsOptions): ServiceMet
       processMetrics = true;
       collectDefaultMetrics({ register: registry });
     },
-    recordRateLimitDecision: (limit, decision) => decisionCounter(`${limit} ${decision}`, () => rateLimitDecisions.labels({ limit, decision })).inc(),
+    recordRateLimitDecision(limit, decision) {
+      const series = decisionCounts(`${limit} ${decision}`, () => {
+        const created = { labels: { limit, decision }, count: 0 };
+        decisionSeries.push(created);
+        return created;
+      });
+      series.count += 1;
+    },
     watchLimiterStore: (read) => void limiterStores.push(read),
     watchQueue(queue, read) {
       queues.set(queue, read);
@@ -224,27 +239,21 @@ export function createServiceMetrics(options: ServiceMetricsOptions): ServiceMet
  * pattern (`/api/v1/rates/:currency`), never the URL: a label per URL would grow without bound.
  */
 export function registerHttpMetrics(app: FastifyInstance, metrics: ServiceMetrics): void {
-  const registers = [metrics.registry];
-  const labelNames = ['method', 'route', 'status_code'] as const;
-  const requests = new Counter({ name: 'http_requests_total', help: 'HTTP responses sent, by method, route pattern and status code.', labelNames, registers });
-  const duration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'Time from receiving a request to sending its response, by method, route pattern and status code.',
-    labelNames,
-    // prom-client's defaults stop at 10 s and start at 5 ms; most of these routes answer in 1–50 ms.
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers,
+  const http = requestSeriesMetrics({
+    registry: metrics.registry,
+    counter: { name: 'http_requests_total', help: 'HTTP responses sent, by method, route pattern and status code.' },
+    histogram: {
+      name: 'http_request_duration_seconds',
+      help: 'Time from receiving a request to sending its response, by method, route pattern and status code.',
+      // prom-client's defaults stop at 10 s and start at 5 ms; most of these routes answer in 1–50 ms.
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    },
   });
-  const series = labelledChildren<{ requests: ReturnType<typeof requests.labels>; duration: ReturnType<typeof duration.labels> }>();
   // A callback hook, not an async one: no promise per request on the hot path.
   app.addHook('onResponse', (request, reply, done) => {
-    const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
-    const child = series(`${request.method} ${reply.statusCode} ${route}`, () => {
-      const labels = { method: request.method, route, status_code: String(reply.statusCode) };
-      return { requests: requests.labels(labels), duration: duration.labels(labels) };
-    });
-    child.requests.inc();
-    child.duration.observe(reply.elapsedTime / 1000);
+    const route = routePattern(request) ?? UNMATCHED_ROUTE;
+    const series = http.series(`${request.method} ${reply.statusCode} ${route}`, () => ({ method: request.method, route, status_code: String(reply.statusCode) }));
+    http.observe(series, reply.elapsedTime / 1000);
     done();
   });
 }

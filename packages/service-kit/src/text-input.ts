@@ -9,9 +9,10 @@ const MAX_DEPTH = 64;
 function findNul(value: unknown, depth: number): string[] | null {
   if (typeof value === 'string') return value.includes(NUL) ? [] : null;
   if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return null;
-  for (const [key, entry] of Object.entries(value as Record<string, unknown>)) {
+  for (const key in value) {
+    if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
     if (key.includes(NUL)) return [key];
-    const found = findNul(entry, depth + 1);
+    const found = findNul((value as Record<string, unknown>)[key], depth + 1);
     if (found) return [...found, key];
   }
   return null;
@@ -28,17 +29,14 @@ const pathOf = (where: string, keys: string[]) => [where, ...keys.reverse().map(
 export function refuseNulCharacters(app: FastifyInstance): void {
   // A callback hook, not an async one: every request passes here, and most carry no NUL.
   app.addHook('preValidation', (request, _reply, done) => {
-    for (const [where, value] of [
-      ['params', request.params],
-      ['query', request.query],
-      ['body', request.body],
-    ] as const) {
-      const keys = findNul(value, 0);
-      if (!keys) continue;
-      const path = pathOf(where, keys);
-      done(new ValidationError('Text must not contain the NUL character (U+0000).', [{ path, message: 'must not contain the NUL character (U+0000)' }]));
-      return;
-    }
-    done();
+    const found = nulIn('params', request.params) ?? nulIn('query', request.query) ?? nulIn('body', request.body);
+    if (!found) return done();
+    done(new ValidationError('Text must not contain the NUL character (U+0000).', [{ path: found, message: 'must not contain the NUL character (U+0000)' }]));
   });
+}
+
+/** The path of the first NUL in one part of the request (`query.lang`), or null. */
+function nulIn(where: string, value: unknown): string | null {
+  const keys = findNul(value, 0);
+  return keys ? pathOf(where, keys) : null;
 }
