@@ -1,4 +1,3 @@
-import cors from '@fastify/cors';
 import { createBaseApp, createSecretBox, type ServiceApp, type ServiceAppDependencies } from '@svc/service-kit';
 import type { FxConfig } from './config.js';
 import type { FxDatabaseSchema } from './db/schema.js';
@@ -9,6 +8,7 @@ import { isDemoData } from './domain/rates/demo-seed.js';
 import { ResponseCache } from './http/response-cache.js';
 import { registerRateLimits, type FxRateLimits } from './plugins/rate-limits.js';
 import { apiKeysPlugin } from './plugins/api-keys.js';
+import { publicCorsPlugin } from './plugins/public-cors.js';
 import { adminRoutes } from './routes/admin.js';
 import { adminClientRoutes } from './routes/admin-clients.js';
 import { clientRoutes } from './routes/client.js';
@@ -70,7 +70,7 @@ export async function buildApp(dependencies: FxAppDependencies): Promise<Service
   lastUsed.start();
   // Keys first: the limiter picks per-key limits from request.apiClient.
   await app.register(apiKeysPlugin, { db, clock, lastUsed });
-  const rateLimits = await registerRateLimits(app, { limits, redis, clock, keyPrefix: dependencies.rateLimitKeyPrefix ?? config.RATE_LIMIT_KEY_PREFIX, db });
+  const rateLimits = await registerRateLimits(app, { limits, redis, clock, nowMs: dependencies.clock ? undefined : Date.now, keyPrefix: dependencies.rateLimitKeyPrefix ?? config.RATE_LIMIT_KEY_PREFIX, db });
   limiter.current = rateLimits;
   const box = createSecretBox(dependencies.secretsKey);
   const policy = { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS };
@@ -88,7 +88,7 @@ export async function buildApp(dependencies: FxAppDependencies): Promise<Service
   if (await isDemoData(database.db)) app.log.warn('fx is serving generated DEMO data (embedded default); do not use these rates for decisions');
 
   // Public data is read by browser dashboards; admin routes are header-token only, never cookies.
-  await app.register(cors, { origin: '*', methods: ['GET', 'HEAD'] });
+  await app.register(publicCorsPlugin, { methods: ['GET', 'HEAD'] });
   const redenomination = { date: new Date(`${config.FX_REDENOMINATION_DATE}T00:00:00.000Z`), factor: config.FX_REDENOMINATION_FACTOR };
   const live = createLiveRecorder(redenomination);
   const hub = await startStreamHub(app, { config, database, clock });

@@ -31,6 +31,34 @@ afterAll(async () => {
 
 const get = (url: string, headers: Record<string, string> = {}) => testApp.app.inject({ method: 'GET', url, headers });
 
+describe('cross-origin reads', () => {
+  it('answers a preflight 204 with the read methods and the headers the page asked for, on any route', async () => {
+    const preflight = await testApp.app.inject({
+      method: 'OPTIONS',
+      url: '/api/v1/rates/latest',
+      headers: { origin: 'https://dashboard.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-api-key, x-api-secret' },
+    });
+    expect(preflight.statusCode).toBe(204);
+    expect(preflight.headers).toMatchObject({
+      'access-control-allow-origin': '*',
+      'access-control-allow-methods': 'GET, HEAD',
+      'access-control-allow-headers': 'x-api-key, x-api-secret',
+      vary: 'Access-Control-Request-Headers',
+      'content-length': '0',
+    });
+    expect(preflight.body).toBe('');
+    const unknown = await testApp.app.inject({ method: 'OPTIONS', url: '/api/v1/no-such-route', headers: { 'access-control-request-method': 'GET' } });
+    expect(unknown.statusCode).toBe(204);
+    expect(unknown.headers['access-control-allow-headers']).toBeUndefined();
+  });
+
+  it('lets any origin read errors too', async () => {
+    const missing = await get('/api/v1/no-such-route', { origin: 'https://dashboard.example' });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.headers['access-control-allow-origin']).toBe('*');
+  });
+});
+
 describe('GET /api/v1/rates/latest', () => {
   it('serves CBS, market and effective rates with exact rounded values', async () => {
     const response = await get('/api/v1/rates/latest?lang=en');

@@ -49,7 +49,26 @@ export function negotiateLanguage(lang: string | undefined, acceptLanguage: stri
     if (!match) throw new ValidationError(`Unsupported lang: ${lang}.`, [{ path: 'query.lang', message: `must be one of ${offered.join(', ')}` }]);
     return match;
   }
-  for (const { tag } of parseAcceptLanguage(acceptLanguage ?? '')) {
+  if (!acceptLanguage) return 'ar';
+  if (acceptLanguage.length > CACHED_HEADER_LENGTH) return fromAcceptLanguage(acceptLanguage, offered);
+  // Browsers send a handful of distinct headers: each is parsed once per offered set, in bounded memory.
+  let negotiated = negotiatedByOffer.get(offered);
+  if (!negotiated) negotiatedByOffer.set(offered, (negotiated = new Map<string, Language>()));
+  let chosen = negotiated.get(acceptLanguage);
+  if (chosen === undefined) {
+    if (negotiated.size >= CACHED_HEADERS) negotiated.clear();
+    chosen = fromAcceptLanguage(acceptLanguage, offered);
+    negotiated.set(acceptLanguage, chosen);
+  }
+  return chosen;
+}
+
+const CACHED_HEADERS = 1000;
+const CACHED_HEADER_LENGTH = 200;
+const negotiatedByOffer = new WeakMap<readonly Language[], Map<string, Language>>();
+
+function fromAcceptLanguage(acceptLanguage: string, offered: readonly Language[]): Language {
+  for (const { tag } of parseAcceptLanguage(acceptLanguage)) {
     if (tag === '*') return 'ar';
     const primary = tag.split('-')[0] ?? tag;
     const candidate = TAG_ALIASES[primary] ?? primary;

@@ -25,15 +25,19 @@ function header(request: FastifyRequest, name: string): string | undefined {
  */
 const apiKeys: FastifyPluginAsync<{ db: FxExecutor; clock: () => Date; lastUsed: LastUsedBatcher }> = async (app, options) => {
   app.decorateRequest('apiClient', null);
-  app.addHook('onRequest', async (request) => {
+  // A callback hook: most requests carry no key and leave at once, without a promise.
+  app.addHook('onRequest', (request, _reply, done) => {
     const path = routingPath(request);
-    if (!path.startsWith('/api/v1/') || path.startsWith('/api/v1/admin/') || path === '/api/v1/health') return;
+    if (!path.startsWith('/api/v1/') || path.startsWith('/api/v1/admin/') || path === '/api/v1/health') return done();
     const publicKey = header(request, 'x-api-key');
     const privateKey = header(request, 'x-api-secret');
     const required = path.startsWith(CLIENT_PATH_PREFIX) || path === '/api/v1/client';
-    if (!required && request.headers['x-api-key'] === undefined && request.headers['x-api-secret'] === undefined) return;
-    request.apiClient = await authenticateApiKey(options.db, publicKey, privateKey);
-    options.lastUsed.record(request.apiClient.id, options.clock());
+    if (!required && request.headers['x-api-key'] === undefined && request.headers['x-api-secret'] === undefined) return done();
+    authenticateApiKey(options.db, publicKey, privateKey).then((client) => {
+      request.apiClient = client;
+      options.lastUsed.record(client.id, options.clock());
+      done();
+    }, done);
   });
 };
 

@@ -1,0 +1,32 @@
+import type { FastifyPluginCallback } from 'fastify';
+import fp from 'fastify-plugin';
+
+export interface PublicCorsOptions {
+  /** The methods a cross-origin page may use (the preflight's Access-Control-Allow-Methods). */
+  methods: readonly string[];
+}
+
+/**
+ * Public data for any origin: `Access-Control-Allow-Origin: *` on every response, and preflights
+ * answered 204 with the allowed methods and the request headers the page asked for (an API key
+ * header, say). No credentials: the public API takes none from cookies. What @fastify/cors does
+ * for a fixed `*` origin, in one callback hook: its per-request option merging and route-option
+ * lookups cost a cached GET as much as the response's own headers.
+ */
+const publicCors: FastifyPluginCallback<PublicCorsOptions> = (app, options, done) => {
+  const allowMethods = options.methods.join(', ');
+  app.addHook('onRequest', (request, reply, next) => {
+    reply.header('access-control-allow-origin', '*');
+    if (request.method !== 'OPTIONS') return next();
+    reply.header('access-control-allow-methods', allowMethods);
+    reply.header('vary', 'Access-Control-Request-Headers');
+    const requested = request.headers['access-control-request-headers'];
+    if (requested) reply.header('access-control-allow-headers', requested);
+    reply.code(204).header('content-length', '0').send();
+  });
+  // A route, so that a preflight is not counted as a 404; the hook has answered before it runs.
+  app.options('*', { schema: { hide: true } }, (_request, reply) => reply.code(204).send());
+  done();
+};
+
+export const publicCorsPlugin = fp(publicCors, { name: 'fx-public-cors' });
