@@ -6,7 +6,7 @@ import { ACCESS_TOKEN_PREFIX, authenticateAccessToken, type TokenPrincipal } fro
 import type { LastUsedBatcher } from '@svc/service-kit';
 import { authenticatePortalSession, PORTAL_SESSION_PREFIX, type PortalPrincipal } from '../domain/accounts/portal-sessions.js';
 import { scopeForPath } from '../domain/access/scopes.js';
-import { routingPath } from '@svc/service-kit';
+import { routeConfig, routingPath } from '@svc/service-kit';
 import type { CredentialCache } from '../domain/common/credential-cache.js';
 
 /**
@@ -126,7 +126,7 @@ const authentication: FastifyPluginAsync<AuthenticationOptions> = async (app, op
   async function authenticate(request: FastifyRequest): Promise<void> {
     const path = routingPath(request);
     if (!path.startsWith(`${options.basePath}/`)) return;
-    const policy: AuthPolicy = request.routeOptions.config.auth ?? 'token';
+    const policy: AuthPolicy = routeConfig(request).auth ?? 'token';
     if (policy === 'public') return;
     const now = options.clock();
     const bearer = bearerToken(request);
@@ -159,7 +159,7 @@ const authentication: FastifyPluginAsync<AuthenticationOptions> = async (app, op
     // Before the session is even looked up: a forged cross-site write learns nothing.
     if (sessionToken !== bearer && isWrite(request)) refuseCrossOrigin(request, options.allowedOrigins);
     const principal = await authenticatePortalSession(options.db, sessionToken, now, options.credentials);
-    if (principal.enrolmentOnly && request.routeOptions.config.allowsEnrolmentOnly !== true) throw new SecondFactorEnrolmentRequiredError();
+    if (principal.enrolmentOnly && routeConfig(request).allowsEnrolmentOnly !== true) throw new SecondFactorEnrolmentRequiredError();
     if (policy === 'portal-admin' && principal.role !== 'PartnerAdmin') throw new ForbiddenError(`This action requires the PartnerAdmin role; ${principal.role} may only read.`);
     return principal;
   }
