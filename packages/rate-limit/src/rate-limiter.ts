@@ -112,19 +112,23 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   const store = options.store;
   const keyPrefixes = windows.map((window) => `${options.keyPrefix}:${window.name}:`);
   // Every request of a window shares its index, reset instant and length: worked out once per window.
-  const current = windows.map(() => ({ index: '', startMs: Number.NaN, resetAtMs: Number.NaN, resetAt: new Date(0) }));
+  const current = windows.map((): ReturnType<typeof windowAt> => ({ index: '', startMs: Number.NaN, resetAtMs: Number.NaN }));
+  // Rebuilt only when a window rolls over: a decision keeps the arrays it was counted under.
   let policy: readonly WindowPolicy[] = [];
+  let resets: readonly Date[] = [];
 
-  function slotsAt(now: number): boolean {
+  /** Moves each window to the one containing `now`; rebuilds policy and resets when any moved. */
+  function windowsAt(now: number): void {
     let changed = false;
     for (let i = 0; i < windows.length; i++) {
       const slot = current[i]!;
       if (now >= slot.startMs && now < slot.resetAtMs) continue;
-      const { index, startMs, resetAtMs } = windowAt(windows[i]!, now);
-      Object.assign(slot, { index, startMs, resetAtMs, resetAt: new Date(resetAtMs) });
+      Object.assign(slot, windowAt(windows[i]!, now));
       changed = true;
     }
-    return changed;
+    if (!changed) return;
+    policy = windows.map((window, i) => ({ name: window.name, limit: window.limit, windowMs: window.calendar ? current[i]!.resetAtMs - current[i]!.startMs : window.windowMs }));
+    resets = current.map((slot) => new Date(slot.resetAtMs));
   }
 
   function decisionOf(counts: number[], now: number, resets: readonly Date[], policy: readonly WindowPolicy[]): RateLimitDecision {
@@ -149,19 +153,15 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
 
   function decide(key: string): RateLimitDecision | Promise<RateLimitDecision> {
     const now = clock();
-    if (slotsAt(now) || policy.length === 0) {
-      policy = windows.map((window, i) => ({ name: window.name, limit: window.limit, windowMs: window.calendar ? current[i]!.resetAtMs - current[i]!.startMs : window.windowMs }));
-    }
+    windowsAt(now);
     const increments = new Array<CounterIncrement>(windows.length);
     for (let i = 0; i < windows.length; i++) {
       const slot = current[i]!;
       increments[i] = { key: `${keyPrefixes[i]}${key}:${slot.index}`, ttlMs: slot.resetAtMs - now + EXPIRY_SLACK_MS };
     }
-    const resets = current.map((slot) => slot.resetAt);
     if (store.incrementNow) return decisionOf(store.incrementNow(increments), now, resets, policy);
-    // The windows may roll over while the store answers: the decision keeps the ones it counted in.
-    const counted = policy;
-    return store.increment(increments).then((counts) => decisionOf(counts, now, resets, counted));
+    const [countedResets, countedPolicy] = [resets, policy];
+    return store.increment(increments).then((counts) => decisionOf(counts, now, countedResets, countedPolicy));
   }
 
   return {

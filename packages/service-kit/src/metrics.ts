@@ -57,23 +57,6 @@ export interface ServiceMetricsOptions {
 }
 
 /**
- * Labelled children found by a string key built from the label values. Passing a label object
- * to inc/observe makes prom-client hash it on every call, which the per-request paths avoid.
- * The keys are bounded like the labels themselves.
- */
-function labelledChildren<Child>(): (key: string, create: () => Child) => Child {
-  const children = new Map<string, Child>();
-  return (key, create) => {
-    let child = children.get(key);
-    if (!child) {
-      child = create();
-      children.set(key, child);
-    }
-    return child;
-  };
-}
-
-/**
  * Everything is either counted in memory on the request's path (a counter or histogram
  * update) or read at scrape time by collect() callbacks (pool, queues, limiter store), so
  * metrics add no database or Redis work to requests.
@@ -86,8 +69,7 @@ export function createServiceMetrics(options: ServiceMetricsOptions): ServiceMet
   const registers = [registry];
 
   // Counted in plain numbers per request (a labelled child hashes its labels on every inc), handed to prom-client when scraped.
-  const decisionCounts = labelledChildren<{ labels: { limit: string; decision: string }; count: number }>();
-  const decisionSeries: Array<{ labels: { limit: string; decision: string }; count: number }> = [];
+  const decisionSeries = new Map<string, { labels: { limit: string; decision: string }; count: number }>();
   new Counter({
     name: 'rate_limit_decisions_total',
     help: 'Rate-limit decisions by limit and outcome (allowed, limited, store_error: the store failed and the request was not counted).',
@@ -95,7 +77,7 @@ export function createServiceMetrics(options: ServiceMetricsOptions): ServiceMet
     registers,
     collect() {
       this.reset();
-      for (const series of decisionSeries) this.inc(series.labels, series.count);
+      for (const series of decisionSeries.values()) this.inc(series.labels, series.count);
     },
   });
   const limiterStores: Array<() => LimiterStoreState> = [];
@@ -214,12 +196,10 @@ export function createServiceMetrics(options: ServiceMetricsOptions): ServiceMet
       collectDefaultMetrics({ register: registry });
     },
     recordRateLimitDecision(limit, decision) {
-      const series = decisionCounts(`${limit} ${decision}`, () => {
-        const created = { labels: { limit, decision }, count: 0 };
-        decisionSeries.push(created);
-        return created;
-      });
-      series.count += 1;
+      const key = `${limit} ${decision}`;
+      const series = decisionSeries.get(key);
+      if (series) series.count += 1;
+      else decisionSeries.set(key, { labels: { limit, decision }, count: 1 });
     },
     watchLimiterStore: (read) => void limiterStores.push(read),
     watchQueue(queue, read) {

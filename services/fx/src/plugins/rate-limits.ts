@@ -53,11 +53,13 @@ export interface FxRateLimits {
   close(): void;
 }
 
-/** X-Quota-Limit / X-Quota-Remaining from the monthly window; none for an unlimited plan. */
-export function quotaHeaders(decision: RateLimitDecision): Record<string, string> {
+/** X-Quota-Limit / X-Quota-Remaining from the monthly window, written into `into`; none for an unlimited plan. */
+export function quotaHeaders(decision: RateLimitDecision, into: Record<string, string> = {}): Record<string, string> {
   const month = decision.windows.find((window) => window.name === 'month');
-  if (!month) return {};
-  return { 'X-Quota-Limit': String(month.limit), 'X-Quota-Remaining': String(Math.max(0, month.limit - month.count)) };
+  if (!month) return into;
+  into['X-Quota-Limit'] = String(month.limit);
+  into['X-Quota-Remaining'] = String(Math.max(0, month.limit - month.count));
+  return into;
 }
 
 export async function registerRateLimits(app: FastifyInstance, options: FxRateLimitOptions): Promise<FxRateLimits> {
@@ -95,10 +97,7 @@ export async function registerRateLimits(app: FastifyInstance, options: FxRateLi
   await app.register(rateLimitPlugin, {
     resolve,
     // One object filled in place: spreading three objects per request cost more than building them.
-    headers: (decision) => {
-      const headers = draftRateLimitHeaders(decision, now(), legacyRateLimitHeaders(decision, LEGACY_PREFIXES));
-      return decision.windows.some((window) => window.name === 'month') ? Object.assign(headers, quotaHeaders(decision)) : headers;
-    },
+    headers: (decision) => quotaHeaders(decision, draftRateLimitHeaders(decision, now(), legacyRateLimitHeaders(decision, LEGACY_PREFIXES))),
     onExceeded: (_request, reply, decision) => reply.code(429).send(tooManyRequestsBody(decision)),
     onDecision: (limit, outcome) => app.metrics.recordRateLimitDecision(limit, outcome),
   });

@@ -33,7 +33,7 @@ export async function registerIdentityRateLimit(app: FastifyInstance, options: I
       return basePath === undefined ? null : { limiter, name: basePath, key: basePath === options.basePaths[0] ? request.ip : `${basePath}:${request.ip}` };
     },
     onDecision: (limit, outcome) => app.metrics.recordRateLimitDecision(limit, outcome),
-    headers: (decision) => ({ ...legacyRateLimitHeaders(decision), ...draftRateLimitHeaders(decision, now()) }),
+    headers: (decision) => draftRateLimitHeaders(decision, now(), legacyRateLimitHeaders(decision)),
     onExceeded: (_request, _reply, decision) => {
       throw new RateLimitedError(decision.retryAfterSeconds, `More than ${options.perMinute} requests per minute from this address. Retry after ${decision.retryAfterSeconds} seconds.`);
     },
