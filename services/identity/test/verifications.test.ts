@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditLog, caseEvents, verificationCases } from '../src/db/schema.js';
+import { auditLog, caseEvents, verificationCases, webhookDeliveries } from '../src/db/schema.js';
 import { CAPTURE, createCase, getCase, partnerWithToken, startedCase, type Partner } from './case-helpers.js';
 import { BASE, buildTestApp, clientWithToken, createLoggedInTenant, type TestApp } from './helpers.js';
 
@@ -43,6 +43,38 @@ describe('verification cases: create, read, list', () => {
     expect(payload.eventId).toBe(`evt_${events[0]!.id}`);
     const audit = await test.db.select().from(auditLog).where(and(eq(auditLog.action, 'verification.created'), eq(auditLog.target, `case:${body.caseId}`)));
     expect(audit[0]).toMatchObject({ tenantId: acme.tenantId, actor: `client:${acme.clientId}`, correlationId: 'corr-create-1' });
+  });
+
+  it("writes the creation's event for a sandbox tenant as every subscribed endpoint receives it: one delivery each, the same body as the logged event", async () => {
+    const sandbox = await partnerWithToken(test, 'Sandbox Creations', undefined, { sandbox: true });
+    const register = async (eventTypes: string[], path: string) => {
+      const registered = await test.app.inject({ method: 'POST', url: `${BASE}/webhooks`, headers: sandbox.headers, payload: { url: `https://93.184.215.14/${path}`, eventTypes } });
+      expect(registered.statusCode, registered.body).toBe(201);
+      return registered.json<{ endpoint: { id: string } }>().endpoint.id;
+    };
+    const subscribed = [await register(['verification.session_issued'], 'a'), await register(['verification.session_issued', 'verification.approved'], 'b')];
+    const unsubscribed = await register(['verification.approved'], 'c');
+    const response = await createCase(test, sandbox, { documentType: 'SyrianPassport' }, { 'idempotency-key': 'sandbox-create-1' });
+    expect(response.statusCode).toBe(201);
+    const { caseId } = response.json<{ caseId: string }>();
+    const [event] = await test.db.select().from(caseEvents).where(eq(caseEvents.caseId, caseId));
+    expect(JSON.parse(event!.payload)).toMatchObject({ sandbox: true, tenantId: sandbox.tenantId, data: { caseId, status: 'SessionIssued', externalReference: null } });
+    const deliveries = await test.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.subjectId, caseId));
+    expect(deliveries.map((delivery) => delivery.subscriptionId).sort()).toEqual([...subscribed].sort());
+    expect(deliveries.map((delivery) => delivery.subscriptionId)).not.toContain(unsubscribed);
+    for (const delivery of deliveries) expect(delivery).toMatchObject({ topic: 'verification.session_issued', payload: event!.payload, status: 'pending', attemptCount: 0 });
+    const [stored] = await test.db.select().from(verificationCases).where(eq(verificationCases.id, caseId));
+    expect(stored).toMatchObject({ sandbox: true, idempotencyKey: 'sandbox-create-1' });
+    const audit = await test.db.select().from(auditLog).where(and(eq(auditLog.action, 'verification.created'), eq(auditLog.target, `case:${caseId}`)));
+    expect(audit).toHaveLength(1);
+    expect(audit[0]!.after).toEqual({ status: 'SessionIssued', documentType: 'SyrianPassport', externalReference: null, idempotencyKey: 'sandbox-create-1' });
+
+    // A replay writes no second case, event or delivery.
+    const replay = await createCase(test, sandbox, { documentType: 'SyrianPassport' }, { 'idempotency-key': 'sandbox-create-1' });
+    expect(replay.statusCode).toBe(201);
+    expect(replay.json<{ caseId: string }>().caseId).toBe(caseId);
+    expect(await test.db.select().from(caseEvents).where(eq(caseEvents.caseId, caseId))).toHaveLength(1);
+    expect(await test.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.subjectId, caseId))).toHaveLength(2);
   });
 
   it('answers the full detail with every section, empty where nothing exists yet', async () => {

@@ -78,9 +78,8 @@ export const verificationRoutes: FastifyPluginAsync<VerificationRouteOptions> = 
     },
     async (request, reply) => {
       const { tenantId, actor } = requirePartner(request);
-      const created = await db.transaction((tx) =>
-        createCase(
-          tx,
+      const created = await createCase(
+          db,
           {
             tenantId,
             documentType: request.body.documentType,
@@ -90,8 +89,7 @@ export const verificationRoutes: FastifyPluginAsync<VerificationRouteOptions> = 
           },
           actor,
           { sessionTtlSeconds: options.sessionTtlSeconds, now: clock() },
-        ),
-      );
+        );
       reply.header('Cache-Control', 'no-store');
       const captureUrl = `${options.captureOrigin}/capture#${created.sessionToken}`;
       return reply.code(201).send({ ...created, captureUrl, expiresAt: created.expiresAt.toISOString() });

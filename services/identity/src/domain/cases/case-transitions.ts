@@ -66,7 +66,20 @@ export interface CaseEventPayload {
  */
 export async function recordCaseEvent(tx: IdentityExecutor, row: CaseRow, now: Date, eventType: string = eventTypeFor(row.status as CaseStatus)): Promise<CaseEventPayload> {
   const id = randomUUID();
-  const payload: CaseEventPayload = {
+  const payload = caseEventPayload(row, { id, eventType, now });
+  const body = JSON.stringify(payload);
+  await fanOutEvent(tx, { tenantId: row.tenantId, eventType: payload.eventType, caseId: row.id, payload: body }, now);
+  await tx.insert(caseEvents).values({ id, tenantId: row.tenantId, caseId: row.id, eventType: payload.eventType, payload: body, occurredAt: now });
+  return payload;
+}
+
+/** The payload of one case event (`evt_` + the case_events row's id), as every endpoint receives it. */
+export function caseEventPayload(
+  row: Pick<CaseRow, 'id' | 'tenantId' | 'sandbox' | 'externalReference' | 'status' | 'documentType' | 'compositeRiskScore' | 'decisionReason' | 'completedAt'>,
+  event: { id: string; eventType: string; now: Date },
+): CaseEventPayload {
+  const { id, eventType, now } = event;
+  return {
     eventType,
     eventId: `evt_${id}`,
     timestamp: now.toISOString(),
@@ -83,10 +96,6 @@ export async function recordCaseEvent(tx: IdentityExecutor, row: CaseRow, now: D
       completedAt: row.completedAt?.toISOString() ?? null,
     },
   };
-  const body = JSON.stringify(payload);
-  await fanOutEvent(tx, { tenantId: row.tenantId, eventType: payload.eventType, caseId: row.id, payload: body }, now);
-  await tx.insert(caseEvents).values({ id, tenantId: row.tenantId, caseId: row.id, eventType: payload.eventType, payload: body, occurredAt: now });
-  return payload;
 }
 
 export interface TransitionInput {
