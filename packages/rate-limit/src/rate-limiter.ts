@@ -160,7 +160,9 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
       increments[i] = { key: `${keyPrefixes[i]}${key}:${slot.index}`, ttlMs: slot.resetAtMs - now + EXPIRY_SLACK_MS };
     }
     if (store.incrementNow) return decisionOf(store.incrementNow(increments), now, resets, policy);
-    const [countedResets, countedPolicy] = [resets, policy];
+    // The windows may roll over while the store answers: the decision keeps the ones it counted in.
+    const countedResets = resets;
+    const countedPolicy = policy;
     return store.increment(increments).then((counts) => decisionOf(counts, now, countedResets, countedPolicy));
   }
 

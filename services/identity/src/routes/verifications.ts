@@ -79,17 +79,17 @@ export const verificationRoutes: FastifyPluginAsync<VerificationRouteOptions> = 
     async (request, reply) => {
       const { tenantId, actor } = requirePartner(request);
       const created = await createCase(
-          db,
-          {
-            tenantId,
-            documentType: request.body.documentType,
-            externalReference: request.body.externalReference ?? null,
-            returnUrl: request.body.returnUrl ?? null,
-            idempotencyKey: request.headers['idempotency-key'] ?? null,
-          },
-          actor,
-          { sessionTtlSeconds: options.sessionTtlSeconds, now: clock() },
-        );
+        db,
+        {
+          tenantId,
+          documentType: request.body.documentType,
+          externalReference: request.body.externalReference ?? null,
+          returnUrl: request.body.returnUrl ?? null,
+          idempotencyKey: request.headers['idempotency-key'] ?? null,
+        },
+        actor,
+        { sessionTtlSeconds: options.sessionTtlSeconds, now: clock() },
+      );
       reply.header('Cache-Control', 'no-store');
       const captureUrl = `${options.captureOrigin}/capture#${created.sessionToken}`;
       return reply.code(201).send({ ...created, captureUrl, expiresAt: created.expiresAt.toISOString() });

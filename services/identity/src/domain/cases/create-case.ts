@@ -101,6 +101,7 @@ async function insertCase(
           insert into ${caseSessions} (case_id, tenant_id, session_token_hash, expires_at)
           select ${caseId}::uuid, ${input.tenantId}::uuid, ${hashToken(options.sessionToken)}, ${expiresAt.toISOString()}::timestamptz from new_case
         ),
+        -- The columns writeAudit fills, in this statement's round trip.
         audit as (
           insert into ${auditLog} (tenant_id, actor, action, target, correlation_id, after, at)
           select ${input.tenantId}::uuid, ${actor.actor}, 'verification.created', ${`case:${caseId}`}, ${actor.correlationId ?? null}, ${JSON.stringify(audit)}::jsonb, ${at}::timestamptz
@@ -117,6 +118,7 @@ async function insertCase(
           ${deliveriesInsert({ tenantId: input.tenantId, eventType, caseId, payload: sql`(select payload from event)` }, now)} and exists (select 1 from event)
           returning 1
         ),
+        -- A SELECT in WITH runs only if the statement reads it: hence the count of woken below.
         woken as (
           select pg_notify(${WEBHOOK_DELIVERY_CHANNEL}, '') from (select 1 from deliveries limit 1) as delivered
         )
