@@ -36,7 +36,8 @@ const staffDocument = {
   async prepare(service, environment) {
     const credentials = { email: 'openapi-generator@example.com', password: randomBytes(18).toString('base64url') };
     const cli = join(root, 'services', service, 'dist', 'cli.js');
-    const args = [cli, 'staff:create', '--email', credentials.email, '--password', credentials.password];
+    // `--password=` form: a base64url password starts with '-' one time in 64, which parseArgs takes for an option.
+    const args = [cli, 'staff:create', '--email', credentials.email, `--password=${credentials.password}`];
     await runCommand('staff:create', process.execPath, args, { env: environment, cwd: join(root, 'services', service), timeoutMs: 60_000 });
     return credentials;
   },
