@@ -3,6 +3,7 @@ import type { SQL } from 'drizzle-orm';
 import { sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { PgliteStatements } from './pglite-statements.js';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
@@ -220,7 +221,8 @@ export async function openDatabase<TSchema extends Record<string, unknown> = Rec
     }
   }
   try {
-    const db = drizzlePglite(client, drizzleConfig) as unknown as AppDatabase<TSchema>;
+    // Drizzle calls only query() and transaction(): answered through kept named statements.
+    const db = drizzlePglite(new PgliteStatements(client) as unknown as PGlite, drizzleConfig) as unknown as AppDatabase<TSchema>;
     if (!options.skipMigrations) await migratePglite(drizzlePglite(client), migrationConfig(options));
     const listen: Listen = (channel, onNotification) => client.listen(channel, (payload) => onNotification(payload));
     return wrap(
