@@ -52,10 +52,21 @@ export function createAddressMatcher(entries: readonly string[]): (address: stri
     if (parsed.prefix === undefined) list.addAddress(parsed.address, parsed.family);
     else list.addSubnet(parsed.address, parsed.prefix, parsed.family);
   }
+  // Asked several times per request (Fastify's trustProxy, the certificate headers) for the same
+  // few peers, and BlockList.check builds a SocketAddress each time: answers are remembered, in a
+  // bounded map that is simply emptied when full.
+  const answers = new Map<string, boolean>();
   return (address) => {
     if (!address) return false;
-    const version = isIP(address);
-    if (version === 0) return false;
-    return list.check(address, version === 4 ? 'ipv4' : 'ipv6');
+    let trusted = answers.get(address);
+    if (trusted === undefined) {
+      const version = isIP(address);
+      trusted = version !== 0 && list.check(address, version === 4 ? 'ipv4' : 'ipv6');
+      if (answers.size >= MAX_REMEMBERED_ADDRESSES) answers.clear();
+      answers.set(address, trusted);
+    }
+    return trusted;
   };
 }
+
+const MAX_REMEMBERED_ADDRESSES = 4096;
