@@ -3,7 +3,6 @@ import type { SQL } from 'drizzle-orm';
 import { sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import { PgliteStatements } from './pglite-statements.js';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
@@ -11,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import postgres from 'postgres';
+import { PgliteStatements } from './pglite-statements.js';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.js';
 
 /** The Drizzle database both drivers give us; domain code depends on this type only. */

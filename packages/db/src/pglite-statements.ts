@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import { protocol, type PGlite, type QueryOptions, type Results, type Transaction } from '@electric-sql/pglite';
 
 const { serialize, messages } = protocol;
@@ -76,10 +77,10 @@ export class PgliteStatements {
   }
 
   async #run<Row>(text: string, params: unknown[], options: QueryOptions | undefined, mayRetry: boolean): Promise<Results<Row>> {
-    const statement = await this.#statement(text, options);
+    const statement = this.#kept(text, options) ?? (await this.#prepare(text, options));
     try {
       const reply = await this.#client.execProtocolStream(
-        concat([serialize.bind({ statement: statement.name, values: this.#values(statement, params, options) }), serialize.execute({}), serialize.sync()]),
+        Buffer.concat([serialize.bind({ statement: statement.name, values: this.#values(statement, params, options) }), serialize.execute({}), serialize.sync()]),
         { syncToFs: false, ...(options?.onNotice ? { onNotice: options.onNotice } : {}) },
       );
       return this.#results<Row>(reply, statement.fields, options);
@@ -94,32 +95,32 @@ export class PgliteStatements {
     }
   }
 
-  /** The kept statement for this text, or a new one: Parse + Describe + Sync in one call. */
-  async #statement(text: string, options: QueryOptions | undefined): Promise<Statement> {
-    const keep = options?.paramTypes === undefined && KEEPABLE.test(text);
-    if (keep) {
-      const kept = this.#statements.get(text);
-      if (kept) {
-        // Map order is the recency order: a hit moves to the end.
-        this.#statements.delete(text);
-        this.#statements.set(text, kept);
-        return kept;
-      }
+  /** The statement kept for this text, if it is one that is kept and has been parsed. */
+  #kept(text: string, options: QueryOptions | undefined): Statement | undefined {
+    if (options?.paramTypes !== undefined) return undefined;
+    const kept = this.#statements.get(text);
+    if (kept) {
+      // Map order is the recency order: a hit moves to the end.
+      this.#statements.delete(text);
+      this.#statements.set(text, kept);
     }
+    return kept;
+  }
+
+  /** A new statement for this text, named and kept when it is plannable: Parse + Describe + Sync in one call. */
+  async #prepare(text: string, options: QueryOptions | undefined): Promise<Statement> {
+    const keep = options?.paramTypes === undefined && KEEPABLE.test(text);
     const name = keep ? `svc_s${++this.#nextName}` : '';
     const parts: Uint8Array[] = [];
-    let evicted: string | undefined;
-    if (keep && this.#statements.size >= MAX_STATEMENTS) {
-      evicted = this.#statements.keys().next().value;
-      if (evicted !== undefined) {
-        parts.push(serialize.close({ type: 'S', name: this.#statements.get(evicted)!.name }));
-        this.#statements.delete(evicted);
-      }
+    const oldest = keep && this.#statements.size >= MAX_STATEMENTS ? this.#statements.entries().next().value : undefined;
+    if (oldest) {
+      parts.push(serialize.close({ type: 'S', name: oldest[1].name }));
+      this.#statements.delete(oldest[0]);
     }
     parts.push(serialize.parse({ name, text, ...(options?.paramTypes ? { types: options.paramTypes } : {}) }), serialize.describe({ type: 'S', name }), serialize.sync());
     let reply: BackendMessage[];
     try {
-      reply = await this.#client.execProtocolStream(concat(parts), { syncToFs: false });
+      reply = await this.#client.execProtocolStream(Buffer.concat(parts), { syncToFs: false });
     } catch (error) {
       throw withQuery(error, text, undefined, options);
     }
@@ -191,16 +192,4 @@ function invalidatesStatement(error: unknown): boolean {
 function withQuery(error: unknown, query: string, params: unknown[] | undefined, queryOptions: QueryOptions | undefined): unknown {
   if (error instanceof messages.DatabaseError) Object.assign(error, { query, params, queryOptions });
   return error;
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  let length = 0;
-  for (const part of parts) length += part.length;
-  const joined = new Uint8Array(length);
-  let offset = 0;
-  for (const part of parts) {
-    joined.set(part, offset);
-    offset += part.length;
-  }
-  return joined;
 }

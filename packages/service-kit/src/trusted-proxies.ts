@@ -40,6 +40,8 @@ export function trustedProxiesVariable(defaults: string[]) {
   );
 }
 
+const MAX_REMEMBERED_ADDRESSES = 4096;
+
 /**
  * A predicate over socket addresses. Node's BlockList matches IPv4-mapped IPv6 addresses
  * (::ffff:127.0.0.1, what a dual-stack socket reports) against IPv4 rules as well.
@@ -68,5 +70,3 @@ export function createAddressMatcher(entries: readonly string[]): (address: stri
     return trusted;
   };
 }
-
-const MAX_REMEMBERED_ADDRESSES = 4096;
