@@ -96,6 +96,19 @@ describe('PgliteStatements', () => {
     expect((await statements.query('select $1::int + 0 as value', [41])).rows).toEqual([{ value: 41 }]);
   });
 
+  it('closes the least recently used, not the oldest: a text in steady use stays parsed', async () => {
+    const hot = 'select $1::int as hot';
+    const preparedAs = async () => (await client.query<{ name: string }>('select name from pg_prepared_statements where statement = $1', [hot])).rows.map((row) => row.name);
+    await statements.query(hot, [1]);
+    const [name] = await preparedAs();
+    expect(name).toMatch(/^svc_s\d+$/);
+    for (let index = 0; index < 600; index++) {
+      await statements.query(`select $1::int - ${index} as cold`, [1]);
+      if (index % 50 === 0) await statements.query(hot, [1]);
+    }
+    expect(await preparedAs()).toEqual([name]);
+  });
+
   it('runs concurrent queries one at a time without mixing their results', async () => {
     const results = await Promise.all(Array.from({ length: 50 }, (_, index) => statements.query<{ value: number }>('select $1::int * 2 as value', [index])));
     expect(results.map((result) => result.rows[0]!.value)).toEqual(Array.from({ length: 50 }, (_, index) => index * 2));
