@@ -10,7 +10,7 @@ describe('the hosted capture link: captureUrl, returnUrl, consent', () => {
   let test: TestApp;
   let acme: Partner;
   let globex: Partner;
-  const clock = manualClock(new Date('2026-11-26T08:00:00Z'));
+  const clock = manualClock();
 
   beforeAll(async () => {
     test = await buildTestApp({ RATE_LIMIT_PER_MINUTE: '100000', CAPTURE_BASE_URL: 'https://verify.example.com' }, { clock: clock.now });
@@ -152,7 +152,7 @@ describe('the hosted capture link: captureUrl, returnUrl, consent', () => {
 
 describe('an expired link', () => {
   let test: TestApp;
-  const clock = manualClock(new Date('2026-11-26T08:00:00Z'));
+  const clock = manualClock();
   beforeAll(async () => {
     test = await buildTestApp({ RATE_LIMIT_PER_MINUTE: '100000', SESSION_TTL_SECONDS: '60' }, { clock: clock.now });
   });
