@@ -6,7 +6,7 @@ import { createClientLastUsed } from './domain/clients/last-used.js';
 import { limitsConfiguration } from './domain/limits/plans.js';
 import { isDemoData } from './domain/rates/demo-seed.js';
 import { ResponseCache } from './http/response-cache.js';
-import { registerRateLimits, type FxRateLimits } from './plugins/rate-limits.js';
+import { RATE_LIMIT_HEADER_NAMES, registerRateLimits, type FxRateLimits } from './plugins/rate-limits.js';
 import { apiKeysPlugin } from './plugins/api-keys.js';
 import { publicCorsPlugin } from './plugins/public-cors.js';
 import { adminRoutes } from './routes/admin.js';
@@ -88,7 +88,7 @@ export async function buildApp(dependencies: FxAppDependencies): Promise<Service
   if (await isDemoData(database.db)) app.log.warn('fx is serving generated DEMO data (embedded default); do not use these rates for decisions');
 
   // Public data is read by browser dashboards; admin routes are header-token only, never cookies.
-  await app.register(publicCorsPlugin, { methods: ['GET', 'HEAD'] });
+  await app.register(publicCorsPlugin, { methods: ['GET', 'HEAD'], exposedHeaders: [...RATE_LIMIT_HEADER_NAMES, 'ETag', 'X-Correlation-Id'] });
   const redenomination = { date: new Date(`${config.FX_REDENOMINATION_DATE}T00:00:00.000Z`), factor: config.FX_REDENOMINATION_FACTOR };
   const live = createLiveRecorder(redenomination);
   const hub = await startStreamHub(app, { config, database, clock });

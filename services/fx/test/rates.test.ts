@@ -52,6 +52,20 @@ describe('cross-origin reads', () => {
     expect(unknown.headers['access-control-allow-headers']).toBeUndefined();
   });
 
+  it('lets a page read every header a response carries beyond the safelisted ones: limits, quota, ETag, correlation id', async () => {
+    const response = await get('/api/v1/rates/latest', { origin: 'https://dashboard.example' });
+    expect(response.statusCode).toBe(200);
+    const exposed = String(response.headers['access-control-expose-headers']).toLowerCase().split(', ');
+    expect(exposed).toEqual(expect.arrayContaining(['x-rate-limit-remaining', 'x-ratelimit-reset', 'ratelimit', 'ratelimit-policy', 'retry-after', 'etag', 'x-correlation-id']));
+    // The CORS-safelisted response headers, and the CORS headers themselves, need no exposing.
+    const readableAnyway = new Set(['cache-control', 'content-language', 'content-length', 'content-type', 'expires', 'last-modified', 'pragma']);
+    const unexposed = Object.keys(response.headers).filter((name) => !readableAnyway.has(name) && !name.startsWith('access-control-') && !exposed.includes(name));
+    // Hop-by-hop and transport headers are the browser's, not the page's.
+    expect(unexposed.filter((name) => !['connection', 'keep-alive', 'date', 'vary', 'content-security-policy', 'x-content-type-options', 'referrer-policy', 'strict-transport-security', 'cross-origin-resource-policy'].includes(name))).toEqual([]);
+    const limited = await get('/api/v1/no-such-route', { origin: 'https://dashboard.example' });
+    expect(limited.headers['access-control-expose-headers']).toBe(response.headers['access-control-expose-headers']);
+  });
+
   it('lets any origin read errors too', async () => {
     const missing = await get('/api/v1/no-such-route', { origin: 'https://dashboard.example' });
     expect(missing.statusCode).toBe(404);

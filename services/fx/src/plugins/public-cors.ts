@@ -4,20 +4,28 @@ import fp from 'fastify-plugin';
 export interface PublicCorsOptions {
   /** The methods a cross-origin page may use (the preflight's Access-Control-Allow-Methods). */
   methods: readonly string[];
+  /** Response headers a cross-origin page may read beyond the CORS-safelisted ones (Access-Control-Expose-Headers). */
+  exposedHeaders: readonly string[];
 }
 
 /**
  * Public data for any origin: `Access-Control-Allow-Origin: *` on every response, and preflights
  * answered 204 with the allowed methods and the request headers the page asked for (an API key
- * header, say). No credentials: the public API takes none from cookies. What @fastify/cors does
+ * header, say). Every other response names the headers a page may read (rate limits, quota,
+ * Retry-After, ETag, correlation id). No credentials: the public API takes none from cookies. What @fastify/cors does
  * for a fixed `*` origin, in one callback hook: its per-request option merging and route-option
  * lookups cost a cached GET as much as the response's own headers.
  */
 const publicCors: FastifyPluginCallback<PublicCorsOptions> = (app, options, done) => {
   const allowMethods = options.methods.join(', ');
+  const exposeHeaders = options.exposedHeaders.join(', ');
   app.addHook('onRequest', (request, reply, next) => {
     reply.header('access-control-allow-origin', '*');
-    if (request.method !== 'OPTIONS') return next();
+    if (request.method !== 'OPTIONS') {
+      // Without it a page's fetch() sees only the safelisted headers: no quota, no Retry-After, no ETag.
+      reply.header('access-control-expose-headers', exposeHeaders);
+      return next();
+    }
     reply.header('access-control-allow-methods', allowMethods);
     reply.header('vary', 'Access-Control-Request-Headers');
     const requested = request.headers['access-control-request-headers'];

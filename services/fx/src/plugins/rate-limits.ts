@@ -47,6 +47,16 @@ export function tooManyRequestsBody(decision: RateLimitDecision): { error: strin
 /** The spec names both spellings. */
 const LEGACY_PREFIXES = ['X-Rate-Limit-', 'X-RateLimit-'] as const;
 
+/** Every header the limits write on a response: a cross-origin page is allowed to read them (CORS). */
+export const RATE_LIMIT_HEADER_NAMES: readonly string[] = [
+  ...LEGACY_PREFIXES.flatMap((prefix) => ['Limit', 'Remaining', 'Reset'].map((suffix) => prefix + suffix)),
+  'RateLimit',
+  'RateLimit-Policy',
+  'X-Quota-Limit',
+  'X-Quota-Remaining',
+  'Retry-After',
+];
+
 export interface FxRateLimits {
   /** 'redis' (shared), 'memory' (embedded default) or 'memory-fallback' (Redis configured but failing: limits per instance). */
   store(): 'redis' | 'memory' | 'memory-fallback';
