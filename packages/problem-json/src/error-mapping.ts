@@ -3,7 +3,7 @@ import type { FastifyRequest, FastifySchemaValidationError } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { fieldErrorsFromAjvValidation, fieldErrorsFromZodValidation, requestPartPrefix, summariseFieldErrors } from './field-errors.js';
 import type { FieldError } from './problem-document.js';
-import { InternalError, PayloadTooLargeError, ProblemError, UnsupportedMediaTypeError, ValidationError } from './problem-error.js';
+import { DependencyUnavailableError, InternalError, PayloadTooLargeError, ProblemError, UnsupportedMediaTypeError, ValidationError } from './problem-error.js';
 
 /** What the plugin answers for a thrown value, and which table row decided it (logged as `errorKind`). */
 export interface MappedError {
@@ -109,6 +109,40 @@ function isZodResponseSerializationError(error: unknown): error is Error {
   return isErrorWithCode(error) && error.code === 'FST_ERR_RESPONSE_SERIALIZATION' && isResponseSerializationError(error);
 }
 
+/**
+ * Codes that mean the connection to a dependency failed, not the request: the driver's own
+ * (postgres.js), the socket's, and PostgreSQL's connection and shutdown SQLSTATEs (class 08,
+ * 57P01-57P03 when a server restarts or an operator terminates sessions, 53300 too many connections).
+ */
+const CONNECTION_FAILURE_CODES = new Set([
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+  'CONNECT_TIMEOUT',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+]);
+
+/** The first connection failure in the error or its causes (Drizzle wraps the driver's error in its own). */
+function connectionFailure(error: unknown): error is Error {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current instanceof Error; depth += 1) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && (CONNECTION_FAILURE_CODES.has(code) || code.startsWith('08'))) return true;
+    current = current.cause;
+  }
+  return false;
+}
+
 /** Checked in order; the first row that matches decides the answer. */
 const ERROR_RULES: readonly ErrorRule[] = [
   errorRule('problem-error', (error): error is ProblemError => error instanceof ProblemError, (error) => error),
@@ -124,6 +158,7 @@ const ERROR_RULES: readonly ErrorRule[] = [
     return toProblem ? toProblem(error, request) : new InternalError();
   }),
   errorRule('client-error', hasClientErrorStatus, clientStatusProblem),
+  errorRule('dependency-unavailable', connectionFailure, (error) => new DependencyUnavailableError(undefined, error)),
 ];
 
 /** Maps anything thrown to the problem to answer with; unknown errors become a bare 500. */

@@ -12,6 +12,7 @@ export {
   AccountLockedError,
   CaseExistsError,
   ConflictError,
+  DependencyUnavailableError,
   ForbiddenError,
   InternalError,
   NotFoundError,

@@ -181,3 +181,10 @@ export class ShuttingDownError extends ProblemError {
     super({ status: 503, code: 'SHUTTING_DOWN', title: 'Service Unavailable', detail, headers: { Connection: 'close', 'Retry-After': '1' } });
   }
 }
+
+/** 503: a dependency (the database) dropped or refused the connection the request was using: a moment's outage, worth a retry. */
+export class DependencyUnavailableError extends ProblemError {
+  constructor(detail = 'A service this one depends on could not be reached while answering; retry the request.', cause?: unknown) {
+    super({ status: 503, code: 'SERVICE_UNAVAILABLE', title: 'Service Unavailable', detail, headers: { 'Retry-After': '1' }, cause });
+  }
+}

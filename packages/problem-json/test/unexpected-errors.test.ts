@@ -40,6 +40,12 @@ describe('unexpected errors', () => {
       routes.get('/missing', () => {
         throw new NotFoundError('Case 7 was not found.');
       });
+      // Thrown the way Drizzle does with a driver's failure: its own Error, the driver's as the cause.
+      routes.get('/driver-failure/:code', (request) => {
+        const { code } = request.params as { code: string };
+        const driverError = Object.assign(new Error(`secret driver detail ${code}`), { code });
+        throw new Error('Failed query: select secret from table', { cause: driverError });
+      });
       routes.register(async (scope) => {
         scope.addHook('onRequest', async () => {
           await Promise.resolve();
@@ -82,6 +88,37 @@ describe('unexpected errors', () => {
     expect(response.statusCode).toBe(500);
     expect(response.json()).toEqual({ ...GENERIC_500, instance: '/crash-async', correlationId: 'trace-503' });
     expect(linesFor('trace-503')[0]?.err?.message).toBe('upstream said 503: secret upstream token');
+  });
+
+  it('answers a lost or refused database connection with 503 SERVICE_UNAVAILABLE and Retry-After, found through the cause', async () => {
+    // postgres.js's own codes, a socket's, and PostgreSQL's: terminated session, crash, starting up, too many connections, class 08.
+    for (const code of ['CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECT_TIMEOUT', 'ECONNREFUSED', 'ECONNRESET', '57P01', '57P02', '57P03', '53300', '08006', '08001']) {
+      const response = await app.inject({ method: 'GET', url: `/driver-failure/${code}`, headers: { 'x-correlation-id': `trace-${code}` } });
+      expect(response.statusCode, code).toBe(503);
+      expect(response.headers['retry-after']).toBe('1');
+      expect(response.json()).toEqual({
+        type: '/problems/service-unavailable',
+        title: 'Service Unavailable',
+        status: 503,
+        detail: 'A service this one depends on could not be reached while answering; retry the request.',
+        code: 'SERVICE_UNAVAILABLE',
+        instance: `/driver-failure/${code}`,
+        correlationId: `trace-${code}`,
+      });
+      expect(response.body).not.toContain('secret');
+      // An operator must see it: logged as an error, with the driver's message in the cause.
+      const [line] = linesFor(`trace-${code}`);
+      expect(line).toMatchObject({ level: PINO_ERROR, errorKind: 'dependency-unavailable', problem: { status: 503, code: 'SERVICE_UNAVAILABLE' } });
+      expect(JSON.stringify(line?.err)).toContain(`secret driver detail ${code}`);
+    }
+  });
+
+  it('still answers a database error that is not about the connection with a bare 500', async () => {
+    for (const code of ['23505', '42P01', '40001', 'ERR_SOMETHING']) {
+      const response = await app.inject({ method: 'GET', url: `/driver-failure/${code}` });
+      expect(response.statusCode, code).toBe(500);
+      expect(response.json()).toMatchObject({ code: 'INTERNAL_ERROR' });
+    }
   });
 
   it('answers a thrown non-Error value with a bare 500', async () => {
