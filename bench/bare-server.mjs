@@ -17,9 +17,18 @@
 //   directory: start it in a service directory, as the root has none of them; postgres.js from @svc/db.
 // A POST route reads and discards its body (multipart included: `--spool=<dir>` writes each
 // body's bytes to a file there and deletes it, the disk work an upload route cannot avoid).
+//   --seal                    with --spool, the work an encrypted, durable upload cannot avoid:
+//                             the body's SHA-256, then identity's own envelope encryption
+//                             (dist/domain/evidence/envelope-stream.js: AES-256-GCM in 256 KB
+//                             chunks, a fresh data key per upload) on its way to the file, then
+//                             fsync, a rename into place and the directory's fsync, as identity's
+//                             file-system store does before it answers 201.
 // Listens on a free loopback port and prints {"port":…} as its first stdout line. It stops on
 // SIGTERM/SIGINT, and when its stdin closes (the parent that started it has gone away).
+import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream, readFileSync, rmSync } from 'node:fs';
+import { open, rename } from 'node:fs/promises';
+import { Transform } from 'node:stream';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -37,7 +46,7 @@ const options = Object.fromEntries(
 );
 const [method, route, bodyFile, contentType = 'application/json'] = positional;
 if (!['GET', 'POST'].includes(method) || !route?.startsWith('/') || !bodyFile) {
-  console.error('usage: node bench/bare-server.mjs <GET|POST> <route, e.g. /verifications/:id> <body file> [content-type] [--redis=url] [--pg=url --pg-query=file] [--status=code] [--spool=dir]');
+  console.error('usage: node bench/bare-server.mjs <GET|POST> <route, e.g. /verifications/:id> <body file> [content-type] [--redis=url] [--pg=url --pg-query=file] [--status=code] [--spool=dir [--seal]]');
   process.exit(2);
 }
 const requireHere = createRequire(join(process.cwd(), 'package.json'));
@@ -101,7 +110,45 @@ async function roundTrip() {
   return null;
 }
 
+/** With --seal: hash and encrypt on the way to the spool file, then make it durable under a new name. */
+async function sealer() {
+  if (options.seal !== 'true') return null;
+  if (!options.spool) throw new Error('--seal needs --spool=<dir>');
+  const { createEncryptStream } = await import(pathToFileURL(join(process.cwd(), 'dist', 'domain', 'evidence', 'envelope-stream.js')).href);
+  const fsync = async (path) => {
+    const handle = await open(path, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  };
+  return {
+    stages: () => {
+      const hash = createHash('sha256');
+      const meter = new Transform({
+        transform(chunk, _encoding, callback) {
+          hash.update(chunk);
+          callback(null, chunk);
+        },
+        flush(callback) {
+          hash.digest();
+          callback();
+        },
+      });
+      return [meter, createEncryptStream(randomBytes(32), 'bench-evidence-id')];
+    },
+    async store(file) {
+      await fsync(file);
+      await rename(file, `${file}.stored`);
+      await fsync(options.spool);
+      return `${file}.stored`;
+    },
+  };
+}
+
 const trip = await roundTrip();
+const seal = await sealer();
 const app = Fastify({ logger: false, bodyLimit: 64 * 1024 * 1024 });
 // Bodies are taken as raw streams: the reference does no parsing beyond what the bytes need.
 app.removeAllContentTypeParsers();
@@ -114,8 +161,13 @@ app.route({
     if (method === 'POST' && request.body) {
       if (options.spool) {
         const file = join(options.spool, `upload-${process.pid}-${(spooled += 1)}`);
-        await pipeline(request.body, createWriteStream(file));
-        rmSync(file, { force: true });
+        if (seal) {
+          await pipeline(request.body, ...seal.stages(), createWriteStream(file, { mode: 0o600 }));
+          rmSync(await seal.store(file), { force: true });
+        } else {
+          await pipeline(request.body, createWriteStream(file));
+          rmSync(file, { force: true });
+        }
       } else {
         for await (const chunk of request.body) void chunk;
       }

@@ -4,6 +4,8 @@
 // unavoidable work of an upload route. One server process is alive at a time; wrk drives each,
 // cycling through the capture tokens of `CASES` cases so that concurrent uploads rarely meet on
 // one case (an upload locks its case's row while it replaces the earlier photo).
+// A second reference, `bare+seal`, does what an encrypted, durable upload cannot avoid on top:
+// the SHA-256, identity's own envelope encryption, fsync, rename and the directory's fsync.
 // The service runs as an operator runs it (`node services/identity/dist/server.js`, file-system
 // evidence in the run's temporary directory, per-IP limits raised so nothing is refused).
 //
@@ -72,6 +74,8 @@ async function main() {
   const row = await measurePath(`identity POST ${PATH} (2 MB image)`, {
     service: bench.serviceSide(UPLOAD_ENV),
     bare: bareSide({ name: 'bare', method: 'POST', route: PATH, bodyFile: bodyFileOf(bench.workDir, expected.body), contentType: expected.contentType, packageDir: serviceDir, status: 201, options: { spool } }),
+    // The same bytes hashed, sealed with identity's own envelope and made durable (fsync, rename, directory fsync).
+    roundTrip: bareSide({ name: 'bare+seal', method: 'POST', route: PATH, bodyFile: bodyFileOf(bench.workDir, expected.body), contentType: expected.contentType, packageDir: serviceDir, status: 201, options: { spool, seal: 'true' } }),
     request: (sideOrigin) => ({ url: `${sideOrigin}${PATH}`, method: 'POST', headers, bodyFile, rotateHeader: { name: 'authorization', values: tokens } }),
     check: (sideOrigin) => probe(`${sideOrigin}${PATH}`, { method: 'POST', headers: { ...headers, authorization: tokens[1] }, body: upload.body, status: 201 }),
     seconds,
