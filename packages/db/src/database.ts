@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import postgres from 'postgres';
 import { PgliteStatements } from './pglite-statements.js';
+import { preparingClient } from './postgres-prepared.js';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.js';
 
 /** The Drizzle database both drivers give us; domain code depends on this type only. */
@@ -181,7 +182,8 @@ export async function openDatabase<TSchema extends Record<string, unknown> = Rec
     // sessions out of pg_stat_activity. Costs one query per scrape and nothing per request.
     const applicationName = `svc-${options.schemaName}-${process.pid}-${randomBytes(3).toString('hex')}`;
     const client = postgres(options.url, { max, onnotice: () => undefined, connection: { application_name: applicationName } });
-    const db = drizzlePostgres(client, drizzleConfig) as unknown as AppDatabase<TSchema>;
+    // One round trip per query with parameters, not two: see preparingClient.
+    const db = drizzlePostgres(preparingClient(client), drizzleConfig) as unknown as AppDatabase<TSchema>;
     const poolStats = async (): Promise<PoolStats> => {
       const rows = await selectRows<{ state: string | null; count: number }>(
         db,
