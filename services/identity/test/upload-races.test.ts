@@ -2,9 +2,10 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { eq } from 'drizzle-orm';
+import { describeNeeding } from '@svc/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evidence } from '../src/db/schema.js';
-import { CAPTURE, jpegBytes, multipartBody, partnerWithToken, startedCase, type Partner } from './case-helpers.js';
+import { CAPTURE, jpegBytes, multipartBody, partnerWithToken, startedCase, uploadEvidence, type Partner } from './case-helpers.js';
 import { waitFor } from './fixtures/capture-service.js';
 import { BASE, buildTestApp, manualClock, type TestApp } from './helpers.js';
 
@@ -74,5 +75,26 @@ describe('an upload whose case changes while its bytes arrive', () => {
     expect(response.json()).toMatchObject({ code: 'SESSION_EXPIRED' });
     const rows = await test.db.select().from(evidence).where(eq(evidence.caseId, started.caseId));
     expect(rows.map((row) => [row.id, row.replacedAt])).toEqual([[inTime.json<{ id: string }>().id, null]]);
+  });
+});
+
+/** Row locks only mean something with several connections: this runs on real PostgreSQL. */
+describeNeeding('DATABASE_URL')('uploads of one type racing on one case (PostgreSQL)', () => {
+  let test: TestApp;
+  let acme: Partner;
+
+  beforeAll(async () => {
+    test = await buildTestApp({ RATE_LIMIT_PER_MINUTE: '100000', CAPTURE_UPLOADS_PER_IP: '100' });
+    acme = await partnerWithToken(test, 'Acme');
+  });
+  afterAll(() => test?.close());
+
+  it('thirty document photos at once: all stored, exactly one current, the others marked replaced', async () => {
+    const started = await startedCase(test, acme);
+    const responses = await Promise.all(Array.from({ length: 30 }, () => uploadEvidence(test, started.captureToken, 'DocumentFront', jpegBytes(), 'front.jpg', 'image/jpeg')));
+    expect(responses.map((response) => response.statusCode)).toEqual(Array(30).fill(201));
+    const rows = await test.db.select().from(evidence).where(eq(evidence.caseId, started.caseId));
+    expect(rows).toHaveLength(30);
+    expect(rows.filter((row) => row.replacedAt === null)).toHaveLength(1);
   });
 });

@@ -4,12 +4,12 @@ import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { NotFoundError, PayloadTooLargeError, ProblemError } from '@svc/problem-json';
+import { PayloadTooLargeError, ProblemError } from '@svc/problem-json';
 import { fileTypeFromBuffer } from 'file-type';
-import { selectRows } from '@svc/db';
 import { sql } from 'drizzle-orm';
-import { auditLog, evidence, verificationCases, type IdentityExecutor } from '../../db/schema.js';
+import { auditLog, evidence, type IdentityExecutor } from '../../db/schema.js';
 import type { EvidenceType } from '../cases/case-states.js';
+import { lockCase } from '../cases/case-transitions.js';
 import type { EvidenceSealing, EvidenceVault } from '../evidence/evidence-vault.js';
 import { assertCapturing, endUserActor, type CaptureSession } from './capture-sessions.js';
 
@@ -105,52 +105,40 @@ async function spool(stream: Readable, storage: EvidenceVault, maxBytes: number,
 }
 
 /**
- * Records a stored upload in one statement (one implicit transaction): it locks the case's row,
- * and only while the case is capturing and the session unexpired marks the current evidence of
- * the type replaced, inserts the new row and its audit row (the columns writeAudit fills).
- * Answers 'recorded', or the case's status (null: no such case) for the caller to explain.
+ * Records a stored upload under its case's row lock: the lock first, then the rest in one
+ * statement (the current evidence of the type marked replaced, the new row, its audit row with the
+ * columns writeAudit fills). Two statements, not one: in READ COMMITTED a statement sees what was
+ * committed when it began, so the replacing must start after the lock is held, or an upload of
+ * the same type committed while this one waited for the lock would stay current beside it.
  */
 async function recordUpload(
   db: IdentityExecutor,
   session: CaptureSession,
   row: { id: string; evidenceType: EvidenceType; contentType: string; fileSizeBytes: number; originalFileName: string; sha256Hash: string; storageKey: string; sealing: EvidenceSealing; uploadedAt: Date },
   correlationId: string,
-): Promise<'recorded' | CaptureSession['status'] | null> {
+): Promise<void> {
   const at = row.uploadedAt.toISOString();
   const actor = endUserActor(session.sessionId, correlationId);
   const after = { caseId: session.caseId, evidenceType: row.evidenceType, contentType: row.contentType, fileSizeBytes: row.fileSizeBytes, sha256Hash: row.sha256Hash };
-  const [result] = await selectRows<{ status: CaptureSession['status'] | null; recorded: number }>(
-    db,
-    sql`with locked as (
-          select ${verificationCases.id} as id, ${verificationCases.status} as status from ${verificationCases}
-          where ${verificationCases.id} = ${session.caseId}::uuid and ${verificationCases.tenantId} = ${session.tenantId}::uuid
-          for update
-        ),
-        capturing as (
-          select id from locked where status = 'CaptureStarted' and ${session.expiresAt.toISOString()}::timestamptz > ${at}::timestamptz
-        ),
-        replaced as (
+  await db.transaction(async (tx) => {
+    const locked = await lockCase(tx, session.caseId, session.tenantId);
+    assertCapturing({ caseId: locked.id, status: locked.status as CaptureSession['status'], expiresAt: session.expiresAt }, row.uploadedAt);
+    await tx.execute(sql`with replaced as (
           update ${evidence} set replaced_at = ${at}::timestamptz
-          where case_id = (select id from capturing) and evidence_type = ${row.evidenceType} and replaced_at is null
+          where case_id = ${locked.id}::uuid and evidence_type = ${row.evidenceType} and replaced_at is null
           returning id
         ),
         recorded as (
           insert into ${evidence} (id, tenant_id, case_id, evidence_type, content_type, file_size_bytes, original_file_name, sha256_hash, storage_key, encryption, data_key_id, sealed_data_key, uploaded_at)
-          select ${row.id}::uuid, ${session.tenantId}::uuid, id, ${row.evidenceType}, ${row.contentType}, ${row.fileSizeBytes}::bigint, ${row.originalFileName}, ${row.sha256Hash}, ${row.storageKey},
-                 ${row.sealing.encryption}, ${row.sealing.dataKeyId}, ${row.sealing.sealedDataKey}, ${at}::timestamptz
-          from capturing
+          values (${row.id}::uuid, ${session.tenantId}::uuid, ${locked.id}::uuid, ${row.evidenceType}, ${row.contentType}, ${row.fileSizeBytes}::bigint, ${row.originalFileName}, ${row.sha256Hash}, ${row.storageKey},
+                  ${row.sealing.encryption}, ${row.sealing.dataKeyId}, ${row.sealing.sealedDataKey}, ${at}::timestamptz)
           returning id
-        ),
-        audit as (
-          insert into ${auditLog} (tenant_id, actor, action, target, correlation_id, after, at)
-          select ${session.tenantId}::uuid, ${actor.actor}, 'evidence.uploaded', ${`evidence:${row.id}`}, ${actor.correlationId},
-                 ${JSON.stringify(after)}::jsonb || jsonb_build_object('replaced', coalesce((select jsonb_agg(id) from replaced), '[]'::jsonb)), ${at}::timestamptz
-          from recorded
         )
-        select (select status from locked) as status, (select count(*) from recorded)::int as recorded`,
-  );
-  if (!result || result.status === null) return null;
-  return result.recorded === 1 ? 'recorded' : result.status;
+        insert into ${auditLog} (tenant_id, actor, action, target, correlation_id, after, at)
+        select ${session.tenantId}::uuid, ${actor.actor}, 'evidence.uploaded', ${`evidence:${row.id}`}, ${actor.correlationId},
+               ${JSON.stringify(after)}::jsonb || jsonb_build_object('replaced', coalesce((select jsonb_agg(id) from replaced), '[]'::jsonb)), ${at}::timestamptz
+        from recorded`);
+  });
 }
 
 /** A file name safe to store and show: no path, no control characters, bounded length. */
@@ -199,12 +187,7 @@ export async function receiveEvidence(
     try {
       const now = options.clock();
       const record = { id: evidenceId, evidenceType: upload.evidenceType, contentType: sniffed, fileSizeBytes: spooled.sizeBytes, originalFileName: cleanFileName(upload.fileName, `${upload.evidenceType}`), sha256Hash: spooled.sha256Hex, uploadedAt: now.toISOString() };
-      const status = await recordUpload(db, session, { ...record, storageKey, sealing, uploadedAt: now }, options.correlationId);
-      if (status !== 'recorded') {
-        if (status === null) throw new NotFoundError(`No verification case with id ${session.caseId}.`);
-        assertCapturing({ caseId: session.caseId, status, expiresAt: session.expiresAt }, now);
-        throw new Error(`evidence not recorded for a capturing case (${status})`);
-      }
+      await recordUpload(db, session, { ...record, storageKey, sealing, uploadedAt: now }, options.correlationId);
       return record;
     } catch (error) {
       await storage.delete(storageKey).catch(() => undefined);
