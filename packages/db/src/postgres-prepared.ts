@@ -20,19 +20,22 @@ type TransactionCallback = (sql: Sql) => unknown;
  * their callbacks a client with the same behaviour, so transactions prepare too.
  */
 export function preparingClient(client: Sql): Sql {
+  // Made once per client, not on every property read: Drizzle reads `unsafe` for every query.
+  const unsafe = (text: string, params?: unknown[], options?: Record<string, unknown>) => client.unsafe(text, params as never, { ...options, prepare: true });
+  const scoped = (open: (...args: unknown[]) => unknown) => (...args: unknown[]) => {
+    const callback = args.pop() as TransactionCallback;
+    return open.call(client, ...args, (inner: Sql) => callback(preparingClient(inner)));
+  };
+  const method = (name: string) => Reflect.get(client, name) as ((...args: unknown[]) => unknown) | undefined;
+  const begin = scoped(method('begin')!);
+  // Only a transaction's client has savepoint().
+  const savepointOf = method('savepoint');
+  const savepoint = savepointOf ? scoped(savepointOf) : undefined;
   return new Proxy(client, {
     get(target, property, receiver) {
-      if (property === 'unsafe') {
-        return (text: string, params?: unknown[], options?: Record<string, unknown>) =>
-          target.unsafe(text, params as never, { ...options, prepare: true });
-      }
-      if (property === 'begin' || property === 'savepoint') {
-        const open = Reflect.get(target, property, receiver) as (...args: unknown[]) => unknown;
-        return (...args: unknown[]) => {
-          const callback = args.pop() as TransactionCallback;
-          return open.call(target, ...args, (scoped: Sql) => callback(preparingClient(scoped)));
-        };
-      }
+      if (property === 'unsafe') return unsafe;
+      if (property === 'begin') return begin;
+      if (property === 'savepoint' && savepoint) return savepoint;
       return Reflect.get(target, property, receiver) as unknown;
     },
   });
