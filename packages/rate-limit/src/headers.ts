@@ -2,7 +2,8 @@ import type { RateLimitDecision, WindowPolicy, WindowState } from './rate-limite
 
 /**
  * `X-RateLimit-Limit`, `-Remaining`, `-Reset` (ISO 8601) for the most restrictive window,
- * once per prefix: fx sends both spellings its spec mentions.
+ * once per prefix: fx sends both spellings its spec mentions. Names are written lower-case,
+ * as they go on the wire (see headerName).
  */
 export function legacyRateLimitHeaders(decision: RateLimitDecision, prefixes: readonly string[] = ['X-RateLimit-'], into: Record<string, string> = {}): Record<string, string> {
   const limit = String(decision.limit);
@@ -17,13 +18,22 @@ export function legacyRateLimitHeaders(decision: RateLimitDecision, prefixes: re
   return into;
 }
 
-// Header names built once per prefix: a name concatenated per request is a new string that
-// Fastify lower-cases and Node checks again every time.
+/**
+ * A header name as Fastify stores it: lower-case, and interned (a property key of a literal).
+ * Fastify lower-cases every name it is given; a name that already is comes back as the same
+ * string, so no request allocates a new one or looks it up again in V8's string table to use it
+ * as a key. Case-insensitive on the wire (RFC 9110), and HTTP/1.1 Fastify sends them lower-case anyway.
+ */
+function headerName(name: string): string {
+  return Object.keys({ [name.toLowerCase()]: true })[0]!;
+}
+
+// Header names built once per prefix.
 const namesByPrefix = new Map<string, readonly [string, string, string]>();
 function legacyNames(prefix: string): readonly [string, string, string] {
   let names = namesByPrefix.get(prefix);
   if (!names) {
-    names = [`${prefix}Limit`, `${prefix}Remaining`, `${prefix}Reset`];
+    names = [headerName(`${prefix}Limit`), headerName(`${prefix}Remaining`), headerName(`${prefix}Reset`)];
     namesByPrefix.set(prefix, names);
   }
   return names;
@@ -53,8 +63,8 @@ function secondsToReset(state: Pick<WindowState, 'resetAt'>, now: number): numbe
 export function draftRateLimitHeaders(decision: RateLimitDecision, now: number = Date.now(), into: Record<string, string> = {}): Record<string, string> {
   const deciding =
     decision.windows.find((state) => state.limit === decision.limit && state.resetAt.getTime() === decision.resetAt.getTime()) ?? decision.windows[0];
-  into['RateLimit-Policy'] = policyHeader(decision.policy);
-  into.RateLimit = deciding ? `"${deciding.name}";r=${decision.remaining};t=${secondsToReset(decision, now)}` : '';
+  into['ratelimit-policy'] = policyHeader(decision.policy);
+  into.ratelimit = deciding ? `"${deciding.name}";r=${decision.remaining};t=${secondsToReset(decision, now)}` : '';
   return into;
 }
 

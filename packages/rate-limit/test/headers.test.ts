@@ -18,26 +18,26 @@ const decision: RateLimitDecision = {
 };
 
 describe('header builders', () => {
-  it('writes X-RateLimit-* for the most restrictive window, once per prefix', () => {
+  it('writes X-RateLimit-* for the most restrictive window, once per prefix, in lower case as Fastify stores names', () => {
     expect(legacyRateLimitHeaders(decision)).toEqual({
-      'X-RateLimit-Limit': '60',
-      'X-RateLimit-Remaining': '17',
-      'X-RateLimit-Reset': '2026-11-23T10:01:00.000Z',
+      'x-ratelimit-limit': '60',
+      'x-ratelimit-remaining': '17',
+      'x-ratelimit-reset': '2026-11-23T10:01:00.000Z',
     });
     expect(Object.keys(legacyRateLimitHeaders(decision, ['X-Rate-Limit-', 'X-RateLimit-']))).toEqual([
-      'X-Rate-Limit-Limit',
-      'X-Rate-Limit-Remaining',
-      'X-Rate-Limit-Reset',
-      'X-RateLimit-Limit',
-      'X-RateLimit-Remaining',
-      'X-RateLimit-Reset',
+      'x-rate-limit-limit',
+      'x-rate-limit-remaining',
+      'x-rate-limit-reset',
+      'x-ratelimit-limit',
+      'x-ratelimit-remaining',
+      'x-ratelimit-reset',
     ]);
   });
 
   it('writes the IETF draft RateLimit-Policy with every window and RateLimit for the deciding one', () => {
     expect(draftRateLimitHeaders(decision, Date.parse('2026-11-23T10:00:30.000Z'))).toEqual({
-      'RateLimit-Policy': '"minute";q=60;w=60, "hour";q=1200;w=3600',
-      RateLimit: '"minute";r=17;t=30',
+      'ratelimit-policy': '"minute";q=60;w=60, "hour";q=1200;w=3600',
+      ratelimit: '"minute";r=17;t=30',
     });
   });
 });

@@ -67,8 +67,8 @@ export interface FxRateLimits {
 export function quotaHeaders(decision: RateLimitDecision, into: Record<string, string> = {}): Record<string, string> {
   const month = decision.windows.find((window) => window.name === 'month');
   if (!month) return into;
-  into['X-Quota-Limit'] = String(month.limit);
-  into['X-Quota-Remaining'] = String(Math.max(0, month.limit - month.count));
+  into['x-quota-limit'] = String(month.limit);
+  into['x-quota-remaining'] = String(Math.max(0, month.limit - month.count));
   return into;
 }
 
