@@ -13,7 +13,8 @@
 //     50 connections (measurePath, bench/rounds.mjs), and the JSON line that reports it (pathRow);
 //   - cleanup however a run ends: success, failure, a signal or its watchdog (runBench).
 import { Buffer } from 'node:buffer';
-import { writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { collectLines, freePort, root, runCommand, spawnTracked, stopChild, waitForHttp } from './out-of-process.mjs';
 import { alternatingRounds } from './rounds.mjs';
@@ -105,6 +106,9 @@ export async function startService({ script, env, healthPath, cwd = root, onSpaw
   const port = await freePort();
   // BENCH_CPU_PROF_DIR=<dir>: each service writes a V8 CPU profile there when it stops (what stands between it and the bare figure).
   const profile = process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [];
+  // BENCH_PERF_DIR=<dir>: Linux perf samples the service while it is up (kernel and native frames
+  // too, which a V8 profile folds into the JS function that made the system call), with JIT names.
+  if (process.env.BENCH_PERF_DIR) profile.push('--perf-basic-prof');
   // Rate-limit counters in a namespace of this bench process: a shared Redis keeps the windows of
   // earlier runs and of other users of 127.0.0.1, which would answer a bench's calls with 429.
   const namespaced = { RATE_LIMIT_KEY_PREFIX: `bench:${process.pid}:${BENCH_STARTED}:`, ...env };
@@ -113,7 +117,17 @@ export async function startService({ script, env, healthPath, cwd = root, onSpaw
   child.output = collectLines(child);
   const origin = `http://127.0.0.1:${port}`;
   await waitForHttp(`${origin}${healthPath}`, { child, timeoutMs: 90_000, describe: () => `:\n${child.output.tail.join('\n')}` });
+  if (process.env.BENCH_PERF_DIR) recordPerf(child, process.env.BENCH_PERF_DIR);
   return { child, origin };
+}
+
+/** `perf record` attached to `child` until it exits: `<dir>/<script>-<pid>.perf`, read with `perf report -i`. */
+function recordPerf(child, dir) {
+  mkdirSync(dir, { recursive: true });
+  const output = join(dir, `service-${child.pid}.perf`);
+  const perf = spawn('perf', ['record', '-e', 'cpu-clock', '-F', '999', '-g', '-p', String(child.pid), '-o', output], { stdio: 'ignore' });
+  perf.on('error', (error) => log(`BENCH_PERF_DIR: perf did not start (${error.message}); apt-get install linux-perf`));
+  log(`perf records pid ${child.pid} into ${output}`);
 }
 
 // ---- one path against its references, in alternating rounds ----
