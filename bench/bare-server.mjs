@@ -11,6 +11,9 @@
 //                             as a prepared statement through postgres.js with the service's pool
 //                             size (`--pg-pool`, default 10, the services' default).
 //   --status=<code>           the status to answer (default 200; 201 for a create path).
+//   --headers=<file.json>     an object of response headers sent on every answer besides
+//                             content-type (say, the service's own, captured with curl -D): what
+//                             the bytes of a contract's headers cost a server that does nothing else.
 // Usage: node bench/bare-server.mjs <method> <route> <body file> [content-type] [options]
 //   <route> is a Fastify path pattern, e.g. /verifications/:id; content-type defaults to
 //   application/json. Fastify (and ioredis, @svc/rate-limit) are resolved from the working
@@ -75,6 +78,7 @@ const load = async (name) => {
 const { default: Fastify } = await load('fastify');
 const body = readFileSync(bodyFile);
 const status = Number(options.status ?? 200);
+const extraHeaders = options.headers ? JSON.parse(readFileSync(options.headers, 'utf8')) : null;
 
 /** The round trip the reference makes before answering, or null. */
 async function roundTrip() {
@@ -173,6 +177,8 @@ app.route({
       }
     }
     if (trip) await trip.run(request);
+    // A copy per answer, as a service builds its headers per request.
+    if (extraHeaders) reply.headers({ ...extraHeaders });
     return reply.code(status).header('content-type', contentType).send(body);
   },
 });
