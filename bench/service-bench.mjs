@@ -121,7 +121,7 @@ export async function startService({ script, env, healthPath, cwd = root, onSpaw
   return { child, origin };
 }
 
-/** `perf record` attached to `child` until it exits: `<dir>/<script>-<pid>.perf`, read with `perf report -i`. */
+/** `perf record` attached to `child` until it exits: `<dir>/service-<pid>.perf`, read with `perf report -i`. */
 function recordPerf(child, dir) {
   mkdirSync(dir, { recursive: true });
   const output = join(dir, `service-${child.pid}.perf`);
