@@ -27,14 +27,15 @@ export function preparingClient(client: Sql): Sql {
     return open.call(client, ...args, (inner: Sql) => callback(preparingClient(inner)));
   };
   const method = (name: string) => Reflect.get(client, name) as ((...args: unknown[]) => unknown) | undefined;
-  const begin = scoped(method('begin')!);
-  // Only a transaction's client has savepoint().
+  // The root client has begin(), a transaction's client has savepoint() instead.
+  const beginOf = method('begin');
+  const begin = beginOf ? scoped(beginOf) : undefined;
   const savepointOf = method('savepoint');
   const savepoint = savepointOf ? scoped(savepointOf) : undefined;
   return new Proxy(client, {
     get(target, property, receiver) {
       if (property === 'unsafe') return unsafe;
-      if (property === 'begin') return begin;
+      if (property === 'begin' && begin) return begin;
       if (property === 'savepoint' && savepoint) return savepoint;
       return Reflect.get(target, property, receiver) as unknown;
     },
