@@ -26,8 +26,15 @@
 //                             chunks, a fresh data key per upload) on its way to the file, then
 //                             fsync, a rename into place and the directory's fsync, as identity's
 //                             file-system store does before it answers 201.
+//   --keep                    with --spool, keep every upload's file, as the service keeps every
+//                             upload, so the page cache grows by the same bytes; on stopping, flush
+//                             them (sync) so the next side does not pay for their write-back. The
+//                             bench's work directory goes at the end. Without it each file is deleted
+//                             at once and the same few pages are recycled: docs/benchmarks.md, "The
+//                             upload and the VM's memory", says why that changes the figures here.
 // Listens on a free loopback port and prints {"port":…} as its first stdout line. It stops on
 // SIGTERM/SIGINT, and when its stdin closes (the parent that started it has gone away).
+import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream, readFileSync, rmSync } from 'node:fs';
 import { open, rename } from 'node:fs/promises';
@@ -158,6 +165,8 @@ const app = Fastify({ logger: false, bodyLimit: 64 * 1024 * 1024 });
 app.removeAllContentTypeParsers();
 app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
 let spooled = 0;
+/** Each upload's file: deleted at once, or with --keep left in place. */
+const discard = (file) => (options.keep === 'true' ? undefined : rmSync(file, { force: true }));
 app.route({
   method,
   url: route,
@@ -167,10 +176,10 @@ app.route({
         const file = join(options.spool, `upload-${process.pid}-${(spooled += 1)}`);
         if (seal) {
           await pipeline(request.body, ...seal.stages(), createWriteStream(file, { mode: 0o600 }));
-          rmSync(await seal.store(file), { force: true });
+          discard(await seal.store(file));
         } else {
           await pipeline(request.body, createWriteStream(file));
-          rmSync(file, { force: true });
+          discard(file);
         }
       } else {
         for await (const chunk of request.body) void chunk;
@@ -192,6 +201,8 @@ const stop = () => {
   app
     .close()
     .then(() => trip?.close())
+    // Kept files written without fsync are flushed now, not during the next side's turn.
+    .then(() => (options.keep === 'true' ? execFileSync('sync') : undefined))
     .then(
       () => process.exit(0),
       () => process.exit(1),

@@ -6,6 +6,10 @@
 // one case (an upload locks its case's row while it replaces the earlier photo).
 // A second reference, `bare+seal`, does what an encrypted, durable upload cannot avoid on top:
 // the SHA-256, identity's own envelope encryption, fsync, rename and the directory's fsync.
+// BENCH_UPLOAD_KEEP=1: both references keep every file they write, as the service keeps every upload,
+// instead of deleting each at once (bench/bare-server.mjs --keep). On this project's VMs that changes
+// which memory the page cache grows into, and with it every side's rate (docs/benchmarks.md, "The
+// upload and the VM's memory"); it needs up to KEEP_BYTES of free disk, or the bench stops.
 // The service runs as an operator runs it (`node services/identity/dist/server.js`, file-system
 // evidence in the run's temporary directory, per-IP limits raised so nothing is refused).
 //
@@ -17,7 +21,7 @@
 // Prints one JSON line (bench/service-bench.mjs pathRow). `pnpm bench` runs it in both modes.
 import { Buffer } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureWrk } from '../../../bench/load-generator.mjs';
 import { killTracked } from '../../../bench/out-of-process.mjs';
@@ -31,6 +35,9 @@ const IMAGE_BYTES = 2 * 1024 * 1024;
 const PATH = `${CAPTURE}/evidence`;
 // Every upload of the bench comes from one address: the per-address cap would answer 429.
 const UPLOAD_ENV = { CAPTURE_UPLOADS_PER_IP: '1000' };
+const KEEP = process.env.BENCH_UPLOAD_KEEP === '1';
+// Three rounds of three sides, each writing up to about 300 uploads/s of 2 MB for its warm-up and measurement.
+const KEEP_BYTES = 40 * 1024 ** 3;
 
 const bench = identityBench({ workDirPrefix: 'identity-bench-evidence-upload-', databasePrefix: 'bench_upload_', evidence: true });
 
@@ -71,17 +78,20 @@ async function main() {
   await bench.stopService();
   const spool = join(bench.workDir, 'evidence', 'bare-spool');
   mkdirSync(spool, { recursive: true });
+  const disk = statfsSync(spool);
+  if (KEEP && disk.bavail * disk.bsize < KEEP_BYTES) throw new Error(`BENCH_UPLOAD_KEEP=1 needs ${KEEP_BYTES / 1024 ** 3} GB free under ${spool}; there are ${((disk.bavail * disk.bsize) / 1024 ** 3).toFixed(1)}`);
+  const keep = KEEP ? { keep: 'true' } : {};
   const row = await measurePath(`identity POST ${PATH} (2 MB image)`, {
     service: bench.serviceSide(UPLOAD_ENV),
-    bare: bareSide({ name: 'bare', method: 'POST', route: PATH, bodyFile: bodyFileOf(bench.workDir, expected.body), contentType: expected.contentType, packageDir: serviceDir, status: 201, options: { spool } }),
+    bare: bareSide({ name: 'bare', method: 'POST', route: PATH, bodyFile: bodyFileOf(bench.workDir, expected.body), contentType: expected.contentType, packageDir: serviceDir, status: 201, options: { spool, ...keep } }),
     // The same bytes hashed, sealed with identity's own envelope and made durable (fsync, rename, directory fsync).
-    roundTrip: bareSide({ name: 'bare+seal', method: 'POST', route: PATH, bodyFile: bodyFileOf(bench.workDir, expected.body), contentType: expected.contentType, packageDir: serviceDir, status: 201, options: { spool, seal: 'true' } }),
+    roundTrip: bareSide({ name: 'bare+seal', method: 'POST', route: PATH, bodyFile: bodyFileOf(bench.workDir, expected.body), contentType: expected.contentType, packageDir: serviceDir, status: 201, options: { spool, seal: 'true', ...keep } }),
     request: (sideOrigin) => ({ url: `${sideOrigin}${PATH}`, method: 'POST', headers, bodyFile, rotateHeader: { name: 'authorization', values: tokens } }),
     check: (sideOrigin) => probe(`${sideOrigin}${PATH}`, { method: 'POST', headers: { ...headers, authorization: tokens[1] }, body: upload.body, status: 201 }),
     seconds,
     warmupSeconds,
   });
-  console.log(JSON.stringify({ ...row, uploadBytes: upload.body.length, cases: CASES }));
+  console.log(JSON.stringify({ ...row, uploadBytes: upload.body.length, cases: CASES, referencesKeepFiles: KEEP }));
 }
 
 await bench.run(main, {
