@@ -56,14 +56,15 @@ export async function createBaseApp(options: BaseAppOptions): Promise<ServiceApp
     clientErrorHandler: function (this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket) {
       answerClientError(error, socket, this.log);
     },
+    // zod validates and serialises every route. Named here rather than only set below, Fastify never
+    // loads its default Ajv and fast-json-stringify compilers: about 25 ms of every start.
+    schemaController: { compilersFactory: { buildValidator: () => validatorCompiler, buildSerializer: () => serializerCompiler } },
   });
   // The HTTPS server is a drop-in for the HTTP one here: request.raw.socket is a TLSSocket.
   const app = (
     options.https ? (Fastify({ ...(fastifyOptions as FastifyHttpsOptions<HttpsServer>), https: { ...nodeOptions, ...options.https } }) as unknown as FastifyInstance) : Fastify(fastifyOptions)
   ).withTypeProvider<ZodTypeProvider>();
   installListenerGuards(app, timeouts);
-  app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
   // Collected always (in memory, cheap); served only when runService is given METRICS_PORT.
   const metrics = createServiceMetrics({ service: options.service, database: options.database, log: app.log });
   app.decorate('metrics', metrics);

@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 
 /**
  * Connects to REDIS_URL and proves the connection at start (fail fast with a readable
@@ -6,6 +6,8 @@ import { Redis } from 'ioredis';
  * blip later degrades health instead of crashing the service.
  */
 export async function connectRedis(url: string, options: { connectTimeoutMs?: number } = {}): Promise<Redis> {
+  // Loaded here, not at the top: the embedded default has no Redis and need not pay for the module at start.
+  const { Redis } = await import('ioredis');
   const redis = new Redis(url, {
     lazyConnect: true,
     connectTimeout: options.connectTimeoutMs ?? 5000,
