@@ -1,6 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
-import { Agent, request, type Dispatcher } from 'undici';
+import type * as UndiciModule from 'undici';
+import type { Dispatcher } from 'undici';
 import { nonPublicReason } from './address-policy.js';
 import { unbracket, type TargetPolicy } from './target-url.js';
 
@@ -33,11 +34,17 @@ function guardedLookup(hostname: string, options: LookupOptions, callback: Looku
   });
 }
 
+type Undici = typeof UndiciModule;
+let undici: Promise<Undici> | undefined;
+/** undici is loaded by the first outbound call, not at start: a process that has sent nothing has not paid for it. */
+const loadUndici = (): Promise<Undici> => (undici ??= import('undici'));
+
 /** Sockets per receiving host; a delivery worker's in-flight sends per endpoint should stay at or under it. */
 export const MAX_SENDS_PER_HOST = 64;
 
 /** The one undici dispatcher every outbound webhook uses. Redirects are never followed (undici's default). */
-export function createGuardedDispatcher(policy: TargetPolicy, options: { connectTimeoutMs?: number } = {}): Dispatcher {
+export async function createGuardedDispatcher(policy: TargetPolicy, options: { connectTimeoutMs?: number } = {}): Promise<Dispatcher> {
+  const { Agent } = await loadUndici();
   return new Agent({
     connect: {
       timeout: options.connectTimeoutMs ?? 10_000,
@@ -88,7 +95,8 @@ export async function postOnce(options: {
   url: string;
   body: string;
   headers: Record<string, string>;
-  dispatcher: Dispatcher;
+  /** createGuardedDispatcher's, or the promise of it: a worker creates it when it first sends. */
+  dispatcher: Dispatcher | Promise<Dispatcher>;
   policy: TargetPolicy;
   timeoutMs: number;
   /** Names the sending service, e.g. `partner-services-identity-webhooks/1`. */
@@ -104,11 +112,12 @@ export async function postOnce(options: {
     if (reason) return { status: 0, durationMs: 0, error: new BlockedTargetError(host, host, reason).message };
   }
   try {
+    const [{ request }, dispatcher] = await Promise.all([loadUndici(), options.dispatcher]);
     const response = await request(url, {
       method: 'POST',
       body: options.body,
       headers: { 'user-agent': options.userAgent ?? 'partner-services-webhooks/1', ...options.headers },
-      dispatcher: options.dispatcher,
+      dispatcher,
       signal: AbortSignal.timeout(options.timeoutMs),
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,

@@ -57,7 +57,9 @@ type OpenedTarget = { url: string; secret: string } | { error: string };
  */
 export function createSignedDeliveryWorker(options: SignedDeliveryWorkerOptions): DeliveryWorker & { close(): Promise<void> } {
   const { db, table, policy, timeoutMs } = options;
-  const dispatcher = createGuardedDispatcher(policy, { connectTimeoutMs: timeoutMs });
+  // Created by the first send: a process that delivers nothing never loads the HTTP client.
+  let dispatcher: ReturnType<typeof createGuardedDispatcher> | undefined;
+  const guardedDispatcher = () => (dispatcher ??= createGuardedDispatcher(policy, { connectTimeoutMs: timeoutMs }));
   // Depth is the table's, whichever process works it: reported even when the worker runs elsewhere.
   options.metrics?.watchQueue(options.queueName, () => queueDepth(db, table, { openOnly: true }));
 
@@ -97,7 +99,7 @@ export function createSignedDeliveryWorker(options: SignedDeliveryWorkerOptions)
       if (!target) return { status: 0, error: options.missingTarget, permanent: true };
       if ('error' in target) return { status: 0, error: target.error };
       const headers = options.sign({ secret: target.secret, delivery });
-      const outcome = await postOnce({ url: target.url, body: delivery.payload, headers, dispatcher, policy, timeoutMs, userAgent: options.userAgent });
+      const outcome = await postOnce({ url: target.url, body: delivery.payload, headers, dispatcher: guardedDispatcher(), policy, timeoutMs, userAgent: options.userAgent });
       return options.interpret ? options.interpret(outcome) : outcome;
     },
   });
@@ -106,7 +108,7 @@ export function createSignedDeliveryWorker(options: SignedDeliveryWorkerOptions)
     ...worker,
     async close() {
       await worker.stop();
-      await dispatcher.close();
+      if (dispatcher) await (await dispatcher).close();
     },
   };
 }
