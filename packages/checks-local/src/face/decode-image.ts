@@ -3,7 +3,7 @@
  * no temporary files). Large photos are scaled down first: the face models work on 256 px
  * crops, and a 12-megapixel selfie would only cost memory and copy time.
  */
-import { createCanvas, loadImage } from '@napi-rs/canvas';
+import { loadCanvas } from '../canvas-module.js';
 import { ManualReviewRequiredError } from '../contract.js';
 import { imageDimensions } from './image-dimensions.js';
 import type { RgbImage } from './worker-protocol.js';
@@ -25,6 +25,7 @@ export function rgbaToRgb(rgba: Uint8ClampedArray | Uint8Array, width: number, h
 
 /** `what` names the evidence in the reason ("the selfie", "the document"). */
 export async function decodeImage(bytes: Buffer, what: string): Promise<RgbImage> {
+  const { createCanvas, loadImage } = await loadCanvas();
   const declared = imageDimensions(bytes);
   if (declared && declared.width * declared.height > MAX_IMAGE_PIXELS) {
     throw new ManualReviewRequiredError(`Face match: ${what} is too large an image to check`);

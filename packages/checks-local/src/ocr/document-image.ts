@@ -4,7 +4,8 @@
  * at the bottom and the printed (visual) zone above it. Cropping matters: tesseract in block mode
  * reads faster and makes fewer mistakes on the band alone than on the whole page.
  */
-import { createCanvas, loadImage, type Image } from '@napi-rs/canvas';
+import type { Image } from '@napi-rs/canvas';
+import { loadCanvas, loadedCanvas } from '../canvas-module.js';
 import { ManualReviewRequiredError } from '../contract.js';
 import type { MrzFormat } from './mrz-layout.js';
 
@@ -32,6 +33,7 @@ export interface PreparedPage {
 }
 
 export async function decodeDocumentImage(bytes: Buffer): Promise<Image> {
+  const { loadImage } = await loadCanvas();
   let image: Image;
   try {
     image = await loadImage(bytes);
@@ -63,7 +65,7 @@ function greyRegion(image: Image, pageWidth: number, region: Region): Buffer {
   const sourceHeight = Math.max(1, Math.ceil(image.height * region.bottom) - sourceTop);
   const width = Math.max(1, Math.round(sourceWidth * scale));
   const height = Math.max(1, Math.round(sourceHeight * scale));
-  const canvas = createCanvas(width, height);
+  const canvas = loadedCanvas().createCanvas(width, height);
   const context = canvas.getContext('2d');
   context.imageSmoothingEnabled = true;
   context.imageSmoothingQuality = 'high';
