@@ -83,6 +83,9 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
   const isTrustedProxy = createAddressMatcher(config.TRUSTED_PROXIES);
   // Before the app: the health endpoint reports on it. Models load on the first live case, not here.
   const ownProvider = dependencies.checksProvider === undefined ? await configuredChecksProvider(config) : null;
+  // The first health check would wait for the provider's look at its models and ffmpeg (it spawns
+  // `ffmpeg -version`): begun now, it runs while the app is built. The provider keeps the answer; health reports it.
+  void ownProvider?.status?.().catch(() => undefined);
   const app = await createBaseApp({
     service: SERVICE_NAME,
     version: SERVICE_VERSION,
