@@ -95,8 +95,7 @@ export async function postOnce(options: {
   url: string;
   body: string;
   headers: Record<string, string>;
-  /** createGuardedDispatcher's, or the promise of it: a worker creates it when it first sends. */
-  dispatcher: Dispatcher | Promise<Dispatcher>;
+  dispatcher: Dispatcher;
   policy: TargetPolicy;
   timeoutMs: number;
   /** Names the sending service, e.g. `partner-services-identity-webhooks/1`. */
@@ -112,12 +111,12 @@ export async function postOnce(options: {
     if (reason) return { status: 0, durationMs: 0, error: new BlockedTargetError(host, host, reason).message };
   }
   try {
-    const [{ request }, dispatcher] = await Promise.all([loadUndici(), options.dispatcher]);
+    const { request } = await loadUndici();
     const response = await request(url, {
       method: 'POST',
       body: options.body,
       headers: { 'user-agent': options.userAgent ?? 'partner-services-webhooks/1', ...options.headers },
-      dispatcher,
+      dispatcher: options.dispatcher,
       signal: AbortSignal.timeout(options.timeoutMs),
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,

@@ -37,14 +37,14 @@ const relaxed = { allowPrivateTargets: true };
 describe('postOnce through the guarded dispatcher', () => {
   it('refuses an IP-literal private target without connecting', async () => {
     const before = received.length;
-    const result = await postOnce({ url: `http://127.0.0.1:${port}/hook`, body: '{}', headers: {}, dispatcher: createGuardedDispatcher(strict), policy: strict, timeoutMs: 1000 });
+    const result = await postOnce({ url: `http://127.0.0.1:${port}/hook`, body: '{}', headers: {}, dispatcher: await createGuardedDispatcher(strict), policy: strict, timeoutMs: 1000 });
     expect(result).toEqual({ status: 0, durationMs: 0, error: 'refused to connect to 127.0.0.1 (127.0.0.1): loopback' });
     expect(received.length).toBe(before);
   });
 
   it('refuses a host name that resolves to loopback at connect time (DNS rebinding)', async () => {
     const before = received.length;
-    const result = await postOnce({ url: `http://localhost:${port}/hook`, body: '{}', headers: {}, dispatcher: createGuardedDispatcher(strict), policy: strict, timeoutMs: 2000 });
+    const result = await postOnce({ url: `http://localhost:${port}/hook`, body: '{}', headers: {}, dispatcher: await createGuardedDispatcher(strict), policy: strict, timeoutMs: 2000 });
     expect(result.status).toBe(0);
     expect(result.error).toMatch(/^refused to connect to localhost \((127\.0\.0\.1|::1)\): loopback$/);
     expect(received.length).toBe(before);
@@ -55,7 +55,7 @@ describe('postOnce through the guarded dispatcher', () => {
       url: `http://127.0.0.1:${port}/hook`,
       body: '{"event":"rate_alert"}',
       headers: { 'content-type': 'application/json', 'x-service-event': 'rate_alert' },
-      dispatcher: createGuardedDispatcher(relaxed),
+      dispatcher: await createGuardedDispatcher(relaxed),
       policy: relaxed,
       timeoutMs: 2000,
     });
@@ -68,7 +68,7 @@ describe('postOnce through the guarded dispatcher', () => {
   });
 
   it('reports non-2xx statuses, does not follow redirects, and times out with status 0', async () => {
-    const dispatcher = createGuardedDispatcher(relaxed);
+    const dispatcher = await createGuardedDispatcher(relaxed);
     const common = { body: '{}', headers: {}, dispatcher, policy: relaxed };
     expect((await postOnce({ ...common, url: `http://127.0.0.1:${port}/fail`, timeoutMs: 2000 })).status).toBe(500);
     expect((await postOnce({ ...common, url: `http://127.0.0.1:${port}/redirect`, timeoutMs: 2000 })).status).toBe(302);
@@ -84,7 +84,7 @@ describe('postOnce through the guarded dispatcher', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const closedPort = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
-    const result = await postOnce({ url: `http://127.0.0.1:${closedPort}/`, body: '{}', headers: {}, dispatcher: createGuardedDispatcher(relaxed), policy: relaxed, timeoutMs: 2000 });
+    const result = await postOnce({ url: `http://127.0.0.1:${closedPort}/`, body: '{}', headers: {}, dispatcher: await createGuardedDispatcher(relaxed), policy: relaxed, timeoutMs: 2000 });
     expect(result.status).toBe(0);
     expect(result.error).toContain('ECONNREFUSED');
   });

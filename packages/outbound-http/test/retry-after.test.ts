@@ -102,7 +102,7 @@ afterAll(async () => {
 });
 
 const relaxed = { allowPrivateTargets: true };
-const dispatcher = createGuardedDispatcher(relaxed);
+const dispatcher = await createGuardedDispatcher(relaxed);
 
 function post(path: string, options: { userAgent?: string; timeoutMs?: number } = {}) {
   return postOnce({ url: `http://127.0.0.1:${port}${path}`, body: '{}', headers: { 'content-type': 'application/json' }, dispatcher, policy: relaxed, timeoutMs: options.timeoutMs ?? 2000, ...(options.userAgent ? { userAgent: options.userAgent } : {}) });

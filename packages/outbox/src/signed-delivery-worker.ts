@@ -99,7 +99,7 @@ export function createSignedDeliveryWorker(options: SignedDeliveryWorkerOptions)
       if (!target) return { status: 0, error: options.missingTarget, permanent: true };
       if ('error' in target) return { status: 0, error: target.error };
       const headers = options.sign({ secret: target.secret, delivery });
-      const outcome = await postOnce({ url: target.url, body: delivery.payload, headers, dispatcher: guardedDispatcher(), policy, timeoutMs, userAgent: options.userAgent });
+      const outcome = await postOnce({ url: target.url, body: delivery.payload, headers, dispatcher: await guardedDispatcher(), policy, timeoutMs, userAgent: options.userAgent });
       return options.interpret ? options.interpret(outcome) : outcome;
     },
   });

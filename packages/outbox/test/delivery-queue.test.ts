@@ -193,7 +193,7 @@ describe('delivery queue', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
     const policy = { allowPrivateTargets: true };
-    const dispatcher = createGuardedDispatcher(policy);
+    const dispatcher = await createGuardedDispatcher(policy);
     const worker = createDeliveryWorker({
       db: db(),
       table: deliveries,
