@@ -2,7 +2,6 @@ import type * as Canvas from '@napi-rs/canvas';
 
 type CanvasModule = typeof Canvas;
 
-let loading: Promise<CanvasModule> | undefined;
 let loaded: CanvasModule | undefined;
 
 /**
@@ -10,7 +9,8 @@ let loaded: CanvasModule | undefined;
  * these checks starts: the native module takes tens of milliseconds to open.
  */
 export async function loadCanvas(): Promise<CanvasModule> {
-  loaded ??= await (loading ??= import('@napi-rs/canvas'));
+  // Node loads a module once; concurrent first calls share that load.
+  loaded ??= await import('@napi-rs/canvas');
   return loaded;
 }
 
