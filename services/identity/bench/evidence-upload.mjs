@@ -78,8 +78,11 @@ async function main() {
   await bench.stopService();
   const spool = join(bench.workDir, 'evidence', 'bare-spool');
   mkdirSync(spool, { recursive: true });
-  const disk = statfsSync(spool);
-  if (KEEP && disk.bavail * disk.bsize < KEEP_BYTES) throw new Error(`BENCH_UPLOAD_KEEP=1 needs ${KEEP_BYTES / 1024 ** 3} GB free under ${spool}; there are ${((disk.bavail * disk.bsize) / 1024 ** 3).toFixed(1)}`);
+  if (KEEP) {
+    const disk = statfsSync(spool);
+    const freeBytes = disk.bavail * disk.bsize;
+    if (freeBytes < KEEP_BYTES) throw new Error(`BENCH_UPLOAD_KEEP=1 needs ${KEEP_BYTES / 1024 ** 3} GB free under ${spool}; there are ${(freeBytes / 1024 ** 3).toFixed(1)}`);
+  }
   const keep = KEEP ? { keep: 'true' } : {};
   const row = await measurePath(`identity POST ${PATH} (2 MB image)`, {
     service: bench.serviceSide(UPLOAD_ENV),
