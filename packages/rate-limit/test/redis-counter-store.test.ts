@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createRateLimiter, FallbackCounterStore, MemoryCounterStore, RedisCounterStore } from '../src/index.js';
 import { describeNeeding } from '@svc/db/testing';
 
@@ -48,6 +48,42 @@ describeNeeding('REDIS_URL')('RedisCounterStore on the real Redis', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     monitor.disconnect();
     expect(commands).toEqual(['evalsha']);
+  });
+
+  it('counts the checks of one event-loop turn in one EVALSHA, each with the count it would have got alone', async () => {
+    const store = new RedisCounterStore(redis, { prefix });
+    await store.increment([{ key: 'batch-warm-up', ttlMs: 1000 }]); // loads the script once
+    await redis.set(`${prefix}batch-b`, '10');
+    const monitor = await redis.monitor();
+    const commands: string[][] = [];
+    monitor.on('monitor', (_time: string, args: string[], source: string) => {
+      if (source !== 'lua' && args.some((arg) => arg.includes('batch-'))) commands.push(args);
+    });
+    const counts = await Promise.all([
+      store.increment([{ key: 'batch-a', ttlMs: 60_000 }, { key: 'batch-b', ttlMs: 3_600_000 }]),
+      store.increment([{ key: 'batch-a', ttlMs: 60_000 }]),
+      store.increment([{ key: 'batch-c', ttlMs: 60_000 }]),
+      store.increment([{ key: 'batch-a', ttlMs: 60_000 }, { key: 'batch-b', ttlMs: 3_600_000 }]),
+    ]);
+    expect(counts).toEqual([[1, 11], [2], [1], [3, 12]]);
+    await store.increment([{ key: 'batch-end', ttlMs: 1000 }]); // MONITOR shows it after the batch
+    await vi.waitFor(() => expect(commands.some((args) => args.includes(`${prefix}batch-end`))).toBe(true));
+    monitor.disconnect();
+    expect(commands.map((args) => String(args[0]).toLowerCase())).toEqual(['evalsha', 'evalsha']);
+    expect(await redis.get(`${prefix}batch-a`)).toBe('3');
+    // A key that existed before the batch keeps its own expiry rule: it had none, so it gets one.
+    expect(await redis.pttl(`${prefix}batch-b`)).toBeGreaterThan(3_500_000);
+    expect(await redis.pttl(`${prefix}batch-a`)).toBeLessThanOrEqual(60_000);
+  });
+
+  it('fails every check of a batch when Redis refuses it', async () => {
+    // A Redis that never answers: nothing listens on port 1, and the client does not retry.
+    const broken = new Redis({ host: '127.0.0.1', port: 1, lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    broken.on('error', () => undefined);
+    const store = new RedisCounterStore(broken, { prefix });
+    const results = await Promise.allSettled([store.increment([{ key: 'x', ttlMs: 1000 }]), store.increment([{ key: 'y', ttlMs: 1000 }])]);
+    expect(results.map((result) => result.status)).toEqual(['rejected', 'rejected']);
+    broken.disconnect();
   });
 
   it('allows exactly the limit under 200 concurrent checks', async () => {
