@@ -2,8 +2,9 @@
 // nothing on it (no authentication, no rate limit, no validation) answering <method> <route>
 // with fixed bytes, in a process of its own so it shares no event loop with the load generator.
 // With a round trip it becomes the reference at the physical limit of a path that must make one:
-//   --redis=<url>             before answering, one EVALSHA of the rate limiter's own Lua script
-//                             (RedisCounterStore of @svc/rate-limit) over the same keys a
+//   --redis=<url>             before answering, a count through the rate limiter's own store
+//                             (RedisCounterStore of @svc/rate-limit: the counts of one event-loop
+//                             turn go as one EVALSHA of its Lua script) over the same keys a
 //                             per-IP limiter counts (`--redis-prefix`, default fx:rl:; windows
 //                             minute and hour, or `--redis-windows=name:ms,...`);
 //   --pg=<url> --pg-query=<file.json>
