@@ -128,28 +128,25 @@ export class RedisCounterStore implements CounterStore {
   private flush(): void {
     const batch = this.pending;
     this.pending = [];
-    const keys: string[] = [];
-    const ttlsAndCounts: number[] = [];
-    const slotOf = new Map<string, number>();
-    // Per request, per counter: which key of the batch it is and its place among that key's requests.
+    // The batch's distinct keys, in first-asked order, each with its TTL and how many requests count on it.
+    const slots = new Map<string, { index: number; ttlMs: number; count: number }>();
+    // Per request, per counter: its key's slot and its place among that key's requests.
     const places = batch.map(({ counters }) =>
       counters.map(({ key, ttlMs }) => {
         const fullKey = `${this.prefix}${key}`;
-        let slot = slotOf.get(fullKey);
-        if (slot === undefined) {
-          slot = keys.length;
-          slotOf.set(fullKey, slot);
-          keys.push(fullKey);
-          ttlsAndCounts.push(Math.max(1, Math.ceil(ttlMs)), 0);
+        let slot = slots.get(fullKey);
+        if (!slot) {
+          slot = { index: slots.size, ttlMs: Math.max(1, Math.ceil(ttlMs)), count: 0 };
+          slots.set(fullKey, slot);
         }
-        const ordinal = ++ttlsAndCounts[2 * slot + 1]!;
-        return { slot, ordinal };
+        return { slot, ordinal: ++slot.count };
       }),
     );
-    this.redis.svcIncrementBatch(keys.length, ...keys, ...ttlsAndCounts).then(
+    const ttlsAndCounts = [...slots.values()].flatMap(({ ttlMs, count }) => [ttlMs, count]);
+    this.redis.svcIncrementBatch(slots.size, ...slots.keys(), ...ttlsAndCounts).then(
       (totals) => {
         for (let i = 0; i < batch.length; i++) {
-          batch[i]!.resolve(places[i]!.map(({ slot, ordinal }) => Number(totals[slot]) - ttlsAndCounts[2 * slot + 1]! + ordinal));
+          batch[i]!.resolve(places[i]!.map(({ slot, ordinal }) => Number(totals[slot.index]) - slot.count + ordinal));
         }
       },
       (error: unknown) => {

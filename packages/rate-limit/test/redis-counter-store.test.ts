@@ -45,7 +45,14 @@ describeNeeding('REDIS_URL')('RedisCounterStore on the real Redis', () => {
       if (source !== 'lua' && args.some((arg) => arg.includes('one-trip:'))) commands.push(String(args[0]).toLowerCase());
     });
     await limiter.check('1.2.3.4');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // MONITOR reports in order: once a later command of this test shows, the check's commands have.
+    const marker = `${prefix}one-trip-end`;
+    let markerSeen = false;
+    monitor.on('monitor', (_time: string, args: string[]) => {
+      if (args.includes(marker)) markerSeen = true;
+    });
+    await redis.get(marker);
+    await vi.waitFor(() => expect(markerSeen).toBe(true));
     monitor.disconnect();
     expect(commands).toEqual(['evalsha']);
   });
