@@ -7,10 +7,16 @@
 //                             turn go as one EVALSHA of its Lua script) over the same keys a
 //                             per-IP limiter counts (`--redis-prefix`, default fx:rl:; windows
 //                             minute and hour, or `--redis-windows=name:ms,...`);
+//   --count=memory            before answering, the same count in the limiter's in-memory store
+//                             (MemoryCounterStore), as an embedded service counts.
 //   --pg=<url> --pg-query=<file.json>
 //                             before answering, the query {text, params} the service's route runs,
 //                             as a prepared statement through postgres.js with the service's pool
-//                             size (`--pg-pool`, default 10, the services' default).
+//                             size (`--pg-pool`, default 10, the services' default). With --redis as
+//                             well, the count comes first, then the query, as in the service.
+//   --pglite=<dir> --pg-query=<file.json>
+//                             the same query on the PGlite database in <dir> (the embedded
+//                             service's own, while it is stopped), through @svc/db's statements.
 //   --status=<code>           the status to answer (default 200; 201 for a create path).
 //   --headers=<file.json>     an object of response headers sent on every answer besides
 //                             content-type (say, the service's own, captured with curl -D): what
@@ -57,7 +63,7 @@ const options = Object.fromEntries(
 );
 const [method, route, bodyFile, contentType = 'application/json'] = positional;
 if (!['GET', 'POST'].includes(method) || !route?.startsWith('/') || !bodyFile) {
-  console.error('usage: node bench/bare-server.mjs <GET|POST> <route, e.g. /verifications/:id> <body file> [content-type] [--redis=url] [--pg=url --pg-query=file] [--status=code] [--spool=dir [--seal]]');
+  console.error('usage: node bench/bare-server.mjs <GET|POST> <route, e.g. /verifications/:id> <body file> [content-type] [--redis=url | --count=memory] [--pg=url | --pglite=dir, --pg-query=file] [--status=code] [--headers=file] [--spool=dir [--seal]]');
   process.exit(2);
 }
 const requireHere = createRequire(join(process.cwd(), 'package.json'));
@@ -88,38 +94,86 @@ const body = readFileSync(bodyFile);
 const status = Number(options.status ?? 200);
 const extraHeaders = options.headers ? JSON.parse(readFileSync(options.headers, 'utf8')) : null;
 
-/** The round trip the reference makes before answering, or null. */
+/**
+ * The limiter's count (--redis=<url>, or --count=memory for an embedded service's in-memory
+ * store) over the keys a per-IP limiter counts, or null.
+ */
+async function limiterCount() {
+  if (!options.redis && options.count !== 'memory') return null;
+  const { MemoryCounterStore, RedisCounterStore } = await load('@svc/rate-limit');
+  const windows = (options['redis-windows'] ?? 'minute:60000,hour:3600000').split(',').map((spec) => {
+    const [name, ms] = spec.split(':');
+    return { name, ms: Number(ms) };
+  });
+  const keysOf = (request) => {
+    const now = Date.now();
+    return windows.map(({ name, ms }) => ({ key: `ip:${name}:${request.ip}:${Math.floor(now / ms)}`, ttlMs: ms - (now % ms) + 1000 }));
+  };
+  if (!options.redis) {
+    const store = new MemoryCounterStore();
+    // Synchronous, as the service's limiter counts in memory.
+    return { run: (request) => store.incrementNow(keysOf(request)), close: () => store.close() };
+  }
+  const { default: Redis } = await load('ioredis');
+  const redis = new Redis(options.redis, { lazyConnect: false, maxRetriesPerRequest: 1 });
+  const store = new RedisCounterStore(redis, { prefix: options['redis-prefix'] ?? 'fx:rl:' });
+  return { run: (request) => store.increment(keysOf(request)), close: () => redis.quit() };
+}
+
+/** The route's query on PostgreSQL (--pg, --pg-query), or null. */
+async function routeQuery() {
+  if (!options.pg) return null;
+  const { default: postgres } = await load('postgres');
+  const { text, params } = JSON.parse(readFileSync(options['pg-query'], 'utf8'));
+  const sql = postgres(options.pg, { max: Number(options['pg-pool'] ?? 10), onnotice: () => undefined });
+  return {
+    run: async () => {
+      const rows = await sql.unsafe(text, params, { prepare: true });
+      if (rows.length === 0) throw new Error('the reference query found no row');
+    },
+    close: () => sql.end({ timeout: 5 }),
+  };
+}
+
+/**
+ * The route's query on PGlite (--pglite=<directory>, --pg-query), or null: the service's own
+ * data directory (the service is stopped while a reference runs), opened the way @svc/db opens
+ * it (WASM compiled by Liftoff only) and queried through @svc/db's kept named statements, so a
+ * read costs the reference the WASM calls it costs the service.
+ */
+async function pgliteQuery() {
+  if (!options.pglite) return null;
+  const { setFlagsFromString } = await import('node:v8');
+  setFlagsFromString('--liftoff-only');
+  // PGlite's ESM entry, the module instance @svc/db's statements import (its CommonJS twin has other message classes).
+  const { PGlite } = await import(pathToFileURL(requireDb.resolve('@electric-sql/pglite').replace(/index\.cjs$/, 'index.js')).href);
+  const { PgliteStatements } = await import(new URL('../packages/db/dist/pglite-statements.js', import.meta.url).href);
+  const { text, params } = JSON.parse(readFileSync(options['pg-query'], 'utf8'));
+  const client = await PGlite.create(options.pglite);
+  const statements = new PgliteStatements(client);
+  return {
+    run: async () => {
+      const { rows } = await statements.query(text, params);
+      if (rows.length === 0) throw new Error('the reference query found no row');
+    },
+    close: () => client.close(),
+  };
+}
+
+/**
+ * The round trips the reference makes before answering, in the service's order (its limiter
+ * counts in onRequest, before the route reads), or null when it makes none.
+ */
 async function roundTrip() {
-  if (options.redis) {
-    const { default: Redis } = await load('ioredis');
-    const { RedisCounterStore } = await load('@svc/rate-limit');
-    const redis = new Redis(options.redis, { lazyConnect: false, maxRetriesPerRequest: 1 });
-    const store = new RedisCounterStore(redis, { prefix: options['redis-prefix'] ?? 'fx:rl:' });
-    const windows = (options['redis-windows'] ?? 'minute:60000,hour:3600000').split(',').map((spec) => {
-      const [name, ms] = spec.split(':');
-      return { name, ms: Number(ms) };
-    });
-    return {
-      run: (request) => {
-        const now = Date.now();
-        return store.increment(windows.map(({ name, ms }) => ({ key: `ip:${name}:${request.ip}:${Math.floor(now / ms)}`, ttlMs: ms - (now % ms) + 1000 })));
-      },
-      close: () => redis.quit(),
-    };
-  }
-  if (options.pg) {
-    const { default: postgres } = await load('postgres');
-    const { text, params } = JSON.parse(readFileSync(options['pg-query'], 'utf8'));
-    const sql = postgres(options.pg, { max: Number(options['pg-pool'] ?? 10), onnotice: () => undefined });
-    return {
-      run: async () => {
-        const rows = await sql.unsafe(text, params, { prepare: true });
-        if (rows.length === 0) throw new Error('the reference query found no row');
-      },
-      close: () => sql.end({ timeout: 5 }),
-    };
-  }
-  return null;
+  const trips = [await limiterCount(), await routeQuery(), await pgliteQuery()].filter(Boolean);
+  if (trips.length === 0) return null;
+  if (trips.length === 1) return trips[0];
+  return {
+    run: async (request) => {
+      for (const trip of trips) await trip.run(request);
+    },
+    close: () => Promise.all(trips.map((trip) => trip.close())),
+  };
 }
 
 /** With --seal: hash and encrypt on the way to the spool file, then make it durable under a new name. */

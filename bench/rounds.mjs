@@ -31,7 +31,7 @@ export function bareSide({ name, method = 'GET', route, bodyFile, contentType, p
   return {
     name,
     reference: true,
-    roundTrip: Boolean(options.redis || options.pg || options.seal),
+    roundTrip: Boolean(options.redis || options.pg || options.pglite || options.seal),
     async start() {
       const bare = await startBare({ method, route, bodyFile, contentType, packageDir, options: { ...options, ...(status ? { status } : {}) } });
       return {

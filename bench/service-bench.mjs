@@ -146,13 +146,27 @@ export function serviceSide(startProcess, name = 'service') {
 
 /**
  * The answer the service gives `url` (`method`, `headers`, `body`), which must have `status`:
- * {body (Buffer), contentType}. A load test of 401s or 429s would measure nothing.
+ * {body (Buffer), contentType, headers (its response headers, names lower-case)}. A load test
+ * of 401s or 429s would measure nothing.
  */
 export async function probe(url, { method = 'GET', headers = {}, body, status = 200 } = {}) {
   const answer = await fetch(url, { method, headers, body, signal: AbortSignal.timeout(15_000) });
   const bytes = Buffer.from(await answer.arrayBuffer());
   if (answer.status !== status) throw new Error(`${method} ${new URL(url).pathname}: ${answer.status} (expected ${status}) ${bytes.toString('utf8', 0, 500)}`);
-  return { body: bytes, contentType: answer.headers.get('content-type') ?? 'application/json' };
+  return { body: bytes, contentType: answer.headers.get('content-type') ?? 'application/json', headers: Object.fromEntries(answer.headers) };
+}
+
+/** Headers every Node server writes itself, or that describe the body or the connection: a bare side sends its own. */
+const FRAMING_HEADERS = new Set(['content-type', 'content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding']);
+
+/**
+ * The service's own response headers (from `probe`), as the JSON file a bare side's
+ * `--headers=<file>` sends with every answer: the same names and value lengths, so the reference
+ * builds, checks and writes the same header bytes. Returns its path.
+ */
+export function headersFileOf(workDir, answer) {
+  const headers = Object.fromEntries(Object.entries(answer.headers).filter(([name]) => !FRAMING_HEADERS.has(name)));
+  return bodyFileOf(workDir, Buffer.from(JSON.stringify(headers)), 'bare-headers');
 }
 
 /** Writes `bytes` to a fresh file in `workDir` (a bare side's body); returns its path. */
@@ -164,20 +178,29 @@ export function bodyFileOf(workDir, bytes, label = 'bare-body') {
 
 /**
  * Runs alternatingRounds (bench/rounds.mjs) for one path: `service` (serviceSide) against `bare`
- * and, when given, `roundTrip` (the bare reference that also makes the path's round trip).
+ * and, when given, `roundTrip` (the bare reference that also makes the path's round trip) and
+ * `contract` (the reference that makes every round trip the service makes and sends the service's
+ * own response headers: all the work the route cannot drop without breaking its contract).
  * Resolves with the JSON line of the path (pathRow) plus every round's figures.
  */
-export async function measurePath(path, { service, bare, roundTrip, request, check, seconds, warmupSeconds, rounds = 3 }) {
-  const sides = [bare, service, roundTrip].filter(Boolean);
+export async function measurePath(path, { service, bare, roundTrip, contract, request, check, seconds, warmupSeconds, rounds = 3 }) {
+  const sides = [bare, service, roundTrip, contract].filter(Boolean);
   const result = await alternatingRounds({ sides, request, check, rounds, seconds, warmupSeconds, connections: CONNECTIONS, log });
   for (const reason of result.invalid) log(`invalid: ${reason}`);
-  return { ...pathRow(path, result, { service: service.name, bare: bare?.name, roundTrip: roundTrip?.name }), result };
+  return { ...pathRow(path, result, { service: service.name, bare: bare?.name, roundTrip: roundTrip?.name, contract: contract?.name }), result };
 }
+
+const medianOf = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
 
 /**
  * The JSON line of one path: `path` (service, method and path), the mode, the service's and the
  * references' requests per second (medians of the rounds), the median ratio to each with its
- * min-max, the service's p50/p99 (ms, medians), its failed requests, each server's CPU use, and
+ * min-max, the references' own ratios (`roundTripToBare`, `contractToBare`, `contractToRoundTrip`:
+ * medians over the rounds), the service's p50/p99 (ms, medians), its failed requests, each server's CPU use, and
  * `invalid` (why the run does not count; empty when it does). `names` are the sides' names.
  */
 export function pathRow(path, result, names) {
@@ -186,6 +209,15 @@ export function pathRow(path, result, names) {
   const ratio = (reference) => (reference ? result.ratios[`${names.service}/${reference}`] : undefined);
   const toBare = ratio(names.bare);
   const toRoundTrip = ratio(names.roundTrip);
+  const toContract = ratio(names.contract);
+  // What the contract's own work leaves of the goals' references, round by round: no service does better than it.
+  const sideTo = (name, reference) => {
+    const runs = side(name)?.runs;
+    const referenceRuns = side(reference)?.runs;
+    if (!runs || !referenceRuns) return null;
+    return Math.round(medianOf(runs.map((run, index) => run.rps / referenceRuns[index].rps)) * 1000) / 1000;
+  };
+  const contractTo = (reference) => sideTo(names.contract, reference);
   const failed = (key) => service.runs.reduce((sum, run) => sum + (run[key] ?? 0), 0);
   return {
     path,
@@ -198,6 +230,13 @@ export function pathRow(path, result, names) {
     roundTripRps: side(names.roundTrip)?.rps ?? null,
     roundTripRatio: toRoundTrip?.median ?? null,
     roundTripRatioRange: toRoundTrip ? [toRoundTrip.min, toRoundTrip.max] : null,
+    roundTripToBare: sideTo(names.roundTrip, names.bare),
+    contractReference: names.contract ?? null,
+    contractRps: side(names.contract)?.rps ?? null,
+    contractRatio: toContract?.median ?? null,
+    contractRatioRange: toContract ? [toContract.min, toContract.max] : null,
+    contractToBare: contractTo(names.bare),
+    contractToRoundTrip: contractTo(names.roundTrip),
     p50Ms: service.p50,
     p99Ms: service.p99,
     non2xx: failed('non2xx'),

@@ -2,7 +2,10 @@
 // refused) against its references, in alternating rounds (bench/rounds.mjs): the bare Fastify
 // process serving the same JSON, and, with Redis, the same bare process running the limiter's
 // Lua script first (one EVALSHA over the same keys): the physical limit of a path that must
-// count every request in Redis. One server process is alive at a time; wrk drives each.
+// count every request in Redis. A third reference counts (in Redis, or embedded in the limiter's
+// in-memory store) and also sends the service's own response headers (`bare+redis+headers`,
+// `bare+count+headers`): the work the contract itself asks.
+// One server process is alive at a time; wrk drives each.
 // The service runs as an operator runs it: `node services/fx/dist/server.js`, configured through
 // its environment. Embedded (no DATABASE_URL): PGlite in a temporary DATA_DIR, seeded with the
 // demo history on its first start. With DATABASE_URL: a fresh database fx_bench_<timestamp> on
@@ -14,7 +17,7 @@
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test REDIS_URL=redis://127.0.0.1:6379 \
 //     node services/fx/bench/rates-latest.mjs [seconds]
 // Prints one JSON line (bench/service-bench.mjs pathRow: path, mode, serviceRps, bareRps, ratio,
-// roundTripRatio, p99Ms, cpu, invalid, then every round). `pnpm bench` runs it in both modes.
+// roundTripRatio, contractRatio, p99Ms, cpu, invalid, then every round). `pnpm bench` runs it in both modes.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,7 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { ensureWrk } from '../../../bench/load-generator.mjs';
 import { killTracked, runCommand, stopChild } from '../../../bench/out-of-process.mjs';
 import { bareSide } from '../../../bench/rounds.mjs';
-import { benchMode, benchSeconds, bodyFileOf, freshDatabase, log, measurePath, probe, runBench, serviceSide, startService } from '../../../bench/service-bench.mjs';
+import { benchMode, benchSeconds, bodyFileOf, freshDatabase, headersFileOf, log, measurePath, probe, runBench, serviceSide, startService } from '../../../bench/service-bench.mjs';
 
 const serviceDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 const PATH = '/api/v1/rates/latest';
@@ -55,10 +58,15 @@ async function main() {
   const expected = await probe(`${first.origin}${PATH}`).finally(() => stopChild(first.child, 10_000));
   const bodyFile = bodyFileOf(workDir, expected.body);
   const bare = { route: PATH, bodyFile, contentType: expected.contentType, packageDir: serviceDir };
+  const redis = process.env.REDIS_URL ? { redis: process.env.REDIS_URL, 'redis-prefix': 'fx:rl:' } : undefined;
+  const headers = headersFileOf(workDir, expected);
   const row = await measurePath(`fx GET ${PATH}`, {
     service: serviceSide(startFx),
     bare: bareSide({ name: 'bare', ...bare }),
-    roundTrip: process.env.REDIS_URL ? bareSide({ name: 'bare+redis', ...bare, options: { redis: process.env.REDIS_URL, 'redis-prefix': 'fx:rl:' } }) : undefined,
+    roundTrip: redis ? bareSide({ name: 'bare+redis', ...bare, options: redis }) : undefined,
+    // The count (in memory when embedded, as the service counts) and the service's own headers: the
+    // two rate-limit spellings the spec asks for, RateLimit, CORS, ETag…
+    contract: bareSide({ name: redis ? 'bare+redis+headers' : 'bare+count+headers', ...bare, options: { ...(redis ?? { count: 'memory' }), headers } }),
     request: (origin) => ({ url: `${origin}${PATH}` }),
     async check(origin, side) {
       const answer = await probe(`${origin}${PATH}`);
@@ -70,9 +78,9 @@ async function main() {
   console.log(JSON.stringify(row));
 }
 
-// Setup, then 3 rounds of up to 3 sides (start, warm-up, measure, stop), cleanup: nothing may hang past this.
+// Setup, then 3 rounds of up to 4 sides (start, warm-up, measure, stop), cleanup: nothing may hang past this.
 await runBench(main, {
-  budgetSeconds: 300 + 9 * (warmupSeconds + seconds + 60),
+  budgetSeconds: 300 + 12 * (warmupSeconds + seconds + 60),
   async cleanup() {
     // wrk and whichever server is up, then the database.
     killTracked('SIGKILL');

@@ -27,7 +27,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { collectLines, cpuSeconds, firstJsonLine, isWarning, killTracked, root, runCommand, spawnTracked, stopChild } from '../../../bench/out-of-process.mjs';
 import { bareSide } from '../../../bench/rounds.mjs';
-import { bodyFileOf, freshDatabase, log, measurePath, probe, runBench, serviceSide, startService } from '../../../bench/service-bench.mjs';
+import { bodyFileOf, freshDatabase, headersFileOf, log, measurePath, probe, runBench, serviceSide, startService } from '../../../bench/service-bench.mjs';
 
 export { log };
 
@@ -297,8 +297,9 @@ export function identityBench({ workDirPrefix, databasePrefix, evidence = false 
     const { default: postgres } = await import(pathToFileURL(requireDb.resolve('postgres')).href);
     const schema = await import(pathToFileURL(join(serviceDir, 'dist', 'db', 'schema.js')).href);
     const build = (await import(pathToFileURL(join(serviceDir, 'dist', modulePath)).href))[exportName];
-    // postgres.js connects on the first query only: building the statement's text never connects.
-    const client = postgres(bench.runDatabaseUrl, { max: 1 });
+    // postgres.js connects on the first query only: building the statement's text never connects
+    // (embedded, the text is the one PGlite runs too, and no server is named).
+    const client = postgres(bench.runDatabaseUrl ?? 'postgres://bench@127.0.0.1:1/unused', { max: 1 });
     try {
       const { sql: text, params } = build(drizzle(client, { schema })).getQuery();
       const bound = params.map((param) => (param && typeof param === 'object' && 'name' in param ? values[param.name] : param));
@@ -314,20 +315,28 @@ export function identityBench({ workDirPrefix, databasePrefix, evidence = false 
 
   /**
    * GET `path` (authenticated with `auth`) in alternating rounds against the bare process serving the
-   * bytes the running service answers, and on PostgreSQL against the bare process that first runs the
-   * route's own statement (`statement`: {builder, values}, see routeQueryFile). The running service
+   * bytes the running service answers, and against the bare process that first runs the route's own
+   * statement (`statement`: {builder, values}, see routeQueryFile): on PostgreSQL through postgres.js
+   * (`bare+query`), embedded on the service's PGlite directory (`bare+pglite`). With Redis, a third
+   * reference also counts the request there and sends the service's own headers. The running service
    * gives the bytes and the statement, then is stopped: each side starts for its turn (with `env`).
    */
   bench.measureRead = async ({ label, origin, path, route, auth, statement, env = {}, seconds, warmupSeconds }) => {
     const url = `${origin}${path}`;
     const expected = await probe(url, { headers: auth });
-    const queryFile = databaseUrl && statement ? await bench.routeQueryFile(statement) : undefined;
+    const queryFile = statement ? await bench.routeQueryFile(statement) : undefined;
     await bench.stopService();
     const bare = { route, bodyFile: bodyFileOf(workDir, expected.body), contentType: expected.contentType, packageDir: serviceDir };
+    // Embedded, the query runs on the service's own PGlite directory, which is free while the service is stopped.
+    const database = databaseUrl ? { pg: bench.runDatabaseUrl } : { pglite: join(workDir, 'data', 'identity', 'pglite') };
+    const query = queryFile ? { ...database, 'pg-query': queryFile } : undefined;
+    // The service's per-IP count in Redis (one fixed minute) and its own response headers, with the query: the contract's work.
+    const contract = query && redisUrl ? { ...query, redis: redisUrl, 'redis-prefix': 'identity:rl:', 'redis-windows': 'minute:60000', headers: headersFileOf(workDir, expected) } : undefined;
     return measurePath(label, {
       service: bench.serviceSide(env),
       bare: bareSide({ name: 'bare', ...bare }),
-      roundTrip: queryFile ? bareSide({ name: 'bare+query', ...bare, options: { pg: bench.runDatabaseUrl, 'pg-query': queryFile } }) : undefined,
+      roundTrip: query ? bareSide({ name: databaseUrl ? 'bare+query' : 'bare+pglite', ...bare, options: query }) : undefined,
+      contract: contract ? bareSide({ name: 'bare+query+redis+headers', ...bare, options: contract }) : undefined,
       request: (sideOrigin) => ({ url: `${sideOrigin}${path}`, headers: auth }),
       async check(sideOrigin, side) {
         const answer = await probe(`${sideOrigin}${path}`, { headers: auth });

@@ -3,7 +3,9 @@
 // per-IP limiter active but raised so nothing is refused) in alternating rounds (bench/rounds.mjs)
 // against the bare Fastify process serving the same bytes and, on PostgreSQL, the bare process
 // that first runs the route's own statement through postgres.js: the physical limit of a path that
-// must read its data. One server process is alive at a time; wrk drives each.
+// must read its data. With Redis a third reference also counts the request in Redis as the
+// service's limiter does and sends the service's own response headers (bare+query+redis+headers).
+// One server process is alive at a time; wrk drives each.
 // The service runs as an operator runs it (`node services/identity/dist/server.js`, configured
 // through its environment, worker in process as by default); the tenant comes from the CLI, the
 // login, the client (an openssl-made certificate) and its token over HTTP: identity-bench-setup.mjs.
@@ -45,9 +47,9 @@ async function main() {
   console.log(JSON.stringify({ ...row, serviceWarnings: bench.service?.output.lines }));
 }
 
-// Setup, then 3 rounds of up to 3 sides (start, warm-up, measure, stop), cleanup: nothing may hang past this.
+// Setup, then 3 rounds of up to 4 sides (start, warm-up, measure, stop), cleanup: nothing may hang past this.
 await bench.run(main, {
-  budgetSeconds: 300 + 9 * (warmupSeconds + seconds + 60),
+  budgetSeconds: 300 + 12 * (warmupSeconds + seconds + 60),
   // wrk and the bare server first; the service gets its SIGTERM after them.
   beforeStop: async () => killTracked('SIGKILL', [bench.service]),
 });

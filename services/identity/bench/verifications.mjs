@@ -66,9 +66,9 @@ async function main() {
   console.log(JSON.stringify(read));
 }
 
-// Setup, then rounds of 1 and 3 sides (start, warm-up, measure, stop), cleanup: nothing may hang past this.
+// Setup, then rounds of 1 and up to 4 sides (start, warm-up, measure, stop), cleanup: nothing may hang past this.
 await bench.run(main, {
-  budgetSeconds: 300 + 12 * (warmupSeconds + seconds + 60),
+  budgetSeconds: 300 + 15 * (warmupSeconds + seconds + 60),
   // wrk and the bare server first; the service gets its SIGTERM after them.
   beforeStop: async () => killTracked('SIGKILL', [bench.service]),
 });
