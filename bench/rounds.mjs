@@ -26,6 +26,12 @@ const median = (values) => {
 };
 const round3 = (value) => Math.round(value * 1000) / 1000;
 
+/** Side `runs` over `referenceRuns`, round by round (each round's rates measured the same hour): {median, min, max, perRound}. */
+export function roundRatios(runs, referenceRuns) {
+  const perRound = runs.map((run, index) => round3(run.rps / referenceRuns[index].rps));
+  return { median: round3(median(perRound)), min: Math.min(...perRound), max: Math.max(...perRound), perRound };
+}
+
 /** A reference side: bench/bare-server.mjs answering `method` `route` with the bytes of `bodyFile`, after the round trip `options` names. */
 export function bareSide({ name, method = 'GET', route, bodyFile, contentType, packageDir, options = {}, status }) {
   return {
@@ -115,8 +121,7 @@ export async function alternatingRounds({ sides, request, check, rounds = 3, sec
   const ratios = {};
   if (measured) {
     for (const reference of sides.filter((side) => side.reference)) {
-      const perRound = runs[measured.name].map((run, index) => round3(run.rps / runs[reference.name][index].rps));
-      ratios[`${measured.name}/${reference.name}`] = { median: round3(median(perRound)), min: Math.min(...perRound), max: Math.max(...perRound), perRound };
+      ratios[`${measured.name}/${reference.name}`] = roundRatios(runs[measured.name], runs[reference.name]);
     }
   }
   return { rounds, connections, seconds, warmupSeconds, sides: summary, ratios, invalid, load1m: [loadBefore, load1m()] };

@@ -133,11 +133,11 @@ function goalOf(row) {
  */
 function beyondReach(row, goal) {
   if (!goal) return [];
+  const below = (reached, asked) => asked !== undefined && typeof reached === 'number' && reached < asked;
+  const [toBare, toBareBy] = typeof row.contractToBare === 'number' ? [row.contractToBare, row.contractReference] : [row.roundTripToBare, row.roundTripReference];
   const beyond = [];
-  const toBare = row.contractToBare ?? row.roundTripToBare;
-  const toBareBy = row.contractToBare !== undefined && row.contractToBare !== null ? row.contractReference : row.roundTripReference;
-  if (goal.ratio !== undefined && toBare !== null && toBare !== undefined && toBare < goal.ratio) beyond.push(`ratio >= ${goal.ratio}: ${toBareBy} itself reached ${toBare} of bare`);
-  if (goal.roundTripRatio !== undefined && row.contractToRoundTrip !== null && row.contractToRoundTrip !== undefined && row.contractToRoundTrip < goal.roundTripRatio) {
+  if (below(toBare, goal.ratio)) beyond.push(`ratio >= ${goal.ratio}: ${toBareBy} itself reached ${toBare} of bare`);
+  if (below(row.contractToRoundTrip, goal.roundTripRatio)) {
     beyond.push(`ratio to ${row.roundTripReference} >= ${goal.roundTripRatio}: ${row.contractReference} itself reached ${row.contractToRoundTrip} of it`);
   }
   return beyond;

@@ -17,7 +17,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { collectLines, freePort, root, runCommand, spawnTracked, stopChild, waitForHttp } from './out-of-process.mjs';
-import { alternatingRounds } from './rounds.mjs';
+import { alternatingRounds, roundRatios } from './rounds.mjs';
 
 /** Connections of every load-generator run of a path bench. */
 export const CONNECTIONS = 50;
@@ -190,12 +190,6 @@ export async function measurePath(path, { service, bare, roundTrip, contract, re
   return { ...pathRow(path, result, { service: service.name, bare: bare?.name, roundTrip: roundTrip?.name, contract: contract?.name }), result };
 }
 
-const medianOf = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
-
 /**
  * The JSON line of one path: `path` (service, method and path), the mode, the service's and the
  * references' requests per second (medians of the rounds), the median ratio to each with its
@@ -210,14 +204,8 @@ export function pathRow(path, result, names) {
   const toBare = ratio(names.bare);
   const toRoundTrip = ratio(names.roundTrip);
   const toContract = ratio(names.contract);
-  // What the contract's own work leaves of the goals' references, round by round: no service does better than it.
-  const sideTo = (name, reference) => {
-    const runs = side(name)?.runs;
-    const referenceRuns = side(reference)?.runs;
-    if (!runs || !referenceRuns) return null;
-    return Math.round(medianOf(runs.map((run, index) => run.rps / referenceRuns[index].rps)) * 1000) / 1000;
-  };
-  const contractTo = (reference) => sideTo(names.contract, reference);
+  // What a reference's own work leaves of another, round by round: no service doing that work does better.
+  const sideTo = (name, reference) => (side(name) && side(reference) ? roundRatios(side(name).runs, side(reference).runs).median : null);
   const failed = (key) => service.runs.reduce((sum, run) => sum + (run[key] ?? 0), 0);
   return {
     path,
@@ -235,8 +223,8 @@ export function pathRow(path, result, names) {
     contractRps: side(names.contract)?.rps ?? null,
     contractRatio: toContract?.median ?? null,
     contractRatioRange: toContract ? [toContract.min, toContract.max] : null,
-    contractToBare: contractTo(names.bare),
-    contractToRoundTrip: contractTo(names.roundTrip),
+    contractToBare: sideTo(names.contract, names.bare),
+    contractToRoundTrip: sideTo(names.contract, names.roundTrip),
     p50Ms: service.p50,
     p99Ms: service.p99,
     non2xx: failed('non2xx'),
