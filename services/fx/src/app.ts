@@ -22,6 +22,9 @@ import { createLiveRecorder } from './domain/live/live-recorder.js';
 import { alertDeliveryWorkerFor } from './workers/alert-delivery-worker.js';
 import { startRatePollers } from './workers/rate-poller.js';
 import { startStreamHub } from './workers/stream-hub.js';
+import type { SourceRunner } from './workers/source-runner.js';
+import { startUpstreamSources } from './workers/upstream-sources.js';
+import { startOverrideExpiry } from './workers/override-expiry.js';
 import { webPagePlugin } from './plugins/web-page.js';
 
 export const SERVICE_NAME = 'fx';
@@ -29,14 +32,18 @@ export const SERVICE_VERSION = '0.1.0';
 export const HEALTH_PATH = '/api/v1/health';
 
 /** The secrets key seals what is read back later (rate-alert signing secrets). */
-export type FxAppDependencies = ServiceAppDependencies<FxConfig, FxDatabaseSchema>;
+export type FxAppDependencies = ServiceAppDependencies<FxConfig, FxDatabaseSchema> & {
+  /** Where the sources file's ${VAR} references are read; process.env unless a test gives its own. */
+  env?: Record<string, string | undefined>;
+};
 
 /** The fx app, not listening: server.ts listens, tests use app.inject(). The caller owns the dependencies. */
 export async function buildApp(dependencies: FxAppDependencies): Promise<ServiceApp> {
   const { config, database, redis } = dependencies;
   const clock = dependencies.clock ?? (() => new Date());
-  // Filled once the limiter is registered; health reads it at request time.
+  // Filled once the limiter and the sources are set up; health reads them at request time.
   const limiter: { current?: FxRateLimits } = {};
+  const upstream: { runner?: SourceRunner | null } = {};
   const app = await createBaseApp({
     service: SERVICE_NAME,
     version: SERVICE_VERSION,
@@ -60,6 +67,7 @@ export async function buildApp(dependencies: FxAppDependencies): Promise<Service
       staleAfterSeconds: config.FX_STALE_SOURCE_SECONDS,
       isDemo: () => isDemoData(database.db),
       rateLimitStore: () => limiter.current?.store() ?? 'memory',
+      upstreams: () => ({ sources: upstream.runner?.upstreams() ?? [], stalePrices: upstream.runner?.stale() ?? [] }),
     }),
   });
   const limits = limitsConfiguration(config);
@@ -100,7 +108,7 @@ export async function buildApp(dependencies: FxAppDependencies): Promise<Service
   // The public rates page (/ and /{lang}), in its own context so its strict headers stay off the API.
   await app.register(webPagePlugin, { root: config.FX_WEB_ROOT });
   await app.register(clientRoutes, { db, clock, box, policy, limits });
-  startRatePollers(app, {
+  const pollerWiring = {
     config,
     db,
     clock,
@@ -110,7 +118,11 @@ export async function buildApp(dependencies: FxAppDependencies): Promise<Service
       await cache.invalidate();
       afterRatesChanged();
     },
-  });
+  };
+  startRatePollers(app, pollerWiring);
+  upstream.runner = await startUpstreamSources(app, pollerWiring, dependencies.env ?? process.env);
+  app.decorate('upstreamSources', upstream.runner);
+  startOverrideExpiry(app, pollerWiring);
   if (config.FX_ADMIN_TOKEN) {
     await app.register(adminRoutes, { db, cache, clock, adminToken: config.FX_ADMIN_TOKEN, onRateChanged, afterRatesChanged, live });
     await app.register(adminClientRoutes, { db, clock, adminToken: config.FX_ADMIN_TOKEN });

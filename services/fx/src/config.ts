@@ -17,6 +17,12 @@ export const fxEnvironmentSchema = baseServiceEnvironment(3002)
     FX_POLL_CBS_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
     FX_POLL_MARKET_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
     FX_POLL_INTERVAL_SECONDS: positiveInteger(300),
+    /** Upstream sources (built-in connectors and declarative ones), YAML or JSON; none when unset. Validated at start. */
+    FX_SOURCES_FILE: z.preprocess(emptyAsUndefined, z.string().optional()),
+    /** Development and tests only: lets sources be fetched from private/loopback hosts and over http://. */
+    FX_SOURCES_ALLOW_PRIVATE_TARGETS: z.preprocess(emptyAsUndefined, z.enum(['true', 'false']).default('false').transform((value) => value === 'true')),
+    /** Time limit of one source fetch, connection included. */
+    FX_SOURCES_TIMEOUT_MS: positiveInteger(10_000),
     /** The Syrian pound redenomination: from this UTC date, 1 new pound = FACTOR old pounds. */
     FX_REDENOMINATION_DATE: z.preprocess(emptyAsUndefined, z.iso.date().default('2026-01-01')),
     FX_REDENOMINATION_FACTOR: positiveInteger(100),

@@ -15,6 +15,8 @@ export const rateObservations = fxSchema.table(
     buy: numeric('buy').notNull(),
     sell: numeric('sell').notNull(),
     mid: numeric('mid').notNull(),
+    /** The upstream sources (FX_SOURCES_FILE names) whose median this is; null when written by hand, import or seed. */
+    contributors: jsonb('contributors').$type<string[]>(),
     observedAt: timestamp('observed_at', { withTimezone: true, mode: 'date' }).notNull(),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().default(sql`now()`),
   },
@@ -35,8 +37,13 @@ export const manualOverrides = fxSchema.table(
     reason: text('reason').notNull(),
     activeFrom: timestamp('active_from', { withTimezone: true, mode: 'date' }).notNull(),
     activeTo: timestamp('active_to', { withTimezone: true, mode: 'date' }),
+    /** When live streams and alerts were told the override ended; null while an expiry time is still ahead of them. */
+    endAnnouncedAt: timestamp('end_announced_at', { withTimezone: true, mode: 'date' }),
   },
-  (table) => [index('manual_overrides_currency_idx').on(table.currency, table.activeFrom)],
+  (table) => [
+    index('manual_overrides_currency_idx').on(table.currency, table.activeFrom),
+    index('manual_overrides_unannounced_end_idx').on(table.activeTo).where(sql`${table.activeTo} is not null and ${table.endAnnouncedAt} is null`),
+  ],
 );
 
 /**
@@ -76,6 +83,8 @@ export const cryptoPrices = fxSchema.table(
     priceUsd: numeric('price_usd').notNull(),
     change24h: numeric('change_24h'),
     changePercent24h: numeric('change_percent_24h'),
+    /** The upstream sources (FX_SOURCES_FILE names) whose median this is; null when written by hand, import or seed. */
+    contributors: jsonb('contributors').$type<string[]>(),
     observedAt: timestamp('observed_at', { withTimezone: true, mode: 'date' }).notNull(),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().default(sql`now()`),
   },
@@ -92,6 +101,8 @@ export const goldPrices = fxSchema.table(
     priceUsd: numeric('price_usd').notNull(),
     change24h: numeric('change_24h'),
     changePercent24h: numeric('change_percent_24h'),
+    /** The upstream sources (FX_SOURCES_FILE names) whose median this is; null when written by hand, import or seed. */
+    contributors: jsonb('contributors').$type<string[]>(),
     observedAt: timestamp('observed_at', { withTimezone: true, mode: 'date' }).notNull(),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().default(sql`now()`),
   },

@@ -10,7 +10,7 @@ import type { LiveRecorder } from '../domain/live/live-recorder.js';
 import type { ResponseCache } from '../http/response-cache.js';
 import { requireAdminToken } from '../plugins/admin-auth.js';
 import { positiveAmount } from './amounts.js';
-import { problemResponses } from '@svc/problem-json';
+import { problemResponses, ValidationError } from '@svc/problem-json';
 import { ADMIN_UNAUTHENTICATED } from './openapi.js';
 
 export interface AdminRouteOptions {
@@ -77,10 +77,16 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, op
         tags: ['admin'],
         security,
         body: z
-          .strictObject({ currency: z.string().min(3).max(3), buy: positiveAmount, sell: positiveAmount, reason: z.string().trim().min(1).max(500) })
+          .strictObject({
+            currency: z.string().min(3).max(3),
+            buy: positiveAmount,
+            sell: positiveAmount,
+            reason: z.string().trim().min(1).max(500),
+            expiresUtc: z.iso.datetime().optional().describe('when the override ends by itself (live streams and alerts are told within seconds); absent: until removed'),
+          })
           .refine((value) => value.buy <= value.sell, { path: ['buy'], message: 'must not exceed sell' }),
         response: {
-          201: z.object({ currency: z.string(), buy: z.string(), sell: z.string(), mid: z.string() }),
+          201: z.object({ currency: z.string(), buy: z.string(), sell: z.string(), mid: z.string(), expiresUtc: z.string().nullable() }),
           ...problemResponses({ 400: 'Invalid body, an unsupported currency, or buy above sell', 401: ADMIN_UNAUTHENTICATED }),
         },
       },
@@ -88,14 +94,16 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, op
     async (request, reply) => {
       const [currency = ''] = parseCurrencyList(request.body.currency, 'body.currency');
       const now = options.clock();
+      const expiresAt = request.body.expiresUtc === undefined ? undefined : new Date(request.body.expiresUtc);
+      if (expiresAt && expiresAt.getTime() <= now.getTime()) throw new ValidationError('expiresUtc must be in the future.', [{ path: 'body.expiresUtc', message: 'must be in the future' }]);
       const override = await options.db.transaction(async (tx) => {
-        const written = await setOverride(tx, { ...request.body, currency, setBy: 'admin-token' }, now, options.onRateChanged);
+        const written = await setOverride(tx, { ...request.body, currency, setBy: 'admin-token', expiresAt }, now, options.onRateChanged);
         await options.live.ratesChanged(tx, { kind: 'OVERRIDE', currencies: [currency] }, now);
         return written;
       });
       await options.cache.invalidate();
       options.afterRatesChanged();
-      return reply.code(201).send(override);
+      return reply.code(201).send({ ...override, expiresUtc: expiresAt?.toISOString() ?? null });
     },
   );
 

@@ -14,6 +14,8 @@ export interface CryptoPriceInput {
   name: string;
   priceUsd: number;
   timestampUtc?: string | undefined;
+  /** The upstream sources this price was combined from. */
+  contributors?: string[] | undefined;
 }
 
 export interface GoldPriceInput {
@@ -21,6 +23,8 @@ export interface GoldPriceInput {
   karat: GoldKarat;
   priceUsd: number;
   timestampUtc?: string | undefined;
+  /** The upstream sources this price was combined from. */
+  contributors?: string[] | undefined;
 }
 
 export interface PriceChange {
@@ -78,7 +82,7 @@ export async function ingestCryptoPrices(tx: FxExecutor, prices: CryptoPriceInpu
       .orderBy(desc(cryptoPrices.observedAt))
       .limit(1);
     const change = changeSince(reference?.priceUsd, priceUsd);
-    await tx.insert(cryptoPrices).values({ symbol, name: price.name.trim(), priceUsd, ...change, observedAt });
+    await tx.insert(cryptoPrices).values({ symbol, name: price.name.trim(), priceUsd, ...change, observedAt, contributors: price.contributors ?? null });
     accepted.push({ symbol, priceUsd, ...change });
   }
   await tx.insert(outboxEvents).values({ topic: 'crypto.ingested', payload: { prices: accepted }, createdAt: now });
@@ -99,7 +103,7 @@ export async function ingestGoldPrices(tx: FxExecutor, prices: GoldPriceInput[],
       .orderBy(desc(goldPrices.observedAt))
       .limit(1);
     const change = changeSince(reference?.priceUsd, priceUsd);
-    await tx.insert(goldPrices).values({ unit: price.unit, karat: price.karat, priceUsd, ...change, observedAt });
+    await tx.insert(goldPrices).values({ unit: price.unit, karat: price.karat, priceUsd, ...change, observedAt, contributors: price.contributors ?? null });
     accepted.push({ unit: price.unit, karat: price.karat, priceUsd, ...change });
   }
   await tx.insert(outboxEvents).values({ topic: 'gold.ingested', payload: { prices: accepted }, createdAt: now });

@@ -2,6 +2,7 @@ import { ValidationError } from '@svc/problem-json';
 import { ingestRates, type RateInput } from './ingest-rates.js';
 import type { FxExecutor } from '../../db/executor.js';
 import type { RateChangeListener, RateSource } from './rate-types.js';
+import type { LiveRecorder } from '../live/live-recorder.js';
 
 const HEADER = ['source', 'currency', 'buy', 'sell', 'mid', 'timestampUtc'];
 
@@ -10,7 +11,7 @@ const HEADER = ['source', 'currency', 'buy', 'sell', 'mid', 'timestampUtc'];
  * source and timestamp form one ingestion, so validation and the outbox see them as the
  * admin API would. Errors name the CSV line.
  */
-export async function importRatesCsv(tx: FxExecutor, text: string, options: { force: boolean; now: Date; onRateChanged: RateChangeListener }): Promise<{ rows: number; batches: number }> {
+export async function importRatesCsv(tx: FxExecutor, text: string, options: { force: boolean; now: Date; onRateChanged: RateChangeListener; live?: LiveRecorder }): Promise<{ rows: number; batches: number }> {
   const lines = text.split(/\r?\n/).map((line) => line.trim());
   if (lines[0]?.toLowerCase() !== HEADER.join(',').toLowerCase()) throw new ValidationError(`The first line must be the header ${HEADER.join(',')}.`, [{ path: 'line 1', message: 'bad header' }]);
   const batches = new Map<string, { source: RateSource; observedAt: Date; rates: RateInput[] }>();
@@ -30,6 +31,14 @@ export async function importRatesCsv(tx: FxExecutor, text: string, options: { fo
     rows += 1;
   });
   const ordered = [...batches.values()].sort((left, right) => left.observedAt.getTime() - right.observedAt.getTime());
-  for (const batch of ordered) await ingestRates(tx, { ...batch, force: options.force }, options.now, options.onRateChanged);
+  const changed = { CBS: new Set<string>(), MARKET: new Set<string>() };
+  for (const batch of ordered) {
+    const accepted = await ingestRates(tx, { ...batch, force: options.force }, options.now, options.onRateChanged);
+    for (const rate of accepted) changed[batch.source].add(rate.currency);
+  }
+  // Live streams get the imported rates as they are served now, once per source, as the admin API sends them.
+  for (const source of ['CBS', 'MARKET'] as const) {
+    if (changed[source].size > 0) await options.live?.ratesChanged(tx, { kind: source, currencies: [...changed[source]] }, options.now);
+  }
   return { rows, batches: ordered.length };
 }

@@ -22,6 +22,8 @@ export interface IngestRatesInput {
   rates: RateInput[];
   /** Accept changes over the jump limit (operator confirmed a real move). */
   force?: boolean | undefined;
+  /** The upstream sources these rates were combined from (FX_SOURCES_FILE). */
+  contributors?: string[] | undefined;
 }
 
 /** A move of more than this against the latest stored mid is refused without `force`. */
@@ -87,7 +89,7 @@ export async function ingestRates(tx: FxExecutor, input: IngestRatesInput, now: 
   }
   if (errors.length > 0) throw new ValidationError('A rate moved more than the allowed jump.', errors);
 
-  await tx.insert(rateObservations).values(accepted.map((rate) => ({ source: input.source, currency: rate.currency, buy: rate.buy, sell: rate.sell, mid: rate.mid, observedAt })));
+  await tx.insert(rateObservations).values(accepted.map((rate) => ({ source: input.source, currency: rate.currency, buy: rate.buy, sell: rate.sell, mid: rate.mid, observedAt, contributors: input.contributors ?? null })));
   await tx.insert(outboxEvents).values({
     topic: RATES_INGESTED_TOPIC,
     payload: { source: input.source, observedAt: observedAt.toISOString(), rates: accepted },
