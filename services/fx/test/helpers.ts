@@ -22,13 +22,14 @@ export function manualClock(start: string) {
 }
 
 /** A fresh fx app on its own database; `close()` releases everything. */
-export async function buildTestApp(env: Record<string, string> = {}, options: { clock?: () => Date; rateLimitKeyPrefix?: string } = {}) {
+export async function buildTestApp(env: Record<string, string> = {}, options: { clock?: () => Date; rateLimitKeyPrefix?: string; sourcesEnv?: Record<string, string> } = {}) {
   const dependencies = await createTestDependencies({ schemaName, migrationsFolder, schema: databaseSchema });
   const config = loadFxConfig({ LOG_LEVEL: 'silent', FX_ADMIN_TOKEN: ADMIN_TOKEN, ...env });
   const app = await buildApp({
     ...dependencies,
     config,
     clock: options.clock,
+    env: options.sourcesEnv ?? {},
     rateLimitKeyPrefix: options.rateLimitKeyPrefix ?? `fx-test:${randomBytes(6).toString('hex')}:`,
   });
   return {
