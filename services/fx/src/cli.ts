@@ -83,7 +83,7 @@ const COMMANDS: Record<string, CliCommand<Context>> = {
     required: ['name'],
     async run({ db, config }, flags) {
       if (!config.FX_SOURCES_FILE) throw new UsageError('FX_SOURCES_FILE is not set');
-      const sources = await loadSourcesFile(config.FX_SOURCES_FILE, process.env).catch((error: Error) => {
+      const sources = await loadSourcesFile(resolveUserPath(config.FX_SOURCES_FILE), process.env).catch((error: Error) => {
         throw new UsageError(error.message);
       });
       const runner = new SourceRunner({

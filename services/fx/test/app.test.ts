@@ -33,6 +33,8 @@ describe('fx health', () => {
       checks: {
         ...baseChecks,
         sources: { CBS: { lastUpdateUtc: null, ageSeconds: null, stale: true }, MARKET: { lastUpdateUtc: null, ageSeconds: null, stale: true } },
+        upstreams: [],
+        stalePrices: [],
         rateLimits: { store: process.env.REDIS_URL ? 'redis' : 'memory' },
       },
     });

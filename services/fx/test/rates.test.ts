@@ -156,7 +156,7 @@ describe('manual overrides', () => {
       headers: { 'X-Admin-Token': ADMIN_TOKEN },
       payload: { currency: 'usd', buy: 121, sell: 123, reason: 'market closed' },
     });
-    expect(set.json()).toEqual({ currency: 'USD', buy: '121', sell: '123', mid: '122' });
+    expect(set.json()).toEqual({ currency: 'USD', buy: '121', sell: '123', mid: '122', expiresUtc: null });
     const during = (await get('/api/v1/rates/latest?currencies=USD')).json();
     expect(during.effectiveRates).toEqual([{ currency: 'USD', buy: 121, sell: 123, mid: 122, timestampUtc: '2026-03-10T12:00:00.000Z', isManualOverride: true, previousMid: null }]);
     expect(during.marketRates[0].mid).toBe(119);

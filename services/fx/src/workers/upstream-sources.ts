@@ -1,3 +1,4 @@
+import { resolveUserPath } from '@svc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { FxConfig } from '../config.js';
 import { loadSourcesFile } from '../sources/sources-file.js';
@@ -19,7 +20,8 @@ declare module 'fastify' {
 export async function startUpstreamSources(app: FastifyInstance, wiring: RatePollerWiring, env: Record<string, string | undefined>): Promise<SourceRunner | null> {
   const config: FxConfig = wiring.config;
   if (!config.FX_SOURCES_FILE) return null;
-  const sources = await loadSourcesFile(config.FX_SOURCES_FILE, env);
+  // A relative path is read from where the user ran npm/pnpm (INIT_CWD), as the CLI reads its files.
+  const sources = await loadSourcesFile(resolveUserPath(config.FX_SOURCES_FILE, env), env);
   const runner = new SourceRunner({
     sources,
     db: wiring.db,
