@@ -321,6 +321,28 @@ export interface components {
                         stale: boolean;
                     };
                 };
+                /** @description every source of FX_SOURCES_FILE */
+                upstreams: {
+                    name: string;
+                    /** @enum {string} */
+                    kind: "rates" | "crypto" | "gold";
+                    /** @description the built-in connector, or null for a declarative source */
+                    connector: string | null;
+                    /** @description true when it serves a stand-in (PAXG for gold) */
+                    proxy: boolean;
+                    lastSuccessUtc: string | null;
+                    lastError: string | null;
+                    /** @description age of its newest quote */
+                    ageSeconds: number | null;
+                    /** @description no quote fresher than its maxAgeSeconds */
+                    stale: boolean;
+                    /** @description its quotes are in the prices served now */
+                    contributing: boolean;
+                    /** @description when it is fetched next (later while backing off) */
+                    nextAttemptUtc: string;
+                }[];
+                /** @description prices (crypto:BTC, gold:XAU, rates:MARKET:USD) served at their previous value: no fresh agreeing quotes */
+                stalePrices: string[];
                 rateLimits: {
                     /**
                      * @description memory-fallback: Redis failing, limits counted per instance
@@ -2515,6 +2537,7 @@ export const fxHealthChecksDatabaseStatusValues: ReadonlyArray<FlattenedDeepRequ
 export const fxHealthChecksDatabaseDriverValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FxHealth"]["checks"]["database"]["driver"]> = ["pglite", "postgres"];
 export const fxHealthChecksRedisStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FxHealth"]["checks"]["redis"]["status"]> = ["ok", "down", "not_configured"];
 export const fxHealthChecksRedisStoreValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FxHealth"]["checks"]["redis"]["store"]> = ["redis", "memory"];
+export const fxHealthChecksUpstreamsKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FxHealth"]["checks"]["upstreams"]["kind"]> = ["rates", "crypto", "gold"];
 export const fxHealthChecksRateLimitsStoreValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FxHealth"]["checks"]["rateLimits"]["store"]> = ["redis", "memory", "memory-fallback"];
 export const goldPricesPricesUnitValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GoldPrices"]["prices"]["unit"]> = ["ounce", "gram"];
 export const rateHistorySourceValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RateHistory"]["source"]> = ["CBS", "MARKET"];
