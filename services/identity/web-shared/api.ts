@@ -67,6 +67,17 @@ export function setUnauthenticatedListener(listener: UnauthenticatedListener) {
   onUnauthenticated = listener;
 }
 
+type ReauthenticationHandler = () => Promise<boolean>;
+let onReauthenticationRequired: ReauthenticationHandler | undefined;
+
+/**
+ * A sensitive action answered 403 REAUTHENTICATION_REQUIRED: the app asks the person again (a
+ * modal), and when they confirm it is them the same request is sent once more. Set by the dialog.
+ */
+export function setReauthenticationHandler(handler: ReauthenticationHandler | undefined) {
+  onReauthenticationRequired = handler;
+}
+
 async function readProblem(response: Response): Promise<ProblemBody> {
   const type = response.headers.get('content-type') ?? '';
   if (!type.includes('json')) return { title: response.statusText };
@@ -82,6 +93,8 @@ export interface ApiOptions {
   query?: Query;
   /** Sign-in and the session probe handle their own 401 instead of redirecting. */
   quietUnauthenticated?: boolean;
+  /** Set on the retry after re-authenticating: a second refusal is shown, not asked again. */
+  reauthenticated?: boolean;
 }
 
 export async function api<T>(method: HttpMethod, path: string, options: ApiOptions = {}): Promise<T> {
@@ -108,6 +121,9 @@ export async function api<T>(method: HttpMethod, path: string, options: ApiOptio
   const retryAfter = Number(response.headers.get('retry-after'));
   const error = new ApiError(response.status, problem, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined);
   if (response.status === 401 && !options.quietUnauthenticated) onUnauthenticated();
+  if (response.status === 403 && error.code === 'REAUTHENTICATION_REQUIRED' && onReauthenticationRequired && !options.reauthenticated) {
+    if (await onReauthenticationRequired()) return api<T>(method, path, { ...options, reauthenticated: true });
+  }
   throw error;
 }
 

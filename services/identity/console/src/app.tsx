@@ -7,6 +7,7 @@ import { Link, navigate, useLocation } from '../../web-shared/router.js';
 import { SignInForm } from '../../web-shared/sign-in/sign-in-form.js';
 import { consoleMessages } from './messages.js';
 import { SecuritySection } from '../../web-shared/second-factors/security-section.js';
+import { ReauthenticationDialog } from '../../web-shared/second-factors/reauthentication-dialog.js';
 import { CaseReview } from './screens/case-review.js';
 import { HistoryScreen } from './screens/history.js';
 import { QueueScreen } from './screens/queue.js';
@@ -154,6 +155,7 @@ export function App() {
   return (
     <Layout session={session} area={area} onSignOut={() => endSession(false)}>
       {location.path === '' ? <Loading /> : <Screen path={location.path} session={session} />}
+      <ReauthenticationDialog accountPath="/account" />
     </Layout>
   );
 }

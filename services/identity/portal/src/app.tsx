@@ -12,6 +12,7 @@ import { InvitationScreen } from './screens/invitation/index.js';
 import { SignInScreen } from './screens/sign-in/index.js';
 import { TeamScreen } from './screens/team/index.js';
 import { SecuritySection } from '../../web-shared/second-factors/security-section.js';
+import { ReauthenticationDialog } from '../../web-shared/second-factors/reauthentication-dialog.js';
 import { WebhooksArea } from './screens/webhooks/index.js';
 import { loadSession, type PortalSession, SessionProvider, signOut, useSession } from './session.js';
 
@@ -152,6 +153,7 @@ export function App() {
     <SessionProvider session={session}>
       <Layout area={found?.area} onSignOut={onSignOut}>
         {found ? <AreaScreen key={found.area} area={found.area} subpath={found.subpath} /> : location.path === '' ? <Loading /> : <NotFound />}
+        <ReauthenticationDialog accountPath="/portal/account" />
       </Layout>
     </SessionProvider>
   );

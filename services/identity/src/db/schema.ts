@@ -90,6 +90,8 @@ export const portalSessions = identitySchema.table(
     lastSeenAt: timestampTz('last_seen_at'),
     /** Signed in without the second factor the account must have: the session may only enrol one. */
     enrolmentOnly: boolean('enrolment_only').notNull().default(false),
+    /** When the password or a second factor was last given in this session: the sensitive actions want it within 5 minutes. */
+    authenticatedAt: timestampTz('authenticated_at').notNull().defaultNow(),
     /** The browser and address that signed in (truncated), so a user can tell their sessions apart. */
     userAgent: text('user_agent'),
     ipAddress: text('ip_address'),
@@ -356,6 +358,8 @@ export const staffSessions = identitySchema.table(
     lastSeenAt: timestampTz('last_seen_at'),
     /** Signed in while STAFF_REQUIRE_SECOND_FACTOR demands a factor the reviewer has not enrolled: the session may only enrol one. */
     enrolmentOnly: boolean('enrolment_only').notNull().default(false),
+    /** When the password or a second factor was last given in this session (the sensitive actions want it within 5 minutes). */
+    authenticatedAt: timestampTz('authenticated_at').notNull().defaultNow(),
   },
   (table) => [uniqueIndex('staff_sessions_token_hash_key').on(table.tokenHash)],
 );

@@ -8,6 +8,7 @@ import { authenticatePortalSession, PORTAL_SESSION_PREFIX, type PortalPrincipal 
 import { scopeForPath } from '../domain/access/scopes.js';
 import { routeConfig, routingPath } from '@svc/service-kit';
 import type { CredentialCache } from '../domain/common/credential-cache.js';
+import { requireFreshAuthentication } from '../domain/accounts/reauthentication.js';
 
 /**
  * Who may call a route, declared in its `config.auth`:
@@ -28,6 +29,11 @@ declare module 'fastify' {
     auth?: AuthPolicy;
     /** A session that may only enrol a second factor is accepted here (enrolment, who am I, sign-out). */
     allowsEnrolmentOnly?: boolean;
+    /**
+     * A sensitive change: a session (portal or console) must have given its password or a second
+     * factor in the last 5 minutes. API access tokens are machine credentials and are not asked.
+     */
+    freshAuthentication?: boolean;
   }
   interface FastifyRequest {
     principal: Principal | null;
@@ -161,6 +167,7 @@ const authentication: FastifyPluginAsync<AuthenticationOptions> = async (app, op
     const principal = await authenticatePortalSession(options.db, sessionToken, now, options.credentials);
     if (principal.enrolmentOnly && routeConfig(request).allowsEnrolmentOnly !== true) throw new SecondFactorEnrolmentRequiredError();
     if (policy === 'portal-admin' && principal.role !== 'PartnerAdmin') throw new ForbiddenError(`This action requires the PartnerAdmin role; ${principal.role} may only read.`);
+    if (routeConfig(request).freshAuthentication === true) requireFreshAuthentication(principal.authenticatedAt, now);
     return principal;
   }
 };

@@ -21,11 +21,13 @@ import type { SecretBox } from '@svc/service-kit';
 import { refuseRemovingLastFactor } from '../domain/accounts/second-factors/factors.js';
 import { replyWithSignIn, secondFactorRequiredSchema, sessionIssuedSchema, type SignInCookies } from './sign-in-reply.js';
 import { secondFactorRoutes } from './second-factor-routes.js';
+import { reauthenticationRoutes } from './reauthentication-routes.js';
 import { passkeySignInRoutes } from './passkey-sign-in-routes.js';
 import type { RelyingParty } from '../domain/accounts/second-factors/passkeys.js';
 import type { SecondStepProof } from '../domain/accounts/second-factors/factors.js';
 import { passkeyAssertionSchema, secondStepBodySchema } from './second-factor-schemas.js';
 import { emailSchema } from '../domain/tenants/tenants.js';
+import { requireFreshAuthentication } from '../domain/accounts/reauthentication.js';
 import { bearerCredential, refuseCrossOrigin, SecondFactorEnrolmentRequiredError } from '../plugins/authentication.js';
 import { internalCaseRoutes } from './internal-cases.js';
 import { requireStaff } from './staff-request.js';
@@ -90,6 +92,7 @@ export const internalReviewRoutes: FastifyPluginAsync<InternalReviewRouteOptions
     if (fromCookie && !SAFE_METHODS.has(request.method)) refuseCrossOrigin(request, options.allowedOrigins);
     request.staff = await authenticateStaffSession(db, fromCookie ?? bearer, clock());
     if (request.staff.enrolmentOnly && request.routeOptions.config.allowsEnrolmentOnly !== true) throw new SecondFactorEnrolmentRequiredError();
+    if (request.routeOptions.config.freshAuthentication === true) requireFreshAuthentication(request.staff.authenticatedAt, clock());
   });
 
   typed.post(
@@ -180,6 +183,18 @@ export const internalReviewRoutes: FastifyPluginAsync<InternalReviewRouteOptions
       if (options.requireSecondFactor) await refuseRemovingLastFactor(db, account, factorId, 'This service');
     },
     config: { enrolment: { allowsEnrolmentOnly: true }, other: {} },
+    document: { tags: ['staff-account'], security: staffSecurity, operationPrefix: 'staff' },
+  });
+
+  await app.register(reauthenticationRoutes, {
+    db,
+    clock,
+    box: options.box,
+    relyingParty: options.relyingParty,
+    accountOf: async (request) => staffFactorAccount({ id: requireStaff(request).staffId, email: requireStaff(request).email }),
+    sessionOf: (request) => ({ kind: 'staff', id: requireStaff(request).sessionId }),
+    afterReauthenticated: (change) => change(),
+    config: {},
     document: { tags: ['staff-account'], security: staffSecurity, operationPrefix: 'staff' },
   });
 

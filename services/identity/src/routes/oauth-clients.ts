@@ -44,11 +44,11 @@ export const oauthClientRoutes: FastifyPluginAsync<OAuthClientRouteOptions> = as
   typed.post(
     '/oauth/clients',
     {
-      config: { auth: 'portal-admin' },
+      config: { auth: 'portal-admin', freshAuthentication: true },
       schema: {
         operationId: 'createOAuthClient',
         summary: 'Register a certificate-bound OAuth client',
-        description: `Role PartnerAdmin (portal session). The certificate's SHA-256 thumbprint, subject DN and validity are extracted. Default scopes: \`${DEFAULT_SCOPES}\`. At most 5 active clients per tenant.`,
+        description: `Role PartnerAdmin (portal session), with the password or a second factor given in the last 5 minutes. The certificate's SHA-256 thumbprint, subject DN and validity are extracted. Default scopes: \`${DEFAULT_SCOPES}\`. At most 5 active clients per tenant.`,
         tags: ['oauth'],
         security: portalSecurity,
         body: z.strictObject({
@@ -61,7 +61,7 @@ export const oauthClientRoutes: FastifyPluginAsync<OAuthClientRouteOptions> = as
           ...problemResponses({
             400: 'VALIDATION_ERROR: malformed, expired or not-yet-valid certificate, a private key, or unknown scopes',
             401: 'UNAUTHENTICATED: no valid portal session',
-            403: 'FORBIDDEN (not PartnerAdmin) or ACCOUNT_DISABLED',
+            403: 'FORBIDDEN (not PartnerAdmin), REAUTHENTICATION_REQUIRED (no password or second factor in the last 5 minutes) or ACCOUNT_DISABLED',
             409: 'CONFLICT: certificate already registered, or 5 active clients already',
             429: RATE_LIMITED,
           }),

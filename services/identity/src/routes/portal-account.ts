@@ -51,12 +51,12 @@ export const portalAccountRoutes: FastifyPluginAsync<PortalAccountRouteOptions> 
   typed.post(
     '/portal/account/password',
     {
-      config: { auth: 'portal' },
+      config: { auth: 'portal', freshAuthentication: true },
       schema: {
         operationId: 'changePortalPassword',
         summary: 'Change your password',
         description:
-          'Needs the current password; the new one must have at least 12 characters and not be a common password. Every other session of the user ends. Wrong current passwords count toward the sign-in lockout.',
+          'Needs the current password, and the password or a second factor given in the last 5 minutes; the new one must have at least 12 characters and not be a common password. Every other session of the user ends. Wrong current passwords count toward the sign-in lockout.',
         tags: ['portal'],
         security: portalSecurity,
         body: z.strictObject({ currentPassword: z.string().min(1).max(256), newPassword: newPasswordSchema }),
@@ -65,7 +65,7 @@ export const portalAccountRoutes: FastifyPluginAsync<PortalAccountRouteOptions> 
           ...problemResponses({
             400: 'VALIDATION_ERROR: the new password is too short, too long or too common',
             401: 'UNAUTHENTICATED',
-            403: 'WRONG_PASSWORD: the current password is incorrect; CSRF_REJECTED; ACCOUNT_DISABLED',
+            403: 'WRONG_PASSWORD: the current password is incorrect; REAUTHENTICATION_REQUIRED: no password or second factor in the last 5 minutes; CSRF_REJECTED; ACCOUNT_DISABLED',
             429: `ACCOUNT_LOCKED (Retry-After); or ${RATE_LIMITED}`,
           }),
         },

@@ -10,6 +10,7 @@ import { updateTenantSettings } from '../domain/tenants/tenants.js';
 import { requirePrincipal } from '../plugins/authentication.js';
 import { portalSecurity, RATE_LIMITED } from './openapi.js';
 import { secondFactorRoutes } from './second-factor-routes.js';
+import { reauthenticationRoutes } from './reauthentication-routes.js';
 import type { RelyingParty } from '../domain/accounts/second-factors/passkeys.js';
 
 export interface PortalSecondFactorRouteOptions {
@@ -44,20 +45,33 @@ export const portalSecondFactorRoutes: FastifyPluginAsync<PortalSecondFactorRout
     document: { tags: ['portal'], security: portalSecurity, operationPrefix: 'portal' },
   });
 
+  await app.register(reauthenticationRoutes, {
+    prefix: '/portal',
+    db,
+    clock,
+    box: options.box,
+    relyingParty: options.relyingParty,
+    accountOf: (request) => portalAccountOf(db, portalPrincipal(request)),
+    sessionOf: (request) => ({ kind: 'portal', id: portalPrincipal(request).sessionId }),
+    afterReauthenticated: (change) => afterCredentialsChange(options.credentials, change),
+    config: { auth: 'portal' },
+    document: { tags: ['portal'], security: portalSecurity, operationPrefix: 'portal' },
+  });
+
   typed.put(
     '/portal/tenant/security',
     {
-      config: { auth: 'portal-admin' },
+      config: { auth: 'portal-admin', freshAuthentication: true },
       schema: {
         operationId: 'updatePortalTenantSecurity',
         summary: "Your organisation's sign-in rules",
-        description: 'With `requireSecondFactor`, users without a second factor are sent to set one up at their next sign-in. Role PartnerAdmin.',
+        description: 'With `requireSecondFactor`, users without a second factor are sent to set one up at their next sign-in. Role PartnerAdmin, with the password or a second factor given in the last 5 minutes.',
         tags: ['portal'],
         security: portalSecurity,
         body: z.strictObject({ requireSecondFactor: z.boolean() }),
         response: {
           200: z.object({ requireSecondFactor: z.boolean() }),
-          ...problemResponses({ 400: 'VALIDATION_ERROR', 401: 'UNAUTHENTICATED', 403: 'FORBIDDEN (not PartnerAdmin), CSRF_REJECTED, ACCOUNT_DISABLED', 429: RATE_LIMITED }),
+          ...problemResponses({ 400: 'VALIDATION_ERROR', 401: 'UNAUTHENTICATED', 403: 'REAUTHENTICATION_REQUIRED, FORBIDDEN (not PartnerAdmin), CSRF_REJECTED, ACCOUNT_DISABLED', 429: RATE_LIMITED }),
         },
       },
     },

@@ -7,9 +7,9 @@ import type { IdentityExecutor } from '../db/schema.js';
 import type { FactorAccount } from '../domain/accounts/second-factors/accounts.js';
 import { confirmTotpEnrolment, listFactors, regenerateRecoveryCodes, removeFactor, startTotpEnrolment } from '../domain/accounts/second-factors/factors.js';
 import { RATE_LIMITED } from './openapi.js';
-import { passkeyRegistrationOptions, registerPasskey, type RelyingParty } from '../domain/accounts/second-factors/passkeys.js';
+import { passkeyRegistrationOptions, registerPasskey, renamePasskey, type RelyingParty } from '../domain/accounts/second-factors/passkeys.js';
 import type { RegistrationResponseJSON } from '@simplewebauthn/server';
-import { factorListSchema, passkeyOptionsSchema, passkeyRegistrationSchema, recoveryCodesSchema, totpCodeSchema, totpEnrolmentSchema } from './second-factor-schemas.js';
+import { factorListSchema, passkeyNameSchema, passkeyOptionsSchema, passkeyRegistrationSchema, recoveryCodesSchema, totpCodeSchema, totpEnrolmentSchema } from './second-factor-schemas.js';
 
 export interface SecondFactorRouteOptions {
   db: IdentityExecutor;
@@ -28,6 +28,9 @@ export interface SecondFactorRouteOptions {
   /** OpenAPI: operation ids `<operationPrefix>ListSecondFactors`…, in the partner or the staff document by their path. */
   document: { tags: string[]; security: Record<string, string[]>[]; operationPrefix: string };
 }
+
+const FRESH = 'Needs the password or a second factor given in the last 5 minutes (POST …/account/reauthenticate).';
+const FRESH_403 = 'REAUTHENTICATION_REQUIRED: no password or second factor in the last 5 minutes; CSRF_REJECTED, ACCOUNT_DISABLED';
 
 const problems = problemResponses({ 400: 'VALIDATION_ERROR', 401: 'UNAUTHENTICATED', 403: 'CSRF_REJECTED, ACCOUNT_DISABLED', 429: RATE_LIMITED });
 
@@ -110,8 +113,12 @@ export const secondFactorRoutes: FastifyPluginAsync<SecondFactorRouteOptions> = 
       config: options.config.enrolment,
       schema: {
         ...describe('registerPasskey', 'Add a passkey', "The browser's answer to the options (attestation is not asked for). The passkey becomes a second factor; the first factor of an account comes with ten recovery codes, shown only in this answer."),
-        body: z.strictObject({ name: z.string().trim().min(1).max(60).optional(), response: passkeyRegistrationSchema }),
-        response: { 201: z.object({ id: z.uuid(), recoveryCodes: recoveryCodesSchema.nullable() }), ...problems, ...problemResponses({ 400: 'PASSKEY_REJECTED: wrong origin, spent or expired challenge, or already registered; VALIDATION_ERROR' }) },
+        body: z.strictObject({ name: passkeyNameSchema.optional(), response: passkeyRegistrationSchema }),
+        response: {
+          201: z.object({ id: z.uuid(), recoveryCodes: recoveryCodesSchema.nullable() }),
+          ...problems,
+          ...problemResponses({ 400: 'PASSKEY_REJECTED: wrong origin, spent or expired challenge; VALIDATION_ERROR', 409: 'PASSKEY_ALREADY_REGISTERED: this credential is registered already (to any account)' }),
+        },
       },
     },
     async (request, reply) => {
@@ -126,14 +133,31 @@ export const secondFactorRoutes: FastifyPluginAsync<SecondFactorRouteOptions> = 
     },
   );
 
-  typed.delete(
-    '/account/second-factors/:factorId',
+  typed.patch(
+    '/account/second-factors/passkeys/:factorId',
     {
       config: options.config.other,
       schema: {
-        ...describe('removeSecondFactor', 'Remove one of your second factors', 'With the last factor go the recovery codes. Refused (409) for the last factor while one is required.'),
+        ...describe('renamePasskey', 'Rename one of your passkeys', 'The name shown in your list of passkeys: 1 to 60 characters on one line.'),
         params: z.strictObject({ factorId: z.uuid({ error: 'must be a UUID' }) }),
-        response: { 204: z.null().describe('Removed'), ...problems, ...problemResponses({ 404: 'NOT_FOUND', 409: 'CONFLICT: the last factor while one is required' }) },
+        body: z.strictObject({ name: passkeyNameSchema }),
+        response: { 204: z.null().describe('Renamed'), ...problems, ...problemResponses({ 404: 'NOT_FOUND: no passkey of yours with this id' }) },
+      },
+    },
+    async (request, reply) => {
+      await renamePasskey(db, await accountOf(request), request.params.factorId, request.body.name, request.id, clock());
+      return reply.code(204).send(null);
+    },
+  );
+
+  typed.delete(
+    '/account/second-factors/:factorId',
+    {
+      config: { ...options.config.other, freshAuthentication: true },
+      schema: {
+        ...describe('removeSecondFactor', 'Remove one of your second factors', `With the last factor go the recovery codes. Refused (409) for the last factor while one is required. ${FRESH}`),
+        params: z.strictObject({ factorId: z.uuid({ error: 'must be a UUID' }) }),
+        response: { 204: z.null().describe('Removed'), ...problems, ...problemResponses({ 403: FRESH_403, 404: 'NOT_FOUND', 409: 'CONFLICT: the last factor while one is required' }) },
       },
     },
     async (request, reply) => {
@@ -147,10 +171,10 @@ export const secondFactorRoutes: FastifyPluginAsync<SecondFactorRouteOptions> = 
   typed.post(
     '/account/recovery-codes',
     {
-      config: options.config.other,
+      config: { ...options.config.other, freshAuthentication: true },
       schema: {
-        ...describe('regenerateRecoveryCodes', 'New recovery codes', 'Ten new one-time codes replace all earlier ones; shown only in this answer.'),
-        response: { 200: z.object({ recoveryCodes: recoveryCodesSchema }), ...problems, ...problemResponses({ 409: 'CONFLICT: no second factor set up' }) },
+        ...describe('regenerateRecoveryCodes', 'New recovery codes', `Ten new one-time codes replace all earlier ones; shown only in this answer. ${FRESH}`),
+        response: { 200: z.object({ recoveryCodes: recoveryCodesSchema }), ...problems, ...problemResponses({ 403: FRESH_403, 409: 'CONFLICT: no second factor set up' }) },
       },
     },
     async (request, reply) => {

@@ -27,6 +27,15 @@ export const factorListSchema = z
   })
   .meta({ id: 'SecondFactorList' });
 
+/** What the user calls a passkey in their list: one line of printable text. */
+export const passkeyNameSchema = z
+  .string()
+  .trim()
+  .min(1, 'must not be empty')
+  .max(60, 'must be at most 60 characters')
+  // eslint-disable-next-line no-control-regex
+  .regex(/^[^\u0000-\u001f\u007f-\u009f\u2028\u2029]*$/, 'must be one line without control characters');
+
 const base64url = z.string().max(16_384).regex(/^[A-Za-z0-9_-]*$/, 'must be base64url');
 
 /** What navigator.credentials.create()/get() options need; the rest of the WebAuthn options pass through as the library makes them. */

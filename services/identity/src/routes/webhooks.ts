@@ -33,6 +33,8 @@ export interface WebhookRouteOptions {
 }
 
 const AUTH_ERRORS = { 401: 'UNAUTHENTICATED', 403: 'FORBIDDEN (scope webhooks missing, client revoked) or ACCOUNT_DISABLED', 429: RATE_LIMITED } as const;
+/** Endpoint changes through the portal want the password or a second factor from the last 5 minutes; API tokens are machine credentials and are not asked. */
+const CHANGE_ERRORS = { ...AUTH_ERRORS, 403: `${AUTH_ERRORS[403]}; REAUTHENTICATION_REQUIRED (portal sessions only): no password or second factor in the last 5 minutes` } as const;
 const NOT_FOUND = 'NOT_FOUND: no such endpoint for this tenant';
 const URL_RULES = 'https:// only, at most 500 characters, no credentials, and a publicly reachable host (checked again at each delivery, against DNS rebinding)';
 const INACTIVE = 'CONFLICT: the endpoint is deactivated';
@@ -59,6 +61,7 @@ export const webhookRoutes: FastifyPluginAsync<WebhookRouteOptions> = async (app
   typed.post(
     '/webhooks',
     {
+      config: { freshAuthentication: true },
       schema: {
         ...common,
         operationId: 'createWebhook',
@@ -67,7 +70,7 @@ export const webhookRoutes: FastifyPluginAsync<WebhookRouteOptions> = async (app
         body: z.strictObject({ url: webhookUrlSchema, eventTypes: eventTypesSchema }),
         response: {
           201: createdEndpointSchema,
-          ...problemResponses({ 400: 'VALIDATION_ERROR: invalid URL or event types', 409: `CONFLICT: the tenant already has ${MAX_ENDPOINTS_PER_TENANT} endpoints`, ...AUTH_ERRORS }),
+          ...problemResponses({ 400: 'VALIDATION_ERROR: invalid URL or event types', 409: `CONFLICT: the tenant already has ${MAX_ENDPOINTS_PER_TENANT} endpoints`, ...CHANGE_ERRORS }),
         },
       },
     },
@@ -86,6 +89,7 @@ export const webhookRoutes: FastifyPluginAsync<WebhookRouteOptions> = async (app
   typed.put(
     '/webhooks/:id',
     {
+      config: { freshAuthentication: true },
       schema: {
         ...common,
         operationId: 'updateWebhook',
@@ -93,7 +97,7 @@ export const webhookRoutes: FastifyPluginAsync<WebhookRouteOptions> = async (app
         description: `Either or both; deliveries not yet sent go to the new URL. URL: ${URL_RULES}.`,
         params: endpointIdParams,
         body: z.strictObject({ url: webhookUrlSchema.optional(), eventTypes: eventTypesSchema.optional() }),
-        response: { 200: webhookEndpointSchema, ...problemResponses({ 400: 'VALIDATION_ERROR: neither field, invalid URL or event types', 404: NOT_FOUND, ...AUTH_ERRORS }) },
+        response: { 200: webhookEndpointSchema, ...problemResponses({ 400: 'VALIDATION_ERROR: neither field, invalid URL or event types', 404: NOT_FOUND, ...CHANGE_ERRORS }) },
       },
     },
     async (request) => {
@@ -108,13 +112,14 @@ export const webhookRoutes: FastifyPluginAsync<WebhookRouteOptions> = async (app
   typed.delete(
     '/webhooks/:id',
     {
+      config: { freshAuthentication: true },
       schema: {
         ...common,
         operationId: 'deleteWebhook',
         summary: 'Delete a webhook endpoint',
         description: 'Deletes it with its delivery history; deliveries not yet sent are dropped. To pause instead, deactivate it.',
         params: endpointIdParams,
-        response: { 204: z.null().describe('Deleted'), ...problemResponses({ 400: 'VALIDATION_ERROR', 404: NOT_FOUND, ...AUTH_ERRORS }) },
+        response: { 204: z.null().describe('Deleted'), ...problemResponses({ 400: 'VALIDATION_ERROR', 404: NOT_FOUND, ...CHANGE_ERRORS }) },
       },
     },
     async (request, reply) => {
@@ -150,13 +155,14 @@ export const webhookRoutes: FastifyPluginAsync<WebhookRouteOptions> = async (app
   typed.post(
     '/webhooks/:id/rotate-secret',
     {
+      config: { freshAuthentication: true },
       schema: {
         ...common,
         operationId: 'rotateWebhookSecret',
         summary: "Replace a webhook endpoint's signing secret",
         description: 'The new secret is returned only now; the previous one stops signing at once (every later attempt uses the new one).',
         params: endpointIdParams,
-        response: { 200: rotatedSecretSchema, ...problemResponses({ 400: 'VALIDATION_ERROR', 404: NOT_FOUND, ...AUTH_ERRORS }) },
+        response: { 200: rotatedSecretSchema, ...problemResponses({ 400: 'VALIDATION_ERROR', 404: NOT_FOUND, ...CHANGE_ERRORS }) },
       },
     },
     async (request) => {

@@ -4,6 +4,7 @@ import type { SecretBox, ServiceMetrics } from '@svc/service-kit';
 import type { IdentityConfig } from '../config.js';
 import { jobs, type IdentityExecutor } from '../db/schema.js';
 import { expireDueCases } from '../domain/cases/expire-cases.js';
+import { purgeExpiredCeremonies } from '../domain/accounts/second-factors/expired-ceremonies.js';
 import type { ChecksProvider } from '../domain/checks/checks-provider.js';
 import { createRunChecksHandler, failCaseAfterChecks } from '../domain/checks/run-checks.js';
 import type { EvidenceVault } from '../domain/evidence/evidence-vault.js';
@@ -46,6 +47,8 @@ export interface IdentityWorker {
   purgeDeliveries(): Promise<number>;
   /** One sweep, for tests and the CLI. */
   sweepExpired(): Promise<number>;
+  /** One sweep of expired WebAuthn challenges and pending sign-ins, for tests. */
+  sweepCeremonies(): Promise<{ challenges: number; pendingSignIns: number }>;
   /** One retention sweep (cases past retention to redaction, old audit entries deleted), for tests and the CLI. */
   sweepRetention(): Promise<{ requested: number; requeued: number; auditEntriesDeleted: number }>;
 }
@@ -121,6 +124,12 @@ export function createIdentityWorker(options: IdentityWorkerOptions): IdentityWo
     return count;
   };
 
+  const sweepCeremonies = async () => {
+    const purged = await purgeExpiredCeremonies(options.db, clock());
+    if (purged.challenges + purged.pendingSignIns > 0) options.logger.info(purged, 'purged expired sign-in ceremonies');
+    return purged;
+  };
+
   const sweepRetentionOnce = async () => {
     const result = await sweepRetention(options.db, retentionPolicy());
     if (result.requested + result.requeued + result.auditEntriesDeleted > 0) options.logger.info(result, 'retention sweep');
@@ -151,6 +160,7 @@ export function createIdentityWorker(options: IdentityWorkerOptions): IdentityWo
       jobWorker.start();
       webhookWorker.start();
       schedulePeriodic('expiry sweep', config.EXPIRY_SWEEP_INTERVAL_MS, sweepExpired);
+      schedulePeriodic('sign-in ceremony sweep', config.EXPIRY_SWEEP_INTERVAL_MS, sweepCeremonies);
       schedulePeriodic('retention sweep', config.RETENTION_SWEEP_INTERVAL_MS, sweepRetentionOnce);
     },
     async stop() {
@@ -164,6 +174,7 @@ export function createIdentityWorker(options: IdentityWorkerOptions): IdentityWo
     deliverWebhooks: () => webhookWorker.runOnce(),
     purgeDeliveries: () => webhookWorker.purgeFinished(),
     sweepExpired,
+    sweepCeremonies,
     sweepRetention: sweepRetentionOnce,
   };
 }

@@ -28,7 +28,18 @@ type Key =
   | 'passkeysNone'
   | 'passkeyItem'
   | 'passkeyNameLabel'
-  | 'addPasskey';
+  | 'addPasskey'
+  | 'rename'
+  | 'renameLabel'
+  | 'save'
+  | 'reauthHeading'
+  | 'reauthBody'
+  | 'reauthPassword'
+  | 'reauthCode'
+  | 'reauthUseCode'
+  | 'reauthUsePassword'
+  | 'reauthPasskey'
+  | 'reauthConfirm';
 
 export const secondFactorMessages: Messages<Key> = {
   en: {
@@ -38,6 +49,17 @@ export const secondFactorMessages: Messages<Key> = {
     passkeyItem: '{name}: added {date}',
     passkeyNameLabel: 'Name for a new passkey (optional)',
     addPasskey: 'Add a passkey',
+    rename: 'Rename',
+    renameLabel: 'New name for {name}',
+    save: 'Save',
+    reauthHeading: 'Confirm it is you',
+    reauthBody: 'This change needs your password, a code from your authenticator app or a passkey, given in the last 5 minutes.',
+    reauthPassword: 'Password',
+    reauthCode: 'Code from the app',
+    reauthUseCode: 'Use a code from the authenticator app instead',
+    reauthUsePassword: 'Use your password instead',
+    reauthPasskey: 'Use a passkey',
+    reauthConfirm: 'Confirm and continue',
     intro: 'A second factor keeps your account safe even if your password leaks.',
     enrolmentRequired: 'Your organisation requires a second factor. Set one up to continue.',
     appHeading: 'Authenticator app',
@@ -67,6 +89,17 @@ export const secondFactorMessages: Messages<Key> = {
     passkeyItem: '{name}: أُضيف في {date}',
     passkeyNameLabel: 'اسم لمفتاح مرور جديد (اختياري)',
     addPasskey: 'أضف مفتاح مرور',
+    rename: 'إعادة تسمية',
+    renameLabel: 'اسم جديد لـ {name}',
+    save: 'حفظ',
+    reauthHeading: 'أكّد هويتك',
+    reauthBody: 'يتطلب هذا التغيير كلمة مرورك أو رمزًا من تطبيق المصادقة أو مفتاح مرور، خلال آخر 5 دقائق.',
+    reauthPassword: 'كلمة المرور',
+    reauthCode: 'الرمز من التطبيق',
+    reauthUseCode: 'استخدم رمزًا من تطبيق المصادقة بدلًا من ذلك',
+    reauthUsePassword: 'استخدم كلمة المرور بدلًا من ذلك',
+    reauthPasskey: 'استخدم مفتاح مرور',
+    reauthConfirm: 'تأكيد ومتابعة',
     heading: 'الأمان',
     intro: 'يحمي العامل الثاني حسابك حتى إذا تسرّبت كلمة المرور.',
     enrolmentRequired: 'تشترط مؤسستك عاملًا ثانيًا للمصادقة. أعِدّ واحدًا للمتابعة.',

@@ -25,6 +25,8 @@ export interface PortalPrincipal {
   sessionId: string;
   /** Signed in without the second factor the tenant requires: only enrolment routes accept it. */
   enrolmentOnly: boolean;
+  /** The last password or second factor given in this session (sign-in or re-authentication). */
+  authenticatedAt: Date;
 }
 
 const INVALID_LOGIN = 'The email or password is incorrect.';
@@ -113,6 +115,7 @@ export async function issuePortalSession(
       createdAt: now,
       expiresAt,
       lastSeenAt: now,
+      authenticatedAt: now,
       enrolmentOnly: user.enrolmentOnly,
       userAgent: meta.userAgent?.slice(0, 400) ?? null,
       ipAddress: meta.ipAddress ?? null,
@@ -193,7 +196,7 @@ async function portalUserOf(db: IdentityExecutor, account: string) {
 
 function sessionLookup(db: IdentityExecutor, tokenHash: string) {
   return db
-    .select({ sessionId: portalSessions.id, userId: portalUsers.id, tenantId: portalSessions.tenantId, role: portalUsers.role, userStatus: portalUsers.status, expiresAt: portalSessions.expiresAt, lastSeenAt: portalSessions.lastSeenAt, enrolmentOnly: portalSessions.enrolmentOnly, tenantStatus: tenants.status })
+    .select({ sessionId: portalSessions.id, userId: portalUsers.id, tenantId: portalSessions.tenantId, role: portalUsers.role, userStatus: portalUsers.status, expiresAt: portalSessions.expiresAt, lastSeenAt: portalSessions.lastSeenAt, enrolmentOnly: portalSessions.enrolmentOnly, authenticatedAt: portalSessions.authenticatedAt, tenantStatus: tenants.status })
     .from(portalSessions)
     .innerJoin(portalUsers, eq(portalUsers.id, portalSessions.userId))
     .innerJoin(tenants, eq(tenants.id, portalSessions.tenantId))
@@ -226,7 +229,7 @@ export async function authenticatePortalSession(db: IdentityExecutor, sessionTok
     row.lastSeenAt = now;
     await db.update(portalSessions).set({ lastSeenAt: now }).where(eq(portalSessions.id, row.sessionId));
   }
-  return { userId: row.userId, tenantId: row.tenantId, role: row.role, sessionId: row.sessionId, enrolmentOnly: row.enrolmentOnly };
+  return { userId: row.userId, tenantId: row.tenantId, role: row.role, sessionId: row.sessionId, enrolmentOnly: row.enrolmentOnly, authenticatedAt: row.authenticatedAt };
 }
 
 export async function endPortalSession(db: IdentityExecutor, principal: PortalPrincipal, correlationId: string, now: Date): Promise<void> {

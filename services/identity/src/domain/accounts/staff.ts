@@ -31,6 +31,8 @@ export interface StaffPrincipal {
   expiresAt: Date;
   /** Signed in without the second factor staff must have: only enrolment routes accept it. */
   enrolmentOnly: boolean;
+  /** The last password or second factor given in this session (sign-in or re-authentication). */
+  authenticatedAt: Date;
 }
 
 /** Staff and portal logins share the throttle table; the prefix keeps an address's two counts apart. */
@@ -100,7 +102,7 @@ export async function staffLogin(
 async function issueStaffSession(tx: IdentityExecutor, staffId: string, enrolmentOnly: boolean, correlationId: string, now: Date): Promise<StaffSignIn & { kind: 'session' }> {
   const sessionToken = generateOpaqueToken(STAFF_SESSION_PREFIX, 32);
   const expiresAt = new Date(now.getTime() + STAFF_SESSION_SECONDS * 1000);
-  await tx.insert(staffSessions).values({ tokenHash: hashToken(sessionToken), staffId, createdAt: now, expiresAt, lastSeenAt: now, enrolmentOnly });
+  await tx.insert(staffSessions).values({ tokenHash: hashToken(sessionToken), staffId, createdAt: now, expiresAt, lastSeenAt: now, authenticatedAt: now, enrolmentOnly });
   await writeAudit(tx, { tenantId: null, actor: `staff:${staffId}`, action: 'staff_login.succeeded', target: `staff:${staffId}`, correlationId, after: enrolmentOnly ? { enrolmentOnly } : null }, now);
   return { kind: 'session', sessionToken, expiresAt, enrolmentOnly };
 }
@@ -151,7 +153,7 @@ export async function authenticateStaffSession(db: IdentityExecutor, sessionToke
   const refused = new UnauthenticatedError('A staff session is required: log in with POST /api/internal/v1/login and send Authorization: Bearer svc_ss_… (or the console cookie).');
   if (!sessionToken?.startsWith(STAFF_SESSION_PREFIX)) throw refused;
   const [row] = await db
-    .select({ sessionId: staffSessions.id, staffId: staffUsers.id, email: staffUsers.email, role: staffUsers.role, expiresAt: staffSessions.expiresAt, lastSeenAt: staffSessions.lastSeenAt, enrolmentOnly: staffSessions.enrolmentOnly })
+    .select({ sessionId: staffSessions.id, staffId: staffUsers.id, email: staffUsers.email, role: staffUsers.role, expiresAt: staffSessions.expiresAt, lastSeenAt: staffSessions.lastSeenAt, enrolmentOnly: staffSessions.enrolmentOnly, authenticatedAt: staffSessions.authenticatedAt })
     .from(staffSessions)
     .innerJoin(staffUsers, eq(staffUsers.id, staffSessions.staffId))
     .where(and(eq(staffSessions.tokenHash, hashToken(sessionToken)), isNull(staffSessions.endedAt)));
@@ -165,7 +167,7 @@ export async function authenticateStaffSession(db: IdentityExecutor, sessionToke
   if (row.lastSeenAt === null || now.getTime() - lastSeen.getTime() >= LAST_SEEN_WRITE_SECONDS * 1000) {
     await db.update(staffSessions).set({ lastSeenAt: now }).where(eq(staffSessions.id, row.sessionId));
   }
-  return { staffId: row.staffId, email: row.email, role: row.role as StaffRole, sessionId: row.sessionId, expiresAt: row.expiresAt, enrolmentOnly: row.enrolmentOnly };
+  return { staffId: row.staffId, email: row.email, role: row.role as StaffRole, sessionId: row.sessionId, expiresAt: row.expiresAt, enrolmentOnly: row.enrolmentOnly, authenticatedAt: row.authenticatedAt };
 }
 
 export async function endStaffSession(db: IdentityExecutor, principal: StaffPrincipal, correlationId: string, now: Date): Promise<void> {

@@ -1,4 +1,4 @@
-import { ProblemError } from '@svc/problem-json';
+import { NotFoundError, ProblemError } from '@svc/problem-json';
 import type { AuthenticationResponseJSON, AuthenticatorTransportFuture, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { and, eq, gt, isNotNull, isNull, lt, type SQL } from 'drizzle-orm';
 import type { IdentityExecutor } from '../../../db/schema.js';
@@ -33,6 +33,13 @@ const CHALLENGE_SECONDS = 5 * 60;
 export class PasskeyRejectedError extends ProblemError {
   constructor(detail = 'The passkey could not be verified: try again.') {
     super({ status: 400, code: 'PASSKEY_REJECTED', title: 'Passkey Rejected', detail });
+  }
+}
+
+/** 409: the credential is a factor already (of this account or another); the browser excludes known ones, so this is a double submission or a copied key. */
+export class PasskeyAlreadyRegisteredError extends ProblemError {
+  constructor() {
+    super({ status: 409, code: 'PASSKEY_ALREADY_REGISTERED', title: 'Passkey Already Registered', detail: 'This passkey is already registered.' });
   }
 }
 
@@ -123,8 +130,8 @@ export async function registerPasskey(
   if (!verification.verified) throw new PasskeyRejectedError('The passkey could not be registered.');
   const { credential } = verification.registrationInfo;
   return db.transaction(async (tx) => {
-    const [taken] = await tx.select({ id: secondFactors.id }).from(secondFactors).where(eq(secondFactors.credentialId, credential.id));
-    if (taken) throw new PasskeyRejectedError('This passkey is already registered.');
+    // The unique index decides, not a look first: two registrations of one credential at once
+    // both find it free, and the second insert then waits for the first and inserts nothing.
     const [factor] = await tx
       .insert(secondFactors)
       .values({
@@ -139,10 +146,24 @@ export async function registerPasskey(
         confirmedAt: now,
         createdAt: now,
       })
+      .onConflictDoNothing({ target: secondFactors.credentialId })
       .returning({ id: secondFactors.id });
-    if (!factor) throw new Error('insert returned no row');
+    if (!factor) throw new PasskeyAlreadyRegisteredError();
     await writeAudit(tx, { tenantId: account.tenantId, actor: account.account, target: account.account, correlationId, action: 'second_factor.enrolled', after: { kind: 'passkey', factorId: factor.id } }, now);
     return factor;
+  });
+}
+
+/** A new name for one of the account's own passkeys (404 for anyone else's, and for the TOTP factor). */
+export async function renamePasskey(db: IdentityExecutor, account: FactorAccount, factorId: string, name: string, correlationId: string, now: Date): Promise<void> {
+  await db.transaction(async (tx) => {
+    const [renamed] = await tx
+      .update(secondFactors)
+      .set({ name })
+      .where(and(eq(secondFactors.id, factorId), eq(secondFactors.account, account.account), eq(secondFactors.kind, 'passkey'), isNotNull(secondFactors.confirmedAt)))
+      .returning({ id: secondFactors.id });
+    if (!renamed) throw new NotFoundError(`You have no passkey with id ${factorId}.`);
+    await writeAudit(tx, { tenantId: account.tenantId, actor: account.account, target: account.account, correlationId, action: 'second_factor.renamed', after: { kind: 'passkey', factorId, name } }, now);
   });
 }
 
@@ -198,9 +219,12 @@ export async function verifyPasskeyAssertion(
   }).catch(() => null);
   if (!verification?.verified) return null;
   const { newCounter } = verification.authenticationInfo;
-  await db
+  // Compare-and-set on the counter read above: of two assertions verified against the same stored
+  // value at once (a cloned authenticator signing twice), only the first to write passes.
+  const [moved] = await db
     .update(secondFactors)
     .set({ signCount: newCounter, lastUsedAt: now })
-    .where(eq(secondFactors.id, factor.id));
-  return factor.account;
+    .where(and(eq(secondFactors.id, factor.id), factor.signCount === null ? isNull(secondFactors.signCount) : eq(secondFactors.signCount, factor.signCount)))
+    .returning({ id: secondFactors.id });
+  return moved ? factor.account : null;
 }
