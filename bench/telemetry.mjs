@@ -5,6 +5,7 @@
 // Throughput: alternating rounds with wrk (bench/rounds.mjs), `on/off` the ratio of the medians of
 // each round. Start-up: ms until the health route first answers, alternating off and on, medians.
 // Usage: pnpm build && node bench/telemetry.mjs [seconds, default 10]
+//        OTEL_TRACES_SAMPLER=parentbased_traceidratio OTEL_TRACES_SAMPLER_ARG=0.1 node bench/telemetry.mjs   (tracing on, a tenth sampled)
 // Prints one JSON line on stdout ({bench: 'telemetry', mode, throughput, startup, otlp}).
 import { createServer } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -30,7 +31,12 @@ const env = (tracing, dataDir) => ({
   RATE_LIMIT_ANON_PER_MINUTE: '1000000000',
   RATE_LIMIT_ANON_PER_HOUR: '1000000000',
   ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
-  ...(tracing ? { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.address().port}` } : {}),
+  ...(tracing
+    ? {
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.address().port}`,
+        ...(process.env.OTEL_TRACES_SAMPLER ? { OTEL_TRACES_SAMPLER: process.env.OTEL_TRACES_SAMPLER, OTEL_TRACES_SAMPLER_ARG: process.env.OTEL_TRACES_SAMPLER_ARG ?? '' } : {}),
+      }
+    : {}),
 });
 
 const startFx = (tracing, dataDir = join(workDir, 'data')) => startService({ script: join(serviceDir, 'dist', 'server.js'), env: env(tracing, dataDir), cwd: serviceDir, healthPath: '/api/v1/health' });
@@ -79,6 +85,7 @@ async function main() {
   const row = {
     bench: 'telemetry',
     mode: benchMode(),
+    sampler: process.env.OTEL_TRACES_SAMPLER ? `${process.env.OTEL_TRACES_SAMPLER} ${process.env.OTEL_TRACES_SAMPLER_ARG ?? ''}`.trim() : 'parentbased_always_on',
     path: `GET ${PATH}`,
     throughput: { onRps: rounds.sides.on.rps, offRps: rounds.sides.off.rps, onP99: rounds.sides.on.p99, offP99: rounds.sides.off.p99, ratio: rounds.ratios['on/off'], invalid: rounds.invalid },
     startup: { offMs: Math.round(median(startups.off)), onMs: Math.round(median(startups.on)), ratio: Math.round((median(startups.on) / median(startups.off)) * 100) / 100, starts: STARTS },
