@@ -42,6 +42,7 @@ const env = (tracing, dataDir) => ({
 const startFx = (tracing, dataDir = join(workDir, 'data')) => startService({ script: join(serviceDir, 'dist', 'server.js'), env: env(tracing, dataDir), cwd: serviceDir, healthPath: '/api/v1/health' });
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const cpuPerRequest = (runs) => Math.round(median(runs.map((run) => (run.serverCpuPercent * 10) / run.rps)) * 1000) / 1000;
 
 async function main() {
   ensureWrk();
@@ -88,11 +89,14 @@ async function main() {
     sampler: process.env.OTEL_TRACES_SAMPLER ? `${process.env.OTEL_TRACES_SAMPLER} ${process.env.OTEL_TRACES_SAMPLER_ARG ?? ''}`.trim() : 'parentbased_always_on',
     path: `GET ${PATH}`,
     throughput: { onRps: rounds.sides.on.rps, offRps: rounds.sides.off.rps, onP99: rounds.sides.on.p99, offP99: rounds.sides.off.p99, ratio: rounds.ratios['on/off'], invalid: rounds.invalid },
+    // The service's CPU per request: on a machine busy with other work the server gets a share of a core, and
+    // this figure, unlike requests per second, does not depend on how large that share was.
+    cpuMsPerRequest: { on: cpuPerRequest(rounds.sides.on.runs), off: cpuPerRequest(rounds.sides.off.runs) },
     startup: { offMs: Math.round(median(startups.off)), onMs: Math.round(median(startups.on)), ratio: Math.round((median(startups.on) / median(startups.off)) * 100) / 100, starts: STARTS },
     otlp,
   };
   console.log(JSON.stringify(row));
-  log(`throughput on/off ${JSON.stringify(row.throughput.ratio)}; start-up ${row.startup.offMs} ms off, ${row.startup.onMs} ms on; OTLP received ${otlp.requests} requests, ${otlp.bytes} bytes`);
+  log(`throughput on/off ${JSON.stringify(row.throughput.ratio)}; CPU ms per request ${row.cpuMsPerRequest.off} off, ${row.cpuMsPerRequest.on} on; start-up ${row.startup.offMs} ms off, ${row.startup.onMs} ms on; OTLP received ${otlp.requests} requests, ${otlp.bytes} bytes`);
   return otlp.requests > 0;
 }
 

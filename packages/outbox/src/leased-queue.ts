@@ -154,11 +154,11 @@ export function createLeasedQueueWorker<Row extends LeasedRow, Result extends At
   const tracedAttempt = (row: Row, context: Context) =>
     inStoredTrace(
       row.traceparent,
-      {
+      () => ({
         name: options.spanName?.(row) ?? label,
         attributes: { 'messaging.operation.type': 'process', 'messaging.destination.name': queueName, 'messaging.message.id': row.id, 'svc.queue.attempt': row.attemptCount },
         failureOf: (result: Result) => (result.succeeded ? null : (result.error ?? 'failed')),
-      },
+      }),
       () => options.attempt(row, context),
     );
 

@@ -8,7 +8,7 @@ export interface ActiveTelemetry {
   /** The active span's W3C `traceparent`, or null outside any sampled span. */
   currentTraceparent(): string | null;
   /** Runs `work` in a span continuing the trace a queued row was written in (its stored `traceparent`). */
-  inStoredTrace<T>(traceparent: string | null, span: QueuedWorkSpan<T>, work: () => Promise<T>): Promise<T>;
+  inStoredTrace<T>(traceparent: string | null, describe: () => QueuedWorkSpan<T>, work: () => Promise<T>): Promise<T>;
   /** The pino mixin: `trace_id` and `span_id` of the active span on every log line. */
   logFields(): Record<string, string>;
   /** Sends what is buffered and stops. */
@@ -65,9 +65,9 @@ export function currentTraceparent(): string | null {
   return active ? active.currentTraceparent() : null;
 }
 
-/** Runs queued work in its stored trace, or just runs it when tracing is off. */
-export function inStoredTrace<T>(traceparent: string | null, span: QueuedWorkSpan<T>, work: () => Promise<T>): Promise<T> {
-  return active ? active.inStoredTrace(traceparent, span, work) : work();
+/** Runs queued work in its stored trace, or just runs it when tracing is off (`describe` is then never called). */
+export function inStoredTrace<T>(traceparent: string | null, describe: () => QueuedWorkSpan<T>, work: () => Promise<T>): Promise<T> {
+  return active ? active.inStoredTrace(traceparent, describe, work) : work();
 }
 
 /** True when either OTLP endpoint variable is set: the switch for tracing. */

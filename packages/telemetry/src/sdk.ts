@@ -50,7 +50,8 @@ export async function createTelemetry(options: TelemetryOptions): Promise<Active
       propagation.inject(context.active(), carrier);
       return carrier.traceparent ?? null;
     },
-    inStoredTrace(traceparent, spanOptions, work) {
+    inStoredTrace(traceparent, describe, work) {
+      const spanOptions = describe();
       const parent = traceparent ? propagation.extract(context.active(), { traceparent }) : context.active();
       return tracer.startActiveSpan(spanOptions.name, { kind: SpanKind.CONSUMER, attributes: spanOptions.attributes }, parent, async (span) => {
         try {
