@@ -13,3 +13,4 @@ export {
   type PoolStats,
   type SqlExecutor,
 } from './database.js';
+export { traceQueriesWith, type QuerySpan, type QueryTracer } from './query-tracing.js';

@@ -1,5 +1,6 @@
 import { Buffer } from 'node:buffer';
 import { protocol, type PGlite, type QueryOptions, type Results, type Transaction } from '@electric-sql/pglite';
+import { tracedQuery } from './query-tracing.js';
 
 const { serialize, messages } = protocol;
 
@@ -45,12 +46,14 @@ export class PgliteStatements {
     // A query writing a blob (COPY … TO '/dev/blob') needs PGlite's own bookkeeping.
     if (options?.blob) return this.#client.query<Row>(text, params, options);
     await this.#client._checkReady();
-    return this.#client._runExclusiveTransaction(() =>
-      this.#client._runExclusiveQuery(async () => {
-        const results = await this.#run<Row>(text, params, options, true);
-        await this.#client.syncToFs();
-        return results;
-      }),
+    return tracedQuery(text, 'pglite', () =>
+      this.#client._runExclusiveTransaction(() =>
+        this.#client._runExclusiveQuery(async () => {
+          const results = await this.#run<Row>(text, params, options, true);
+          await this.#client.syncToFs();
+          return results;
+        }),
+      ),
     );
   }
 
@@ -62,7 +65,7 @@ export class PgliteStatements {
   #inTransaction(tx: Transaction): Transaction {
     const query = <Row>(text: string, params?: unknown[], options?: QueryOptions): Promise<Results<Row>> => {
       if (tx.closed || options?.blob) return tx.query<Row>(text, params, options); // PGlite's own "Transaction is closed"
-      return this.#client._runExclusiveQuery(() => this.#run<Row>(text, params ?? [], options, false));
+      return tracedQuery(text, 'pglite', () => this.#client._runExclusiveQuery(() => this.#run<Row>(text, params ?? [], options, false)));
     };
     return {
       query,

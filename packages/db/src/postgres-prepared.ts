@@ -1,4 +1,5 @@
 import type { Sql } from 'postgres';
+import { traceLazyQuery } from './query-tracing.js';
 
 type TransactionCallback = (sql: Sql) => unknown;
 
@@ -21,7 +22,7 @@ type TransactionCallback = (sql: Sql) => unknown;
  */
 export function preparingClient(client: Sql): Sql {
   // Made once per client, not on every property read: Drizzle reads `unsafe` for every query.
-  const unsafe = (text: string, params?: unknown[], options?: Record<string, unknown>) => client.unsafe(text, params as never, { ...options, prepare: true });
+  const unsafe = (text: string, params?: unknown[], options?: Record<string, unknown>) => traceLazyQuery(text, client.unsafe(text, params as never, { ...options, prepare: true }));
   const scoped = (open: (...args: unknown[]) => unknown) => (...args: unknown[]) => {
     const callback = args.pop() as TransactionCallback;
     return open.call(client, ...args, (inner: Sql) => callback(preparingClient(inner)));

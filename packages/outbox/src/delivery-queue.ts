@@ -1,4 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
+import { currentTraceparent } from '@svc/telemetry';
 import type { Delivery, DeliveryTable } from './delivery-table.js';
 import { createLeasedQueueWorker, type AnyDatabase, type AttemptResult, type QueueWorker, type QueueWorkerSettings, type Transaction } from './leased-queue.js';
 
@@ -23,9 +24,10 @@ export async function enqueueDeliveries(
   options: { notifyChannel?: string } = {},
 ): Promise<string[]> {
   if (deliveries.length === 0) return [];
+  const traceparent = currentTraceparent();
   const rows = await (tx as AnyDatabase)
     .insert(table)
-    .values(deliveries.map((delivery) => ({ ...delivery, status: 'pending' as const, nextAttemptAt: now, createdAt: now })))
+    .values(deliveries.map((delivery) => ({ ...delivery, status: 'pending' as const, nextAttemptAt: now, createdAt: now, traceparent })))
     .returning({ id: table.id });
   if (options.notifyChannel) await notifyWorkers(tx, options.notifyChannel);
   return rows.map((row) => row.id);
@@ -106,6 +108,7 @@ export function createDeliveryWorker<Context = undefined>(options: DeliveryWorke
       ? { fairness: { column: options.table.subscriptionId, perGroup: maxInFlightPerSubscription, groupOf: (delivery: Delivery) => delivery.subscriptionId } }
       : {}),
     label: 'delivery',
+    spanName: (delivery) => `webhook ${delivery.topic}`,
     recordedColumns: [{ name: 'last_status_code', sqlType: 'integer' }],
     async attempt(delivery, context) {
       try {

@@ -6,3 +6,4 @@ export type { AnyDatabase, QueueWorker, QueueWorkerSettings, RecordedOutcome, Tr
 export { queueDepth, type QueueDepth } from './queue-depth.js';
 export { wakeOnNotify, type Listen } from './wake-on-notify.js';
 export { createSignedDeliveryWorker, type SealedTarget, type SignedDeliveryWorkerOptions } from './signed-delivery-worker.js';
+export { currentTraceparent } from '@svc/telemetry';

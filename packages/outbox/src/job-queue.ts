@@ -1,3 +1,4 @@
+import { currentTraceparent } from '@svc/telemetry';
 import type { Job, JobTable } from './job-table.js';
 import { createLeasedQueueWorker, type AnyDatabase, type AttemptResult, type QueueWorker, type QueueWorkerSettings, type Transaction } from './leased-queue.js';
 
@@ -19,6 +20,7 @@ export interface EnqueueJob {
  */
 export async function enqueueJobs(tx: AnyDatabase | Transaction, table: JobTable, jobs: EnqueueJob[], now: Date): Promise<string[]> {
   if (jobs.length === 0) return [];
+  const traceparent = currentTraceparent();
   const rows = await (tx as AnyDatabase)
     .insert(table)
     .values(
@@ -30,6 +32,7 @@ export async function enqueueJobs(tx: AnyDatabase | Transaction, table: JobTable
         status: 'pending' as const,
         nextAttemptAt: runAt ?? now,
         createdAt: now,
+        traceparent,
       })),
     )
     .returning({ id: table.id });
@@ -69,6 +72,7 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
   return createLeasedQueueWorker<Job, AttemptResult, undefined>({
     ...settings,
     label: 'job',
+    spanName: (job) => `job ${job.kind}`,
     claimOnly: { column: options.table.kind, values: Object.keys(handlers) },
     async attempt(job) {
       const handler = Object.hasOwn(handlers, job.kind) ? handlers[job.kind] : undefined;

@@ -22,6 +22,8 @@ export function leasedQueueColumns() {
     lastAttemptAt: timestamp('last_attempt_at', { withTimezone: true, mode: 'date' }),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
     completedAt: timestamp('completed_at', { withTimezone: true, mode: 'date' }),
+    /** The W3C traceparent of the work that queued the row (tracing on), so the worker's attempts continue its trace. */
+    traceparent: text('traceparent'),
   };
 }
 

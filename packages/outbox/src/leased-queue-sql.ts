@@ -12,6 +12,7 @@ export interface LeasedRow {
   id: string;
   attemptCount: number;
   maxAttempts: number;
+  traceparent: string | null;
 }
 
 /** A queue's own column written with each outcome, e.g. last_status_code (integer). */

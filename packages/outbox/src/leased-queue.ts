@@ -1,5 +1,6 @@
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import type { SQL } from 'drizzle-orm';
+import { getTableName, type SQL } from 'drizzle-orm';
+import { inStoredTrace } from '@svc/telemetry';
 import { HeldRows } from './held-rows.js';
 import { renewLeasesEvery } from './lease-renewal.js';
 import { queueStatements, type AnyDatabase, type LeasedRow, type RecordedColumn, type Transaction } from './leased-queue-sql.js';
@@ -89,6 +90,8 @@ export interface LeasedQueueOptions<Row extends LeasedRow, Result extends Attemp
   recordedColumns?: readonly RecordedColumn[];
   /** Loads what the attempts of one claim share (e.g. their endpoints, in one query). */
   prepare?: (rows: Row[]) => Promise<Context>;
+  /** Names an attempt's span (tracing on), e.g. `job run-checks`; default: the label. */
+  spanName?: (row: Row) => string;
   /** Makes one attempt, outside any transaction; reports failures in its result rather than throwing. */
   attempt: (row: Row, context: Context) => Promise<Result>;
   /** The result recorded, without an attempt, for a row whose worker was lost during its last allowed attempt. */
@@ -146,12 +149,25 @@ export function createLeasedQueueWorker<Row extends LeasedRow, Result extends At
     warn: (error) => options.logger?.warn({ err: error, workerId: options.workerId }, `could not delete old ${label} rows`),
   });
 
+  const queueName = getTableName(options.table);
+  // Each attempt continues the trace its row was queued in (a no-op with tracing off).
+  const tracedAttempt = (row: Row, context: Context) =>
+    inStoredTrace(
+      row.traceparent,
+      () => ({
+        name: options.spanName?.(row) ?? label,
+        attributes: { 'messaging.operation.type': 'process', 'messaging.destination.name': queueName, 'messaging.message.id': row.id, 'svc.queue.attempt': row.attemptCount },
+        failureOf: (result: Result) => (result.succeeded ? null : (result.error ?? 'failed')),
+      }),
+      () => options.attempt(row, context),
+    );
+
   async function attemptAll(rows: Row[]): Promise<Array<Promise<Finished<Row, Result>>>> {
     const context = options.prepare ? await options.prepare(rows) : (undefined as Context);
     return rows.map(async (row) => {
       // A lease that expired on the last allowed attempt is reclaimed (counted past maxAttempts)
       // only to be failed: a row that kills its worker must not kill every worker after it.
-      const result = row.attemptCount > row.maxAttempts ? options.lostAttempt(LOST_ATTEMPT_ERROR) : await options.attempt(row, context);
+      const result = row.attemptCount > row.maxAttempts ? options.lostAttempt(LOST_ATTEMPT_ERROR) : await tracedAttempt(row, context);
       return { row, result };
     });
   }

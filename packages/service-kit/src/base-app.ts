@@ -5,6 +5,7 @@ import type { Socket } from 'node:net';
 import Fastify, { type FastifyBaseLogger, type FastifyReply, type FastifyRequest, type FastifyHttpsOptions, type FastifyServerOptions, type FastifyInstance, type RawReplyDefaultExpression, type RawRequestDefaultExpression, type RawServerDefault } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Redis } from 'ioredis';
+import { activeTelemetry } from '@svc/telemetry';
 import { correlationIdPlugin } from './correlation-id.js';
 import { healthRoute, type HealthExtension } from './health.js';
 import { installListenerGuards, listenerTimeoutsOf, nodeServerOptions, type ListenerEnvironment } from './listener-guards.js';
@@ -64,6 +65,9 @@ export async function createBaseApp(options: BaseAppOptions): Promise<ServiceApp
   const app = (
     options.https ? (Fastify({ ...(fastifyOptions as FastifyHttpsOptions<HttpsServer>), https: { ...nodeOptions, ...options.https } }) as unknown as FastifyInstance) : Fastify(fastifyOptions)
   ).withTypeProvider<ZodTypeProvider>();
+  // First: @fastify/otel wraps the request in its span before any other hook runs (tracing on only).
+  const telemetry = activeTelemetry();
+  if (telemetry) await app.register(telemetry.fastifyPlugin);
   installListenerGuards(app, timeouts);
   // Collected always (in memory, cheap); served only when runService is given METRICS_PORT.
   const metrics = createServiceMetrics({ service: options.service, database: options.database, log: app.log });

@@ -108,6 +108,21 @@ export function metricsVariables() {
   };
 }
 
+/**
+ * OpenTelemetry tracing (@svc/telemetry): on when an OTLP endpoint is set, off (nothing of the SDK
+ * loaded) otherwise. The exporter reads the other standard OTEL_EXPORTER_OTLP_* variables itself
+ * (headers, timeout, compression), the SDK OTEL_TRACES_SAMPLER and OTEL_BSP_*; these are parsed
+ * here so a malformed endpoint stops the start with a readable message.
+ */
+export function telemetryVariables() {
+  const endpoint = z.preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL of an OTLP/HTTP receiver' }).optional());
+  return {
+    OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: endpoint,
+    OTEL_SERVICE_NAME: optionalString,
+  };
+}
+
 /** The variables every service shares. */
 export function baseServiceEnvironment(defaultPort: number) {
   return z.object({
@@ -122,6 +137,7 @@ export function baseServiceEnvironment(defaultPort: number) {
     SECRETS_KEY: secretsKeyVariable,
     LOG_LEVEL: logLevelVariable,
     ...listenerVariables(),
+    ...telemetryVariables(),
   });
 }
 

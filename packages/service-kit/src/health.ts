@@ -49,6 +49,8 @@ export const healthRoute: FastifyPluginAsync<HealthRouteOptions> = async (app, o
   app.withTypeProvider<ZodTypeProvider>().get(
     options.path,
     {
+      // Probes call it every few seconds: a trace each would bury the ones that matter.
+      config: { otel: false },
       schema: {
         summary: 'Service health',
         description: options.extension?.description ?? 'Database and Redis status. 200 when the database answers (Redis lost → degraded), 503 otherwise.',

@@ -23,6 +23,7 @@ export {
   deliveryQueueVariables,
   metricsVariables,
   secretsKeyVariable,
+  telemetryVariables,
 } from './environment.js';
 export { healthResponseSchema, healthRoute, type HealthExtension, type HealthResponse, type HealthRouteOptions } from './health.js';
 export { createBaseApp, type BaseAppOptions, type ServiceApp } from './base-app.js';

@@ -1,3 +1,4 @@
+import { activeTelemetry } from '@svc/telemetry';
 import { LogController, type FastifyServerOptions } from 'fastify';
 import { correlationIdFromRequest } from './correlation-id.js';
 import { lazyRequestLoggerFactory } from './request-logger.js';
@@ -11,6 +12,7 @@ export function serverOptions(options: { logLevel: string; serviceName: string }
     logger: {
       level: options.logLevel,
       base: { service: options.serviceName },
+      ...traceLogFields(),
       redact: {
         paths: [
           'req.headers.authorization',
@@ -33,4 +35,13 @@ export function serverOptions(options: { logLevel: string; serviceName: string }
     trustProxy: false,
     return503OnClosing: true,
   };
+}
+
+/**
+ * With tracing on, every log line carries the active span's `trace_id` and `span_id` beside the
+ * request's `correlationId`, so a trace leads to its logs and back. Nothing is added with it off.
+ */
+export function traceLogFields(): { mixin?: () => Record<string, string> } {
+  const telemetry = activeTelemetry();
+  return telemetry ? { mixin: () => telemetry.logFields() } : {};
 }

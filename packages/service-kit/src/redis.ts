@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
 
 /**
@@ -7,8 +8,9 @@ import type { Redis } from 'ioredis';
  */
 export async function connectRedis(url: string, options: { connectTimeoutMs?: number } = {}): Promise<Redis> {
   // Loaded here, not at the top: the embedded default has no Redis and need not pay for the module at start.
-  const { Redis } = await import('ioredis');
-  const redis = new Redis(url, {
+  // Through require, not import: OpenTelemetry's ioredis instrumentation patches the module as require loads it.
+  const { Redis: RedisClient } = createRequire(import.meta.url)('ioredis') as { Redis: typeof Redis };
+  const redis = new RedisClient(url, {
     lazyConnect: true,
     connectTimeout: options.connectTimeoutMs ?? 5000,
     // Fail commands fast while disconnected, so a request never hangs on a dead Redis.

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { createServiceDependencies, type CommonEnvironment, type ServiceDependencies } from './dependencies.js';
 import { ConfigError } from './environment.js';
 import { startMetricsServer, type MetricsServer } from './metrics-server.js';
+import { startConfiguredTelemetry, type TelemetryEnvironment } from './telemetry.js';
 
 /** METRICS_PORT unset: no metrics listener. */
 interface MetricsEnvironment {
@@ -10,7 +11,7 @@ interface MetricsEnvironment {
   METRICS_HOST?: string | undefined;
 }
 
-export interface RunServiceOptions<TConfig extends CommonEnvironment & MetricsEnvironment & { PORT: number; HOST: string }, TSchema extends Record<string, unknown>> {
+export interface RunServiceOptions<TConfig extends CommonEnvironment & MetricsEnvironment & TelemetryEnvironment & { PORT: number; HOST: string }, TSchema extends Record<string, unknown>> {
   name: string;
   loadConfig: () => TConfig;
   schemaName: string;
@@ -26,18 +27,20 @@ export interface RunServiceOptions<TConfig extends CommonEnvironment & MetricsEn
  * (bad variable, database locked by another process, Redis unreachable) prints one
  * readable message and exits 1, without a stack trace for the operator to decode.
  */
-export async function runService<TConfig extends CommonEnvironment & MetricsEnvironment & { PORT: number; HOST: string }, TSchema extends Record<string, unknown>>(
+export async function runService<TConfig extends CommonEnvironment & MetricsEnvironment & TelemetryEnvironment & { PORT: number; HOST: string }, TSchema extends Record<string, unknown>>(
   options: RunServiceOptions<TConfig, TSchema>,
 ): Promise<void> {
   let config: TConfig;
   let app: FastifyInstance;
   let dependencies: ServiceDependencies<TSchema>;
   let metricsServer: MetricsServer | null = null;
+  let flushTelemetry = () => Promise.resolve();
   try {
     config = options.loadConfig();
     if (config.METRICS_PORT !== undefined && config.METRICS_PORT === config.PORT) {
       throw new ConfigError([`METRICS_PORT: must differ from PORT (${config.PORT}): metrics are never served on the public port`]);
     }
+    flushTelemetry = await startConfiguredTelemetry(config, options.name);
     dependencies = await createServiceDependencies({
       config,
       schemaName: options.schemaName,
@@ -70,6 +73,7 @@ export async function runService<TConfig extends CommonEnvironment & MetricsEnvi
     await app.close();
     await metricsServer?.close();
     await dependencies.close();
+    await flushTelemetry();
   });
 
   try {

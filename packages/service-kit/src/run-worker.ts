@@ -3,7 +3,9 @@ import pino, { type Logger } from 'pino';
 import { createServiceDependencies, type CommonEnvironment, type ServiceDependencies } from './dependencies.js';
 import { ConfigError } from './environment.js';
 import { startMetricsServer, type MetricsServer } from './metrics-server.js';
+import { traceLogFields } from './logging.js';
 import { createServiceMetrics, type ServiceMetrics } from './metrics.js';
+import { startConfiguredTelemetry, type TelemetryEnvironment } from './telemetry.js';
 
 export interface BackgroundWorker {
   start(): void;
@@ -11,7 +13,7 @@ export interface BackgroundWorker {
   stop(): Promise<void>;
 }
 
-type WorkerEnvironment = CommonEnvironment & { LOG_LEVEL: string; METRICS_PORT?: number | undefined; METRICS_HOST?: string | undefined };
+type WorkerEnvironment = CommonEnvironment & TelemetryEnvironment & { LOG_LEVEL: string; METRICS_PORT?: number | undefined; METRICS_HOST?: string | undefined };
 
 export interface RunWorkerOptions<TConfig extends WorkerEnvironment, TSchema extends Record<string, unknown>> {
   /** Logged as the pino `service`, e.g. `fx-worker`. */
@@ -39,9 +41,11 @@ export async function runWorker<TConfig extends WorkerEnvironment, TSchema exten
   let dependencies: ServiceDependencies<TSchema>;
   let log: Logger;
   let metricsServer: MetricsServer | null = null;
+  let flushTelemetry = () => Promise.resolve();
   try {
     const config = options.loadConfig();
-    log = pino({ level: config.LOG_LEVEL, base: { service: options.name } });
+    flushTelemetry = await startConfiguredTelemetry(config, options.name);
+    log = pino({ level: config.LOG_LEVEL, base: { service: options.name }, ...traceLogFields() });
     dependencies = await createServiceDependencies({
       config,
       schemaName: options.schemaName,
@@ -67,5 +71,6 @@ export async function runWorker<TConfig extends WorkerEnvironment, TSchema exten
     await worker.stop();
     await metricsServer?.close();
     await dependencies.close();
+    await flushTelemetry();
   });
 }

@@ -1,5 +1,5 @@
 import { selectRows } from '@svc/db';
-import { notifyWorkers } from '@svc/outbox';
+import { currentTraceparent, notifyWorkers } from '@svc/outbox';
 import { sql, type SQL } from 'drizzle-orm';
 import { SUPPORTED_CURRENCIES } from '../rates/currencies.js';
 import type { FxExecutor } from '../../db/executor.js';
@@ -63,7 +63,7 @@ export async function evaluateAlerts(tx: FxExecutor, change: RateChange, options
           returning a.id, a.currency, a.source, a.alert_type, a.threshold_value, a.label
         ),
         enqueued as (
-          insert into fx.alert_deliveries (topic, subscription_id, payload, status, attempt_count, max_attempts, next_attempt_at, created_at)
+          insert into fx.alert_deliveries (topic, subscription_id, payload, status, attempt_count, max_attempts, next_attempt_at, created_at, traceparent)
           select ${RATE_ALERT_TOPIC}, f.id,
             json_build_object(
               'event', ${RATE_ALERT_TOPIC}::text,
@@ -77,7 +77,7 @@ export async function evaluateAlerts(tx: FxExecutor, change: RateChange, options
               'webhookId', f.id,
               'timestampUtc', ${nowIso}::text
             )::text,
-            'pending', 0, ${options.maxAttempts ?? DEFAULT_ALERT_ATTEMPTS}, ${nowIso}::timestamptz, ${nowIso}::timestamptz
+            'pending', 0, ${options.maxAttempts ?? DEFAULT_ALERT_ATTEMPTS}, ${nowIso}::timestamptz, ${nowIso}::timestamptz, ${currentTraceparent()}::text
           from fired f
           returning 1
         )

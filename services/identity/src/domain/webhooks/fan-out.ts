@@ -1,5 +1,5 @@
 import { selectRows } from '@svc/db';
-import { notifyWorkers } from '@svc/outbox';
+import { currentTraceparent, notifyWorkers } from '@svc/outbox';
 import { sql, type SQL } from 'drizzle-orm';
 import { webhookDeliveries, webhookEndpoints, type IdentityExecutor } from '../../db/schema.js';
 import { WEBHOOK_ATTEMPTS, WEBHOOK_DELIVERY_CHANNEL } from './webhook-events.js';
@@ -29,8 +29,8 @@ export async function fanOutEvent(tx: IdentityExecutor, event: FannedOutEvent, n
  * creation, in one round trip): `payload` is SQL, a parameter or a column of an earlier CTE.
  */
 export function deliveriesInsert(event: Omit<FannedOutEvent, 'payload'> & { payload: SQL }, now: Date): SQL {
-  return sql`insert into ${webhookDeliveries} (topic, subscription_id, subject_id, payload, status, attempt_count, max_attempts, next_attempt_at, created_at)
-        select ${event.eventType}, e.id, ${event.caseId}::uuid, ${event.payload}, 'pending', 0, ${WEBHOOK_ATTEMPTS}, ${now.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz
+  return sql`insert into ${webhookDeliveries} (topic, subscription_id, subject_id, payload, status, attempt_count, max_attempts, next_attempt_at, created_at, traceparent)
+        select ${event.eventType}, e.id, ${event.caseId}::uuid, ${event.payload}, 'pending', 0, ${WEBHOOK_ATTEMPTS}, ${now.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz, ${currentTraceparent()}::text
         from ${webhookEndpoints} e
         where e.tenant_id = ${event.tenantId} and e.is_active and ${event.eventType} = any(e.event_types)`;
 }

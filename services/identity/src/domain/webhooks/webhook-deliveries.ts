@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ConflictError, NotFoundError } from '@svc/problem-json';
-import { notifyWorkers } from '@svc/outbox';
+import { currentTraceparent, notifyWorkers } from '@svc/outbox';
 import { and, count, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
 import { webhookDeliveries, type IdentityExecutor } from '../../db/schema.js';
 import { writeAudit } from '../common/audit.js';
@@ -78,7 +78,7 @@ export async function sendTestPing(db: IdentityExecutor, tenantId: string, endpo
     };
     const [row] = await tx
       .insert(webhookDeliveries)
-      .values({ topic: TEST_EVENT_TYPE, subscriptionId: endpoint.id, subjectId: null, payload: JSON.stringify(payload), status: 'pending', maxAttempts: 1, nextAttemptAt: now, createdAt: now })
+      .values({ topic: TEST_EVENT_TYPE, subscriptionId: endpoint.id, subjectId: null, payload: JSON.stringify(payload), status: 'pending', maxAttempts: 1, nextAttemptAt: now, createdAt: now, traceparent: currentTraceparent() })
       .returning();
     await notifyWorkers(tx, WEBHOOK_DELIVERY_CHANNEL);
     await writeAudit(tx, { tenantId, ...actor, action: 'webhook.test_sent', target: `webhook:${endpoint.id}` }, now);
@@ -105,7 +105,8 @@ export async function retryDelivery(db: IdentityExecutor, tenantId: string, endp
     }
     const [updated] = await tx
       .update(webhookDeliveries)
-      .set({ status: 'pending', maxAttempts: row.attemptCount + 1, nextAttemptAt: now, completedAt: null })
+      // The new attempt belongs to the trace of the request that asked for it.
+      .set({ status: 'pending', maxAttempts: row.attemptCount + 1, nextAttemptAt: now, completedAt: null, traceparent: currentTraceparent() })
       .where(eq(webhookDeliveries.id, row.id))
       .returning();
     await notifyWorkers(tx, WEBHOOK_DELIVERY_CHANNEL);

@@ -1,0 +1,1 @@
+ALTER TABLE "fx"."alert_deliveries" ADD COLUMN "traceparent" text;
