@@ -106,5 +106,18 @@ describe('combining several sources', () => {
     expect(upstream.hits('/down')).toBe(hitsAfter429 + 1);
     const resumed = upstreamNamed(await health(), 'down');
     expect(resumed).toMatchObject({ lastError: null, stale: false, contributing: true });
+    const metrics = await testApp.app.metrics.scrape();
+    expect(metrics).toMatch(/fx_source_fetches_total\{source="down",outcome="rate_limited",service="fx"\} 1\n/);
+    expect(metrics).toMatch(/fx_source_age_seconds\{source="good-a",service="fx"\} 0\n/);
+  });
+
+  it('refuses a malformed payload whole: nothing of it is ingested', async () => {
+    clock.advance(7_200_000);
+    const before = await btc();
+    upstream.answer('/good-a', { status: 200, body: JSON.stringify({ data: [{ sym: 'BTC', usd: 99 }, { sym: 'ETH', usd: 'n/a' }] }) });
+    for (const name of ['good-b', 'liar', 'stale', 'down']) upstream.answer(`/${name}`, { status: 200, body: '{"data": "nothing"}' });
+    await runner.pollDue();
+    expect(upstreamNamed(await health(), 'good-a')?.lastError).toBe('payload refused (good-a: record 1 priceUsd ($.usd) Invalid input: expected number, received NaN)');
+    expect(await btc()).toEqual(before);
   });
 });
