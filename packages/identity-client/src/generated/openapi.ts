@@ -210,7 +210,7 @@ export interface paths {
         put?: never;
         /**
          * Change your password
-         * @description Needs the current password; the new one must have at least 12 characters and not be a common password. Every other session of the user ends. Wrong current passwords count toward the sign-in lockout.
+         * @description Needs the current password, and the password or a second factor given in the last 5 minutes; the new one must have at least 12 characters and not be a common password. Every other session of the user ends. Wrong current passwords count toward the sign-in lockout.
          */
         post: operations["changePortalPassword"];
         delete?: never;
@@ -500,6 +500,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/partner/v1/portal/account/second-factors/passkeys/{factorId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Rename one of your passkeys
+         * @description The name shown in your list of passkeys: 1 to 60 characters on one line.
+         */
+        patch: operations["portalRenamePasskey"];
+        trace?: never;
+    };
     "/api/partner/v1/portal/account/second-factors/{factorId}": {
         parameters: {
             query?: never;
@@ -512,7 +532,7 @@ export interface paths {
         post?: never;
         /**
          * Remove one of your second factors
-         * @description With the last factor go the recovery codes. Refused (409) for the last factor while one is required.
+         * @description With the last factor go the recovery codes. Refused (409) for the last factor while one is required. Needs the password or a second factor given in the last 5 minutes (POST …/account/reauthenticate).
          */
         delete: operations["portalRemoveSecondFactor"];
         options?: never;
@@ -531,9 +551,49 @@ export interface paths {
         put?: never;
         /**
          * New recovery codes
-         * @description Ten new one-time codes replace all earlier ones; shown only in this answer.
+         * @description Ten new one-time codes replace all earlier ones; shown only in this answer. Needs the password or a second factor given in the last 5 minutes (POST …/account/reauthenticate).
          */
         post: operations["portalRegenerateRecoveryCodes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/v1/portal/account/reauthenticate/passkey-options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start re-authenticating with a passkey
+         * @description Options for navigator.credentials.get() offering your own passkeys; the answer goes to POST …/account/reauthenticate as `passkey`.
+         */
+        post: operations["portalReauthenticationPasskeyOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/v1/portal/account/reauthenticate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm it is you
+         * @description Your password, an authenticator code or a passkey, given again in this session: for 5 minutes the actions that answer 403 REAUTHENTICATION_REQUIRED (removing a second factor, new recovery codes, a password change, a new OAuth client, webhook endpoint changes, the organisation's sign-in rules) are accepted. Wrong answers count toward the sign-in lockout.
+         */
+        post: operations["portalReauthenticate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -550,7 +610,7 @@ export interface paths {
         get?: never;
         /**
          * Your organisation's sign-in rules
-         * @description With `requireSecondFactor`, users without a second factor are sent to set one up at their next sign-in. Role PartnerAdmin.
+         * @description With `requireSecondFactor`, users without a second factor are sent to set one up at their next sign-in. Role PartnerAdmin, with the password or a second factor given in the last 5 minutes.
          */
         put: operations["updatePortalTenantSecurity"];
         post?: never;
@@ -575,7 +635,7 @@ export interface paths {
         put?: never;
         /**
          * Register a certificate-bound OAuth client
-         * @description Role PartnerAdmin (portal session). The certificate's SHA-256 thumbprint, subject DN and validity are extracted. Default scopes: `verifications webhooks evidence reports`. At most 5 active clients per tenant.
+         * @description Role PartnerAdmin (portal session), with the password or a second factor given in the last 5 minutes. The certificate's SHA-256 thumbprint, subject DN and validity are extracted. Default scopes: `verifications webhooks evidence reports`. At most 5 active clients per tenant.
          */
         post: operations["createOAuthClient"];
         delete?: never;
@@ -1180,6 +1240,14 @@ export interface components {
             /** @enum {string} */
             authenticatorAttachment?: "platform" | "cross-platform";
         };
+        /** @description Your password, the current code of your authenticator app, or a passkey answering the re-authentication options */
+        ReauthenticationProofInput: {
+            password: string;
+        } | {
+            code: string;
+        } | {
+            passkey: components["schemas"]["PasskeyAssertionInput"];
+        };
         /** @enum {string} */
         WebhookEventTypeInput: "verification.session_issued" | "verification.capture_started" | "verification.evidence_uploaded" | "verification.automated_checks_running" | "verification.pending_manual_review" | "verification.approved" | "verification.rejected" | "verification.expired" | "verification.cancelled" | "verification.failed" | "verification.redacted";
         /** @enum {string} */
@@ -1478,6 +1546,15 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        Reauthenticated: {
+            /** Format: date-time */
+            authenticatedAt: string;
+            /**
+             * Format: date-time
+             * @description Until then the sensitive actions are accepted without asking again
+             */
+            freshUntil: string;
+        };
         OAuthClient: {
             /** Format: uuid */
             id: string;
@@ -1654,6 +1731,7 @@ export type CaseStatusInput = components['schemas']['CaseStatusInput'];
 export type DocumentTypeInput = components['schemas']['DocumentTypeInput'];
 export type PasskeyRegistrationResponseInput = components['schemas']['PasskeyRegistrationResponseInput'];
 export type PasskeyAssertionInput = components['schemas']['PasskeyAssertionInput'];
+export type ReauthenticationProofInput = components['schemas']['ReauthenticationProofInput'];
 export type WebhookEventTypeInput = components['schemas']['WebhookEventTypeInput'];
 export type CaseStatus = components['schemas']['CaseStatus'];
 export type DocumentType = components['schemas']['DocumentType'];
@@ -1675,6 +1753,7 @@ export type RecoveryCodes = components['schemas']['RecoveryCodes'];
 export type TotpEnrolment = components['schemas']['TotpEnrolment'];
 export type SecondFactorList = components['schemas']['SecondFactorList'];
 export type PasskeyOptions = components['schemas']['PasskeyOptions'];
+export type Reauthenticated = components['schemas']['Reauthenticated'];
 export type OAuthClient = components['schemas']['OAuthClient'];
 export type RedactionAccepted = components['schemas']['RedactionAccepted'];
 export type WebhookEndpoint = components['schemas']['WebhookEndpoint'];
@@ -3334,7 +3413,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description WRONG_PASSWORD: the current password is incorrect; CSRF_REJECTED; ACCOUNT_DISABLED */
+            /** @description WRONG_PASSWORD: the current password is incorrect; REAUTHENTICATION_REQUIRED: no password or second factor in the last 5 minutes; CSRF_REJECTED; ACCOUNT_DISABLED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6140,7 +6219,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description PASSKEY_REJECTED: wrong origin, spent or expired challenge, or already registered; VALIDATION_ERROR */
+            /** @description PASSKEY_REJECTED: wrong origin, spent or expired challenge; VALIDATION_ERROR */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6224,6 +6303,278 @@ export interface operations {
             };
             /** @description CSRF_REJECTED, ACCOUNT_DISABLED */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description PASSKEY_ALREADY_REGISTERED: this credential is registered already (to any account) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: more than 120 requests per minute from this IP (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    portalRenamePasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                factorId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Renamed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description CSRF_REJECTED, ACCOUNT_DISABLED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description NOT_FOUND: no passkey of yours with this id */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6406,7 +6757,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description CSRF_REJECTED, ACCOUNT_DISABLED */
+            /** @description REAUTHENTICATION_REQUIRED: no password or second factor in the last 5 minutes; CSRF_REJECTED, ACCOUNT_DISABLED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6674,7 +7025,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description CSRF_REJECTED, ACCOUNT_DISABLED */
+            /** @description REAUTHENTICATION_REQUIRED: no password or second factor in the last 5 minutes; CSRF_REJECTED, ACCOUNT_DISABLED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6757,6 +7108,337 @@ export interface operations {
                 };
             };
             /** @description RATE_LIMITED: more than 120 requests per minute from this IP (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    portalReauthenticationPasskeyOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyOptions"];
+                };
+            };
+            /** @description UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description CSRF_REJECTED, ACCOUNT_DISABLED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: more than 120 requests per minute from this IP (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    portalReauthenticate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReauthenticationProofInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Reauthenticated"];
+                };
+            };
+            /** @description INVALID_CODE; PASSKEY_REJECTED; VALIDATION_ERROR */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description WRONG_PASSWORD; CSRF_REJECTED; ACCOUNT_DISABLED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description ACCOUNT_LOCKED (Retry-After); or RATE_LIMITED: more than 120 requests per minute from this IP (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6907,7 +7589,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description FORBIDDEN (not PartnerAdmin), CSRF_REJECTED, ACCOUNT_DISABLED */
+            /** @description REAUTHENTICATION_REQUIRED, FORBIDDEN (not PartnerAdmin), CSRF_REJECTED, ACCOUNT_DISABLED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7247,7 +7929,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description FORBIDDEN (not PartnerAdmin) or ACCOUNT_DISABLED */
+            /** @description FORBIDDEN (not PartnerAdmin), REAUTHENTICATION_REQUIRED (no password or second factor in the last 5 minutes) or ACCOUNT_DISABLED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9988,7 +10670,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description FORBIDDEN (scope webhooks missing, client revoked) or ACCOUNT_DISABLED */
+            /** @description FORBIDDEN (scope webhooks missing, client revoked) or ACCOUNT_DISABLED; REAUTHENTICATION_REQUIRED (portal sessions only): no password or second factor in the last 5 minutes */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10450,7 +11132,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description FORBIDDEN (scope webhooks missing, client revoked) or ACCOUNT_DISABLED */
+            /** @description FORBIDDEN (scope webhooks missing, client revoked) or ACCOUNT_DISABLED; REAUTHENTICATION_REQUIRED (portal sessions only): no password or second factor in the last 5 minutes */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10675,7 +11357,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description FORBIDDEN (scope webhooks missing, client revoked) or ACCOUNT_DISABLED */
+            /** @description FORBIDDEN (scope webhooks missing, client revoked) or ACCOUNT_DISABLED; REAUTHENTICATION_REQUIRED (portal sessions only): no password or second factor in the last 5 minutes */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11355,7 +12037,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description FORBIDDEN (scope webhooks missing, client revoked) or ACCOUNT_DISABLED */
+            /** @description FORBIDDEN (scope webhooks missing, client revoked) or ACCOUNT_DISABLED; REAUTHENTICATION_REQUIRED (portal sessions only): no password or second factor in the last 5 minutes */
             403: {
                 headers: {
                     [name: string]: unknown;
