@@ -25,6 +25,8 @@ export interface CaptureRouteOptions {
   storage: EvidenceVault;
   clock: () => Date;
   limits: UploadLimits;
+  /** How long after its object is announced an upload may still be recorded (EVIDENCE_UPLOAD_GRACE_MS). */
+  uploadGraceMs: number;
   /** Concurrent uploads per client address and per process. */
   uploadSlots: UploadSlots;
   /** Attempts of the run-checks job a submit queues (CHECKS_RETRY_SCHEDULE_MS). */
@@ -228,7 +230,7 @@ export const captureRoutes: FastifyPluginAsync<CaptureRouteOptions> = async (app
             options.storage,
             session,
             { evidenceType: type, fileName: part.filename, stream: part.file, wasTruncated: () => part.file.truncated, signal, ...(copy ? { copy } : {}) },
-            { limits: options.limits, correlationId: request.id, clock },
+            { limits: options.limits, correlationId: request.id, clock, uploadGraceMs: options.uploadGraceMs },
           );
           const quality = hints && copy ? await qualityHint(hints.hints, { documentType: session.documentType, evidenceType: type, contentType: record.contentType, bytes: Buffer.concat(copy) }, hints.budgetMs) : null;
           return await reply.code(201).send({ ...record, quality });
