@@ -24,6 +24,9 @@ const DELIVERY_LEASE_MS = 2000;
 const FLOWING_PATH = '/hooks/flowing';
 /** A receiver that takes a moment for each answer, so a worker always has sends open while it runs. */
 const FLOWING_ANSWER_MS = 50;
+const INSTANT_PATH = '/hooks/instant';
+/** Outcomes a worker may hold answered but unwritten (SETTLE_BATCH of the leased queue): all a kill may send again of what was answered. */
+const ANSWERED_UNRECORDED_LIMIT = 8;
 /** From the kill to the last receipt: B's start-up from source, the lease running out, a poll; far below the old fixed 60 s lease. */
 const TAKEOVER_LIMIT_MS = 15_000;
 /** Start-up of a worker from source (tsx compiles on the fly) on a slow machine. */
@@ -251,4 +254,31 @@ describeNeeding('DATABASE_URL')('webhook deliveries of a worker process killed m
     for (const id of openAtKill) expect(duplicated).toContain(id);
     expect(await stopWorker(workerB, 'SIGTERM', 5000)).toEqual({ code: 0, signal: null });
   }, 90_000);
+
+  it('killed at full load with a receiver that answers at once: sends again at most 8 deliveries it had been answered for', async () => {
+    const { deliveries } = await endpointWithDeliveries(INSTANT_PATH, CASES * 3);
+    receiver.answer(INSTANT_PATH, () => ({ status: 204 }));
+    const idOf = (receipt: Receipt) => String(receipt.headers['x-service-delivery-id'] ?? '');
+    const env = workerEnvironment();
+
+    const workerA = spawnWorker(env);
+    workers.push(workerA);
+    await waitFor('a third of the deliveries at the receiver', () => receiver.at(INSTANT_PATH).length >= CASES, { timeoutMs: WORKER_START_MS, worker: workerA });
+    expect(await stopWorker(workerA, 'SIGKILL', 5000)).toEqual({ code: null, signal: 'SIGKILL' });
+    // Answered before the process was gone: the worker could have recorded it. Taken after the exit, so no answer is still being written.
+    const answeredBeforeKill = new Set(receiver.at(INSTANT_PATH).filter((receipt) => receipt.answeredAt !== undefined).map(idOf));
+
+    const workerB = spawnWorker(env);
+    workers.push(workerB);
+    await waitFor('record of every delivery', async () => (await deliveries()).every((row) => row.status === 'succeeded'), { timeoutMs: TAKEOVER_LIMIT_MS + 10_000, worker: workerB });
+    const counts = new Map<string, number>();
+    for (const receipt of receiver.at(INSTANT_PATH)) counts.set(idOf(receipt), (counts.get(idOf(receipt)) ?? 0) + 1);
+    expect(counts.size).toBe(CASES * 3);
+    const duplicated = [...counts].filter(([, times]) => times > 1).map(([id]) => id);
+    const answeredDuplicates = duplicated.filter((id) => answeredBeforeKill.has(id));
+    console.info(`webhook crash at full load, instant receiver: ${duplicated.length} duplicate deliveries, ${answeredDuplicates.length} of them answered before the kill`);
+    expect([...counts.values()].every((times) => times <= 2)).toBe(true);
+    expect(answeredDuplicates.length).toBeLessThanOrEqual(ANSWERED_UNRECORDED_LIMIT);
+    expect(await stopWorker(workerB, 'SIGTERM', 5000)).toEqual({ code: 0, signal: null });
+  }, 120_000);
 });
