@@ -182,7 +182,7 @@ export const captureRoutes: FastifyPluginAsync<CaptureRouteOptions> = async (app
             ...CAPTURE_ERRORS,
             408: 'REQUEST_TIMEOUT: the body stopped arriving (HTTP_SILENCE_TIMEOUT_MS) or took longer than HTTP_REQUEST_TIMEOUT_MS',
             429: 'RATE_LIMITED, or TOO_MANY_UPLOADS: more uploads at once than allowed from one address (CAPTURE_UPLOADS_PER_IP) or in all (CAPTURE_UPLOADS_MAX); Retry-After says when to try again',
-            503: 'SHUTTING_DOWN: the server stopped while the body was arriving; send it again',
+            503: 'SHUTTING_DOWN: the server stopped while the body was arriving; or SERVICE_UNAVAILABLE: the database was away, or storing took longer than EVIDENCE_UPLOAD_GRACE_MS (nothing was recorded); send it again after Retry-After',
             409: 'INVALID_CASE_STATE: evidence was already submitted',
             413: 'PAYLOAD_TOO_LARGE',
             415: 'UNSUPPORTED_MEDIA_TYPE: not multipart, or the bytes are not an accepted image/video',
