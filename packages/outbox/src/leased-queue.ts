@@ -102,6 +102,14 @@ export interface LeasedQueueOptions<Row extends LeasedRow, Result extends Attemp
   onSettledFor?: (row: Row, result: Result) => boolean;
 }
 
+/**
+ * Outcomes per settle statement of the continuous worker, and such statements at once. A worker
+ * also sends nothing new while SETTLE_BATCH answered outcomes wait to be written: a crash re-sends
+ * about that many answered deliveries, plus the sends still open at the receiver.
+ */
+const SETTLE_BATCH = 8;
+const SETTLE_PARALLEL = 4;
+
 const LOST_ATTEMPT_ERROR = 'lease expired during the last attempt: its worker is presumed dead';
 
 /**
@@ -194,10 +202,12 @@ export function createLeasedQueueWorker<Row extends LeasedRow, Result extends At
   let running = false;
   const held = new HeldRows<Row>(options.fairness?.groupOf);
   const attempts = new Set<Promise<unknown>>();
-  let finishedBuffer: Finished<Row, Result>[] = [];
+  const finishedBuffer: Finished<Row, Result>[] = [];
   let pumping: Promise<void> | null = null;
   let pumpAgain = false;
-  let settling: Promise<void> | null = null;
+  const settling = new Set<Promise<void>>();
+  let settlingRows = 0;
+  const unrecorded = () => finishedBuffer.length + settlingRows;
   let pollTimer: NodeJS.Timeout | undefined;
   let stopRenewing = () => undefined as void;
 
@@ -232,8 +242,11 @@ export function createLeasedQueueWorker<Row extends LeasedRow, Result extends At
   async function claimWhileFree(): Promise<void> {
     while (running) {
       const free = concurrency - held.size;
-      if (free < claimThreshold) return; // settling attempts pump again
-      const want = Math.min(batchSize, free);
+      // Outcomes not yet written are what a crash would send again although answered: new sends
+      // wait while SETTLE_BATCH of them are pending. A slow receiver's open sends do not count.
+      const room = SETTLE_BATCH - unrecorded();
+      if (free < claimThreshold || room <= 0) return; // settling attempts pump again
+      const want = Math.min(batchSize, free, room);
       const rows = await statements.claim(clock(), want, held.perGroup);
       for (const row of rows) held.hold(row);
       if (rows.length > 0) startAttempts(rows);
@@ -266,27 +279,34 @@ export function createLeasedQueueWorker<Row extends LeasedRow, Result extends At
     void started.finally(() => attempts.delete(started));
   }
 
+  const groupOf = options.fairness?.groupOf;
+  const byGroup = (a: Finished<Row, Result>, b: Finished<Row, Result>) => (groupOf ? groupOf(a.row).localeCompare(groupOf(b.row)) : 0);
+
+  /**
+   * Writes outcomes as they arrive, at most SETTLE_BATCH per statement and up to SETTLE_PARALLEL
+   * statements at once: an answer waits for one short write, not for a large batch of the
+   * answers before it, so a worker killed at full load leaves few answered rows unrecorded (each
+   * is sent again by the next worker, a duplicate at its receiver).
+   */
   function settleSoon(): void {
-    if (settling) return;
-    settling = (async () => {
-      while (finishedBuffer.length > 0) {
-        const batch = finishedBuffer;
-        finishedBuffer = [];
-        try {
-          await settle(batch);
-        } catch (error) {
+    while (finishedBuffer.length > 0 && settling.size < SETTLE_PARALLEL) {
+      // In group order (an endpoint), so concurrent settle transactions whose bookkeeping locks a group's row take those locks in one order.
+      const batch = finishedBuffer.splice(0, SETTLE_BATCH).sort(byGroup);
+      settlingRows += batch.length;
+      const run = settle(batch)
+        .catch((error: unknown) => {
           options.logger?.error({ err: error, workerId: options.workerId, count: batch.length }, `could not record ${label} attempts; their leases will run out and they are tried again`);
-        }
-        for (const { row } of batch) held.release(row);
-        // Slots are free now: claim again while the next batch of outcomes is written.
-        pump();
-      }
-    })().finally(() => {
-      settling = null;
-      // An outcome that arrived after the loop's last look would otherwise wait for the next one.
-      if (finishedBuffer.length > 0) settleSoon();
-      pump();
-    });
+        })
+        .finally(() => {
+          settling.delete(run);
+          settlingRows -= batch.length;
+          for (const { row } of batch) held.release(row);
+          // Slots are free now: claim again, and write what arrived meanwhile.
+          settleSoon();
+          pump();
+        });
+      settling.add(run);
+    }
   }
 
   return {
@@ -304,8 +324,8 @@ export function createLeasedQueueWorker<Row extends LeasedRow, Result extends At
       pollTimer = undefined;
       const purgeStopped = purger.stop();
       // Attempts in flight finish and are recorded; their leases are renewed meanwhile.
-      while (pumping || attempts.size > 0 || settling) {
-        await Promise.allSettled([pumping, settling, ...attempts]);
+      while (pumping || attempts.size > 0 || settling.size > 0) {
+        await Promise.allSettled([pumping, ...settling, ...attempts]);
       }
       stopRenewing();
       await purgeStopped;

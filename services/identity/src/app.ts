@@ -28,6 +28,7 @@ import { createEvidenceKeyRing } from './domain/evidence/evidence-keys.js';
 import { createEvidenceVault, type EvidenceVault } from './domain/evidence/evidence-vault.js';
 import { evidenceStorageConfig } from './domain/evidence/storage-config.js';
 import { startSpoolSweeper } from './domain/evidence/spool-sweeper.js';
+import { armCrashPoint } from './domain/common/crash-points.js';
 import { createUploadSlots } from './domain/capture/upload-slots.js';
 import { createIdentityWorker, type IdentityWorker } from './workers/identity-worker.js';
 import type { ChecksProvider } from './domain/checks/checks-provider.js';
@@ -131,6 +132,7 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
     clock,
     keyPrefix: dependencies.rateLimitKeyPrefix ?? config.RATE_LIMIT_KEY_PREFIX,
   });
+  armCrashPoint(config.FAULT_CRASH_AT);
   const storage =
     dependencies.evidenceVault ??
     createEvidenceVault(dependencies.evidenceStorage ?? (await createEvidenceStorage(evidenceStorageConfig(config))), createEvidenceKeyRing(config.EVIDENCE_KEYS, dependencies.secretsKey));
@@ -212,6 +214,7 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
     clock,
     storage,
     limits: { maxImageBytes: config.MAX_IMAGE_BYTES, maxVideoBytes: config.MAX_VIDEO_BYTES },
+    uploadGraceMs: config.EVIDENCE_UPLOAD_GRACE_MS,
     uploadSlots: createUploadSlots({ perAddress: config.CAPTURE_UPLOADS_PER_IP, total: config.CAPTURE_UPLOADS_MAX, retryAfterSeconds: 5 }),
     checksAttempts: config.CHECKS_RETRY_SCHEDULE_MS.length,
     afterSubmit: () => worker.wake(),

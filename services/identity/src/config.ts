@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { baseServiceEnvironment, deliveryQueueVariables, LOOPBACK_PROXIES, parseEnvironment, requireHeadersWithinRequestTimeout, requireSecretsKeyWithDatabase, retryScheduleVariable, trustedProxiesVariable } from '@svc/service-kit';
 import { z } from 'zod';
+import { CRASH_POINTS } from './domain/common/crash-points.js';
 import { evidenceKeysVariable } from './domain/evidence/evidence-keys.js';
 import { WEBHOOK_ATTEMPTS } from './domain/webhooks/webhook-events.js';
 
@@ -171,6 +172,16 @@ export const identityEnvironmentSchema = baseServiceEnvironment(3001)
     CAPTURE_QUALITY_HINT_MS: positiveInteger(1_500),
     /** How often spool files left by a crashed upload (older than HTTP_REQUEST_TIMEOUT_MS) are removed; also at start. */
     SPOOL_SWEEP_INTERVAL_MS: positiveInteger(3_600_000),
+    /**
+     * How long after an evidence object is announced its upload may still be recorded; past it,
+     * the object belongs to the abandoned-upload sweep (docs/evidence.md). Covers storing the
+     * sealed file (a 50 MB PUT to S3) and the recording transaction, not receiving the body.
+     */
+    EVIDENCE_UPLOAD_GRACE_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1000, 'must be at least 1000 ms').default(600_000)),
+    /** How often the worker removes objects of uploads announced longer than EVIDENCE_UPLOAD_GRACE_MS ago and never recorded. */
+    EVIDENCE_UPLOAD_SWEEP_INTERVAL_MS: positiveInteger(60_000),
+    /** Tests only: the process kills itself with SIGKILL when it first reaches this step of an upload (crash-points.ts). */
+    FAULT_CRASH_AT: z.preprocess(emptyAsUndefined, z.enum(CRASH_POINTS).optional()),
     MAX_IMAGE_BYTES: positiveInteger(10 * 1024 * 1024),
     MAX_VIDEO_BYTES: positiveInteger(50 * 1024 * 1024),
   })

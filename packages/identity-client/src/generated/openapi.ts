@@ -14682,7 +14682,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description SHUTTING_DOWN: the server stopped while the body was arriving; send it again */
+            /** @description SHUTTING_DOWN: the server stopped while the body was arriving; or SERVICE_UNAVAILABLE: the database was away, or storing took longer than EVIDENCE_UPLOAD_GRACE_MS (nothing was recorded); send it again after Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -258,6 +258,21 @@ export const evidence = identitySchema.table(
   (table) => [index('evidence_case_idx').on(table.caseId, table.uploadedAt)],
 );
 
+/**
+ * An evidence object being stored: written before its object, taken in the transaction that
+ * records the evidence row. An intent older than EVIDENCE_UPLOAD_GRACE_MS can no longer be taken,
+ * so once the sweep removes it (object first, then the row) no late commit can point at the object.
+ */
+export const evidenceUploads = identitySchema.table(
+  'evidence_uploads',
+  {
+    storageKey: text('storage_key').primaryKey(),
+    tenantId: uuid('tenant_id').notNull(),
+    startedAt: timestampTz('started_at').notNull().defaultNow(),
+  },
+  (table) => [index('evidence_uploads_started_idx').on(table.startedAt)],
+);
+
 export const ocrResults = identitySchema.table(
   'ocr_results',
   {

@@ -25,6 +25,8 @@ export interface CaptureRouteOptions {
   storage: EvidenceVault;
   clock: () => Date;
   limits: UploadLimits;
+  /** How long after its object is announced an upload may still be recorded (EVIDENCE_UPLOAD_GRACE_MS). */
+  uploadGraceMs: number;
   /** Concurrent uploads per client address and per process. */
   uploadSlots: UploadSlots;
   /** Attempts of the run-checks job a submit queues (CHECKS_RETRY_SCHEDULE_MS). */
@@ -180,7 +182,7 @@ export const captureRoutes: FastifyPluginAsync<CaptureRouteOptions> = async (app
             ...CAPTURE_ERRORS,
             408: 'REQUEST_TIMEOUT: the body stopped arriving (HTTP_SILENCE_TIMEOUT_MS) or took longer than HTTP_REQUEST_TIMEOUT_MS',
             429: 'RATE_LIMITED, or TOO_MANY_UPLOADS: more uploads at once than allowed from one address (CAPTURE_UPLOADS_PER_IP) or in all (CAPTURE_UPLOADS_MAX); Retry-After says when to try again',
-            503: 'SHUTTING_DOWN: the server stopped while the body was arriving; send it again',
+            503: 'SHUTTING_DOWN: the server stopped while the body was arriving; or SERVICE_UNAVAILABLE: the database was away, or storing took longer than EVIDENCE_UPLOAD_GRACE_MS (nothing was recorded); send it again after Retry-After',
             409: 'INVALID_CASE_STATE: evidence was already submitted',
             413: 'PAYLOAD_TOO_LARGE',
             415: 'UNSUPPORTED_MEDIA_TYPE: not multipart, or the bytes are not an accepted image/video',
@@ -228,7 +230,7 @@ export const captureRoutes: FastifyPluginAsync<CaptureRouteOptions> = async (app
             options.storage,
             session,
             { evidenceType: type, fileName: part.filename, stream: part.file, wasTruncated: () => part.file.truncated, signal, ...(copy ? { copy } : {}) },
-            { limits: options.limits, correlationId: request.id, clock },
+            { limits: options.limits, correlationId: request.id, clock, uploadGraceMs: options.uploadGraceMs },
           );
           const quality = hints && copy ? await qualityHint(hints.hints, { documentType: session.documentType, evidenceType: type, contentType: record.contentType, bytes: Buffer.concat(copy) }, hints.budgetMs) : null;
           return await reply.code(201).send({ ...record, quality });

@@ -11,14 +11,18 @@ import type { EvidenceVault } from '../domain/evidence/evidence-vault.js';
 import { JOBS_CHANNEL, REDACT_CASE_JOB, RUN_CHECKS_JOB } from '../domain/jobs/job-kinds.js';
 import { createRedactCaseHandler } from '../domain/redaction/redact-case.js';
 import { retentionBacklog, sweepRetention } from '../domain/redaction/retention-sweep.js';
+import { sweepAbandonedUploads } from '../domain/evidence/upload-intents.js';
 import { createWebhookDeliveryWorker, type WebhookDeliveryWorkerOptions } from './webhook-delivery-worker.js';
+
+/** Objects one sweep transaction removes at most (it holds their intents' row locks meanwhile). */
+const ABANDONED_UPLOADS_BATCH = 50;
 
 export interface IdentityWorkerOptions {
   db: IdentityExecutor;
   storage: EvidenceVault;
   config: Pick<
     IdentityConfig,
-    'UNDECIDED_RETENTION_DAYS' | 'RETENTION_SWEEP_INTERVAL_MS' | 'RETENTION_SWEEP_BATCH' | 'AUDIT_RETENTION_DAYS' | 'CASE_TTL_SECONDS' | 'EXPIRY_SWEEP_INTERVAL_MS' | 'JOB_LEASE_MS' | 'CHECKS_RETRY_SCHEDULE_MS' | 'CHECKS_OCR_THRESHOLD' | 'CHECKS_FACE_THRESHOLD' | 'CHECKS_LIVENESS_THRESHOLD' | 'CHECKS_FACE_REJECT_BELOW'> &
+    'UNDECIDED_RETENTION_DAYS' | 'EVIDENCE_UPLOAD_GRACE_MS' | 'EVIDENCE_UPLOAD_SWEEP_INTERVAL_MS' | 'RETENTION_SWEEP_INTERVAL_MS' | 'RETENTION_SWEEP_BATCH' | 'AUDIT_RETENTION_DAYS' | 'CASE_TTL_SECONDS' | 'EXPIRY_SWEEP_INTERVAL_MS' | 'JOB_LEASE_MS' | 'CHECKS_RETRY_SCHEDULE_MS' | 'CHECKS_OCR_THRESHOLD' | 'CHECKS_FACE_THRESHOLD' | 'CHECKS_LIVENESS_THRESHOLD' | 'CHECKS_FACE_REJECT_BELOW'> &
     WebhookDeliveryWorkerOptions['config'];
   /** Opens webhook signing secrets. */
   box: SecretBox;
@@ -49,6 +53,8 @@ export interface IdentityWorker {
   sweepExpired(): Promise<number>;
   /** One sweep of expired WebAuthn challenges and pending sign-ins, for tests. */
   sweepCeremonies(): Promise<{ challenges: number; pendingSignIns: number }>;
+  /** One sweep of objects whose upload was never recorded, for tests. */
+  sweepAbandonedUploads(): Promise<number>;
   /** One retention sweep (cases past retention to redaction, old audit entries deleted), for tests and the CLI. */
   sweepRetention(): Promise<{ requested: number; requeued: number; auditEntriesDeleted: number }>;
 }
@@ -136,6 +142,12 @@ export function createIdentityWorker(options: IdentityWorkerOptions): IdentityWo
     return result;
   };
 
+  const sweepUploads = async () => {
+    const removed = await sweepAbandonedUploads(options.db, options.storage, { graceMs: config.EVIDENCE_UPLOAD_GRACE_MS, batch: ABANDONED_UPLOADS_BATCH });
+    if (removed > 0) options.logger.info({ removed }, 'removed objects of uploads never recorded');
+    return removed;
+  };
+
   /** Runs `sweep` now and then every intervalMs after each run ends, until stop(). */
   function schedulePeriodic(name: string, intervalMs: number, sweep: () => Promise<unknown>, delayMs = 0): void {
     if (!running) return;
@@ -162,6 +174,7 @@ export function createIdentityWorker(options: IdentityWorkerOptions): IdentityWo
       schedulePeriodic('expiry sweep', config.EXPIRY_SWEEP_INTERVAL_MS, sweepExpired);
       schedulePeriodic('sign-in ceremony sweep', config.EXPIRY_SWEEP_INTERVAL_MS, sweepCeremonies);
       schedulePeriodic('retention sweep', config.RETENTION_SWEEP_INTERVAL_MS, sweepRetentionOnce);
+      schedulePeriodic('abandoned upload sweep', config.EVIDENCE_UPLOAD_SWEEP_INTERVAL_MS, sweepUploads);
     },
     async stop() {
       running = false;
@@ -176,5 +189,6 @@ export function createIdentityWorker(options: IdentityWorkerOptions): IdentityWo
     sweepExpired,
     sweepCeremonies,
     sweepRetention: sweepRetentionOnce,
+    sweepAbandonedUploads: sweepUploads,
   };
 }

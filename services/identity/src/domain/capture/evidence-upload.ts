@@ -4,13 +4,15 @@ import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { PayloadTooLargeError, ProblemError } from '@svc/problem-json';
+import { DependencyUnavailableError, PayloadTooLargeError, ProblemError } from '@svc/problem-json';
 import { fileTypeFromBuffer } from 'file-type';
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { auditLog, evidence, type IdentityExecutor } from '../../db/schema.js';
 import type { EvidenceType } from '../cases/case-states.js';
 import { lockCase } from '../cases/case-transitions.js';
+import { reachedCrashPoint } from '../common/crash-points.js';
 import type { EvidenceSealing, EvidenceVault } from '../evidence/evidence-vault.js';
+import { announceUpload, forgetUpload, takeUpload } from '../evidence/upload-intents.js';
 import { assertCapturing, endUserActor, type CaptureSession } from './capture-sessions.js';
 
 export interface UploadLimits {
@@ -115,14 +117,18 @@ async function recordUpload(
   db: IdentityExecutor,
   session: CaptureSession,
   row: { id: string; evidenceType: EvidenceType; contentType: string; fileSizeBytes: number; originalFileName: string; sha256Hash: string; storageKey: string; sealing: EvidenceSealing; uploadedAt: Date },
-  correlationId: string,
+  options: { correlationId: string; uploadGraceMs: number; onBodyDone: () => void },
 ): Promise<void> {
+  const { correlationId } = options;
   const at = row.uploadedAt.toISOString();
   const actor = endUserActor(session.sessionId, correlationId);
   const after = { caseId: session.caseId, evidenceType: row.evidenceType, contentType: row.contentType, fileSizeBytes: row.fileSizeBytes, sha256Hash: row.sha256Hash };
   await db.transaction(async (tx) => {
     const locked = await lockCase(tx, session.caseId, session.tenantId);
     assertCapturing({ caseId: locked.id, status: locked.status as CaptureSession['status'], expiresAt: session.expiresAt }, row.uploadedAt);
+    if (!(await takeUpload(tx, row.storageKey, options.uploadGraceMs))) {
+      throw new DependencyUnavailableError('Storing the evidence took longer than the service allows; send it again.');
+    }
     await tx.execute(sql`with replaced as (
           update ${evidence} set replaced_at = ${at}::timestamptz
           where case_id = ${locked.id}::uuid and evidence_type = ${row.evidenceType} and replaced_at is null
@@ -138,6 +144,7 @@ async function recordUpload(
         select ${session.tenantId}::uuid, ${actor.actor}, 'evidence.uploaded', ${`evidence:${row.id}`}, ${actor.correlationId},
                ${JSON.stringify(after)}::jsonb || jsonb_build_object('replaced', coalesce((select jsonb_agg(id) from replaced), '[]'::jsonb)), ${at}::timestamptz
         from recorded`);
+    options.onBodyDone();
   });
 }
 
@@ -162,38 +169,71 @@ export interface EvidenceUpload {
 }
 
 /**
- * Receive one evidence file: spool (size-limited, hashed), sniff the real content type, store
- * under a key the client cannot influence, then record it in one transaction that re-checks
- * the case under its row lock. A same-type upload replaces the current one (kept, marked
- * replaced). If anything fails after storing, the stored object is removed again.
+ * Receive one evidence file: spool (size-limited, hashed), sniff the real content type, announce
+ * the object, store it under a key the client cannot influence, then record it in one
+ * transaction that re-checks the case under its row lock and takes the announcement. A same-type
+ * upload replaces the current one (kept, marked replaced).
+ *
+ * The object is deleted again only when the recording surely did not commit (it failed before
+ * COMMIT was sent). When COMMIT itself failed (a session terminated, a connection lost) the
+ * outcome is unknown: the row is looked for, and found, the upload succeeded; not found, the
+ * object is left to the abandoned-upload sweep, which removes it only once no commit can take it
+ * (see upload-intents.ts). Deleting it here could leave a committed row pointing at nothing.
  */
 export async function receiveEvidence(
   db: IdentityExecutor,
   storage: EvidenceVault,
   session: CaptureSession,
   upload: EvidenceUpload,
-  options: { limits: UploadLimits; correlationId: string; clock: () => Date },
+  options: { limits: UploadLimits; correlationId: string; clock: () => Date; uploadGraceMs: number },
 ) {
   const maxBytes = maxBytesFor(upload.evidenceType, options.limits);
   const evidenceId = randomUUID();
   const { seal, sealing } = storage.createSealer(evidenceId);
   const spooled = await spool(upload.stream, storage, maxBytes, upload.evidenceType, seal, upload.signal, upload.copy);
   try {
+    reachedCrashPoint('evidence-received');
     if (upload.wasTruncated()) throw new PayloadTooLargeError(`${upload.evidenceType} may be at most ${maxBytes} bytes.`);
     const sniffed = (await fileTypeFromBuffer(spooled.head))?.mime ?? null;
     if (!sniffed || !ACCEPTED_CONTENT[upload.evidenceType].types.includes(sniffed)) throw new UnsupportedEvidenceContentError(upload.evidenceType, sniffed);
     const storageKey = `${session.tenantId}/${session.caseId}/${evidenceId}`;
-    await storage.storeSealed(storageKey, spooled.path, spooled.sealed);
+    await announceUpload(db, session.tenantId, storageKey);
+    let recorded = false;
+    let commitSent = false;
+    const now = options.clock();
+    const record = { id: evidenceId, evidenceType: upload.evidenceType, contentType: sniffed, fileSizeBytes: spooled.sizeBytes, originalFileName: cleanFileName(upload.fileName, `${upload.evidenceType}`), sha256Hash: spooled.sha256Hex, uploadedAt: now.toISOString() };
     try {
-      const now = options.clock();
-      const record = { id: evidenceId, evidenceType: upload.evidenceType, contentType: sniffed, fileSizeBytes: spooled.sizeBytes, originalFileName: cleanFileName(upload.fileName, `${upload.evidenceType}`), sha256Hash: spooled.sha256Hex, uploadedAt: now.toISOString() };
-      await recordUpload(db, session, { ...record, storageKey, sealing, uploadedAt: now }, options.correlationId);
-      return record;
+      await storage.storeSealed(storageKey, spooled.path, spooled.sealed);
+      reachedCrashPoint('evidence-stored');
+      await recordUpload(db, session, { ...record, storageKey, sealing, uploadedAt: now }, { correlationId: options.correlationId, uploadGraceMs: options.uploadGraceMs, onBodyDone: () => (commitSent = true) });
+      recorded = true;
     } catch (error) {
-      await storage.delete(storageKey).catch(() => undefined);
-      throw error;
+      if (commitSent && (await wasRecorded(db, evidenceId))) recorded = true;
+      else if (!commitSent) await discard(db, storage, storageKey);
+      if (!recorded) throw error;
     }
+    reachedCrashPoint('evidence-recorded');
+    return record;
   } finally {
     await unlink(spooled.path).catch(() => undefined);
+  }
+}
+
+/** Whether a transaction whose COMMIT failed did commit; any doubt (the database still away) reads as no. */
+async function wasRecorded(db: IdentityExecutor, evidenceId: string): Promise<boolean> {
+  try {
+    return (await db.select({ id: evidence.id }).from(evidence).where(eq(evidence.id, evidenceId))).length === 1;
+  } catch {
+    return false;
+  }
+}
+
+/** An object surely never recorded: removed now rather than at the next sweep (which does it if this fails). */
+async function discard(db: IdentityExecutor, storage: EvidenceVault, storageKey: string): Promise<void> {
+  try {
+    await storage.delete(storageKey);
+    await forgetUpload(db, storageKey);
+  } catch {
+    // Left to the abandoned-upload sweep.
   }
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { chmod, copyFile, mkdir, open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve, sep } from 'node:path';
+import { reachedCrashPoint } from '../common/crash-points.js';
 import {
   assertDeclaredSize,
   assertEvidenceKey,
@@ -53,6 +54,7 @@ export class FilesystemEvidenceStorage implements EvidenceStorage {
     } finally {
       await source.close();
     }
+    reachedCrashPoint('evidence-synced');
 
     try {
       await rename(sourcePath, targetPath);
