@@ -7,7 +7,7 @@ import type { Browser, Frame, Page } from 'playwright-core';
 import { describeEmbeddedOnly } from '@svc/db/testing';
 import type { CaptureEvent } from '@svc/capture-embed';
 import { buildCapturePage, cameraFeeds, captureMedia, captureScreenshot, fakeCameraArgs, type CaptureMedia } from './capture-fixture.js';
-import { createTenant, launchChromium, openPage, partnerApi, removeQuietly, startIdentity, tearDownPortalTest, type IdentityService, type PartnerApi, type WatchedPage } from './portal-fixture.js';
+import { buildPortal, createTenant, launchChromium, openPage, partnerApi, removeQuietly, signIn, startIdentity, tearDownPortalTest, type IdentityService, type PartnerApi, type TenantAdmin, type WatchedPage } from './portal-fixture.js';
 
 /** @svc/capture-embed compiled from its source, as a partner's bundler would ship it. */
 function embedScript(): string {
@@ -58,6 +58,8 @@ parent.postMessage({ forgery: 'sent' }, '*');
 // http://localhost origins (https only otherwise).
 describeEmbeddedOnly('the capture flow inside a partner page (capture-embed, Chromium fake camera)', () => {
   let webRoot = '';
+  let portalRoot = '';
+  let admin: TenantAdmin;
   let service: IdentityService;
   let partner: PartnerApi;
   let site: Awaited<ReturnType<typeof startPartnerSite>>;
@@ -84,11 +86,12 @@ describeEmbeddedOnly('the capture flow inside a partner page (capture-embed, Chr
 
   beforeAll(async () => {
     webRoot = buildCapturePage();
+    portalRoot = buildPortal();
     media = await captureMedia();
     const feeds = cameraFeeds(media);
-    [service, site] = await Promise.all([startIdentity('/nonexistent-portal-build', { CAPTURE_WEB_ROOT: webRoot }), startPartnerSite()]);
-    partner = await partnerApi(service.baseUrl, await createTenant(service, { sandbox: true, name: 'Sandbox Bank' }));
-    await partner.call('PUT', '/capture-settings', { captureEmbedOrigins: [`http://localhost:${site.port}`] });
+    [service, site] = await Promise.all([startIdentity(portalRoot, { CAPTURE_WEB_ROOT: webRoot }), startPartnerSite()]);
+    admin = await createTenant(service, { sandbox: true, name: 'Sandbox Bank' });
+    partner = await partnerApi(service.baseUrl, admin);
     // The face serves every step: a sandbox case is decided by the simulator, so only the page and the messages are under test.
     browser = await launchChromium(fakeCameraArgs(feeds.face));
   }, 240_000);
@@ -97,9 +100,23 @@ describeEmbeddedOnly('the capture flow inside a partner page (capture-embed, Chr
     await tearDownPortalTest({ opened, browser, service, webRoot });
     await site?.close();
     if (media) removeQuietly(media.dir);
+    if (portalRoot) removeQuietly(portalRoot);
   });
 
-  it('completes a sandbox case inside the listed partner page and hears every step, then submitted with the case id; forged messages are ignored', async () => {
+  it('the admin lists the partner origin in the portal; a sandbox case completes inside that partner page, which hears every step, then submitted with the case id, and ignores forged messages', async () => {
+    const portal = await openPage(browser, { width: 1100, height: 900, locale: 'en' });
+    opened.push(portal);
+    await signIn(portal.page, service.baseUrl, admin.email);
+    await portal.page.goto(`${service.baseUrl}/portal/clients`);
+    const settings = portal.page.getByTestId('capture-embed');
+    await settings.locator('textarea').fill(`https://shop.example\nhttp://localhost:${site.port}/`);
+    await settings.locator('button[type=submit]').click();
+    await settings.getByRole('status').waitFor();
+    expect(await settings.locator('textarea').inputValue()).toBe(`https://shop.example\nhttp://localhost:${site.port}`);
+    await settings.screenshot({ path: captureScreenshot('embed-0-portal-settings') });
+    expect(await portal.problems()).toEqual([]);
+    expect(await partner.call('GET', '/capture-settings')).toEqual({ captureEmbedOrigins: ['https://shop.example', `http://localhost:${site.port}`] });
+
     // A returnUrl too: inside a partner page the frame stays put and the partner hears `submitted` instead.
     const { caseId, captureUrl } = await partner.call<{ caseId: string; captureUrl: string }>('POST', '/verifications', { documentType: 'SyrianPassport', returnUrl: `${service.baseUrl}/health` });
     const page = await partnerPage(`http://localhost:${site.port}`);
@@ -143,9 +160,11 @@ describeEmbeddedOnly('the capture flow inside a partner page (capture-embed, Chr
   }, 180_000);
 
   it('refuses the frame to a partner origin the tenant does not list', async () => {
+    // As the first test left it, so this one also runs alone.
+    await partner.call('PUT', '/capture-settings', { captureEmbedOrigins: ['https://shop.example', `http://localhost:${site.port}`] });
     const { caseId, captureUrl } = await partner.call<{ caseId: string; captureUrl: string }>('POST', '/verifications', { documentType: 'SyrianPassport' });
     const page = await partnerPage(`http://127.0.0.1:${site.port}`, /violates the following Content Security Policy directive: "frame-ancestors/);
-    const refused = page.waitForEvent('console', (message) => /^Framing '.*' violates the following Content Security Policy directive: "frame-ancestors 'self' http:\/\/localhost:\d+"/.test(message.text()));
+    const refused = page.waitForEvent('console', (message) => /^Framing '.*' violates the following Content Security Policy directive: "frame-ancestors 'self' https:\/\/shop\.example http:\/\/localhost:\d+"/.test(message.text()));
     await page.evaluate((url) => (window as unknown as { startCapture: (url: string) => void }).startCapture(url), captureUrl);
     await refused;
     const handle = await page.waitForSelector('#slot iframe');
