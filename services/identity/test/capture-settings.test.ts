@@ -3,13 +3,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { captureEmbedOriginsSchema } from '../src/domain/tenants/capture-embed.js';
 import { createPortalUser } from '../src/domain/tenants/tenants.js';
 import { createCase, partnerWithToken, type Partner } from './case-helpers.js';
 import { BASE, buildTestApp, clientWithToken, PASSWORD, type TestApp } from './helpers.js';
 
 const SETTINGS = `${BASE}/capture-settings`;
-/** The embedded default (no DATABASE_URL) also takes loopback http origins, for a partner's local page. */
-const EMBEDDED = !process.env.DATABASE_URL;
 
 describe('captureEmbedOrigins: where the hosted capture page may be framed', () => {
   const root = mkdtempSync(join(tmpdir(), 'identity-capture-root-'));
@@ -74,9 +73,13 @@ describe('captureEmbedOrigins: where the hosted capture page may be framed', () 
     expect((await test.app.inject({ method: 'GET', url: SETTINGS, headers: globex.headers })).json()).toEqual({ captureEmbedOrigins: [] });
   });
 
-  it(`takes http://127.0.0.1 and http://localhost origins only on the embedded default (here: ${EMBEDDED ? 'embedded' : 'DATABASE_URL'})`, async () => {
-    const response = await put(globex.headers, { captureEmbedOrigins: ['http://127.0.0.1:5173', 'http://localhost:8080'] });
-    expect(response.statusCode).toBe(EMBEDDED ? 200 : 400);
+  it('takes http://127.0.0.1 and http://localhost origins only on the embedded default (no DATABASE_URL in the configuration)', async () => {
+    const loopback = ['http://127.0.0.1:5173', 'http://localhost:8080', 'http://[::1]:3000'];
+    // The test app's configuration names no DATABASE_URL, whichever database it runs on.
+    expect((await put(globex.headers, { captureEmbedOrigins: loopback })).statusCode).toBe(200);
+    // What a deployment with DATABASE_URL validates with.
+    expect(captureEmbedOriginsSchema(false).safeParse(loopback).success).toBe(false);
+    expect(captureEmbedOriginsSchema(false).safeParse(['https://localhost:8443']).success).toBe(true);
     expect((await put(globex.headers, { captureEmbedOrigins: ['http://10.0.0.5:8080'] })).statusCode).toBe(400);
     expect((await put(globex.headers, { captureEmbedOrigins: [] })).statusCode).toBe(200);
   });
