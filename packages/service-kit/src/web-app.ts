@@ -13,7 +13,15 @@ export interface WebAppOptions {
   /** URL prefix of the hashed assets, e.g. `/assets/` or `/portal/assets/` (the build's `base` + assets/). */
   assetsPrefix: string;
   /** Routes answering the HTML, each with an optional rewrite of it (e.g. `lang`/`dir` set before any script runs). */
-  pages: { url: string; html?: (html: string, request: FastifyRequest) => string }[];
+  pages: {
+    url: string;
+    html?: (html: string, request: FastifyRequest) => string;
+    /**
+     * Origins that may frame this request's page (e.g. looked up from its query): listed, the page
+     * answers `frame-ancestors 'self' <origins>` without X-Frame-Options; none, it is never framed.
+     */
+    framedBy?: (request: FastifyRequest) => Promise<readonly string[]>;
+  }[];
   /** What the app is, and the command that builds it (default `pnpm build`), for the 503 a missing build answers. */
   description: string;
   buildCommand?: string;
@@ -22,8 +30,11 @@ export interface WebAppOptions {
   mediaSrc?: string[];
   /** Referrer-Policy of the pages and assets; default strict-origin-when-cross-origin. */
   referrerPolicy?: 'no-referrer' | 'same-origin' | 'strict-origin-when-cross-origin';
-  /** A Permissions-Policy header for the pages (e.g. `camera=(self), microphone=()`); none by default. */
-  permissionsPolicy?: string;
+  /**
+   * A Permissions-Policy header for the pages (e.g. `camera=(self), microphone=()`), or one made
+   * from the origins allowed to frame the page (its `framedBy`); none by default.
+   */
+  permissionsPolicy?: string | ((framedBy: readonly string[]) => string);
 }
 
 /**
@@ -75,8 +86,16 @@ export const webAppPlugin: FastifyPluginAsync<WebAppOptions> = async (app, optio
     app.get(page.url, { schema: { hide: true } }, async (request, reply) => {
       const html = await readFile(indexFile, 'utf8').catch(() => null);
       if (html === null) throw notBuilt();
+      const framedBy = page.framedBy ? await page.framedBy(request) : [];
+      if (framedBy.length > 0) {
+        // helmet wrote these on the raw response when the request arrived; this page's answer widens them.
+        const csp = String(reply.raw.getHeader('content-security-policy') ?? '');
+        reply.raw.setHeader('content-security-policy', csp.replace("frame-ancestors 'none'", `frame-ancestors 'self' ${framedBy.join(' ')}`));
+        reply.raw.removeHeader('x-frame-options');
+      }
+      const permissionsPolicy = typeof options.permissionsPolicy === 'function' ? options.permissionsPolicy(framedBy) : options.permissionsPolicy;
+      if (permissionsPolicy) reply.header('Permissions-Policy', permissionsPolicy);
       // no-cache: the HTML names the hashed assets of the current build, so it is revalidated every time.
-      if (options.permissionsPolicy) reply.header('Permissions-Policy', options.permissionsPolicy);
       return reply
         .header('Cache-Control', 'no-cache')
         .type('text/html; charset=utf-8')

@@ -13,6 +13,7 @@ import { watchReviewQueue } from './plugins/review-queue-metrics.js';
 import { clientCertificatePlugin } from './plugins/client-certificate.js';
 import { registerIdentityRateLimit } from './plugins/rate-limit.js';
 import { captureRoutes, CAPTURE_BASE_PATH } from './routes/capture.js';
+import { captureSettingsRoutes } from './routes/capture-settings.js';
 import { identityHealthExtension } from './routes/health.js';
 import { INTERNAL_BASE_PATH, internalReviewRoutes } from './routes/internal-review.js';
 import { registerStaffOpenApi } from './routes/staff-openapi.js';
@@ -169,7 +170,7 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
   await app.register(authenticationPlugin, { db, clock, basePath: API_BASE_PATH, lastUsed, credentials, allowedOrigins: [config.PUBLIC_BASE_URL] });
   await app.register(portalPagePlugin, { root: config.PORTAL_WEB_ROOT });
   await app.register(consolePagePlugin, { root: config.CONSOLE_WEB_ROOT });
-  await app.register(capturePagePlugin, { root: config.CAPTURE_WEB_ROOT });
+  await app.register(capturePagePlugin, { root: config.CAPTURE_WEB_ROOT, db });
   await app.register(oauthMetadataRoutes, { issuer: config.PUBLIC_BASE_URL, mtlsBaseUrl: config.MTLS_BASE_URL, apiBasePath: API_BASE_PATH });
   await app.register(
     async (api) => {
@@ -201,6 +202,8 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
         captureOrigin: config.CAPTURE_ORIGIN,
         allowLocalhostReturnUrl: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
         documentNumberDigest: storage.keyRing.documentNumberDigest });
+      // Loopback http origins for a partner's local page: only on the embedded default (no DATABASE_URL).
+      await api.register(captureSettingsRoutes, { db, clock, allowLoopbackHttp: !config.DATABASE_URL });
       await api.register(reportRoutes, { db, clock });
       await api.register(webhookRoutes, { db, clock, box, policy });
       await api.register(evidenceRoutes, { db, clock, storage });

@@ -26,7 +26,7 @@ describe('the hosted capture link: captureUrl, returnUrl, consent', () => {
     const response = await createCase(test, acme);
     expect(response.statusCode).toBe(201);
     const created = response.json<Created>();
-    expect(created.captureUrl).toBe(`https://verify.example.com/capture#${created.sessionToken}`);
+    expect(created.captureUrl).toBe(`https://verify.example.com/capture?case=${created.caseId}#${created.sessionToken}`);
   });
 
   it("an idempotent replay's link carries the replay's new token, and only that one works", async () => {
@@ -35,7 +35,7 @@ describe('the hosted capture link: captureUrl, returnUrl, consent', () => {
     expect(replay.statusCode).toBe(201);
     const second = replay.json<Created>();
     expect(second.caseId).toBe(first.caseId);
-    expect(second.captureUrl).toBe(`https://verify.example.com/capture#${second.sessionToken}`);
+    expect(second.captureUrl).toBe(`https://verify.example.com/capture?case=${second.caseId}#${second.sessionToken}`);
     expect(second.sessionToken).not.toBe(first.sessionToken);
     const old = await test.app.inject({ method: 'GET', url: `${CAPTURE}/session`, headers: { authorization: `Bearer ${first.sessionToken}` } });
     expect(old.statusCode).toBe(401);

@@ -1,5 +1,6 @@
 import { LanguageSelect } from '@svc/web-ui';
 import { useEffect, useState } from 'preact/hooks';
+import type { CaptureStepName } from '@svc/capture-embed';
 import {
   CaptureError,
   captureStatus,
@@ -15,6 +16,7 @@ import {
   type Preview,
 } from './capture-api.js';
 import { cameraSupported } from './camera.js';
+import { embedded, tellEmbedder } from './embedding.js';
 import { currentLanguage, LANGUAGE_NAMES, LANGUAGES, setLanguage, useLanguage } from './languages.js';
 import { useMessages } from './messages.js';
 import { DeadLink, Declined, Done, type DeadReason } from './outcome-screens.js';
@@ -28,9 +30,12 @@ type Screen =
   | { kind: 'welcome'; preview: Preview }
   | { kind: 'declined'; tenant: string }
   | { kind: 'capture'; captureToken: string; status: CaptureStatus }
-  | { kind: 'done'; tenant: string; redirecting: boolean };
+  | { kind: 'done'; tenant: string; caseId: string; redirecting: boolean };
 
 const SESSION_TOKEN = /^svc_st_[0-9a-f]{64}$/;
+
+/** The problem code an embedding page hears for each kind of dead link. */
+const DEAD_CODES: Record<DeadReason, string> = { used: 'SESSION_ALREADY_USED', expired: 'SESSION_EXPIRED', closed: 'CASE_CLOSED', unknown: 'UNAUTHENTICATED' };
 
 function deadReason(error: unknown): DeadReason | null {
   if (!(error instanceof CaptureError)) return null;
@@ -56,15 +61,16 @@ export function App() {
 
   function fail(error: unknown, tenant: string | null) {
     const reason = deadReason(error);
-    if (reason) setScreen({ kind: 'dead', reason, tenant });
-    else setFailure(t('failed', { detail: error instanceof Error ? error.message : String(error) }));
+    if (reason) return setScreen({ kind: 'dead', reason, tenant });
+    setFailure(t('failed', { detail: error instanceof Error ? error.message : String(error) }));
+    tellEmbedder({ type: 'error', code: error instanceof CaptureError ? (error.code ?? 'UNEXPECTED_ERROR') : 'NETWORK_ERROR' });
   }
 
   async function resume(captureToken: string) {
     const status = await captureStatus(captureToken);
     if (status.status !== 'CaptureStarted') {
       forgetCaptureToken();
-      setScreen({ kind: 'done', tenant: status.tenantName, redirecting: false });
+      setScreen({ kind: 'done', tenant: status.tenantName, caseId: status.caseId, redirecting: false });
       return;
     }
     setScreen({ kind: 'capture', captureToken, status });
@@ -75,7 +81,10 @@ export function App() {
   });
 
   useEffect(() => {
-    if (!SESSION_TOKEN.test(sessionToken)) return setScreen({ kind: 'dead', reason: 'unknown', tenant: null });
+    if (!SESSION_TOKEN.test(sessionToken)) {
+      tellEmbedder({ type: 'ready' });
+      return setScreen({ kind: 'dead', reason: 'unknown', tenant: null });
+    }
     const stored = storedCaptureToken(sessionToken);
     void (async () => {
       try {
@@ -83,9 +92,19 @@ export function App() {
         setScreen({ kind: 'welcome', preview: await previewSession(sessionToken) });
       } catch (error) {
         fail(error, null);
+      } finally {
+        // Before the first screen's own event: its effects run after this render.
+        tellEmbedder({ type: 'ready' });
       }
     })();
   }, []);
+
+  useEffect(() => {
+    if (screen.kind === 'dead') tellEmbedder({ type: 'error', code: DEAD_CODES[screen.reason] });
+    else if (screen.kind === 'welcome') tellEmbedder({ type: 'step', name: 'consent' });
+    else if (screen.kind === 'declined') tellEmbedder({ type: 'cancelled' });
+    else if (screen.kind === 'done') tellEmbedder({ type: 'submitted', caseId: screen.caseId });
+  }, [screen.kind]);
 
   async function start(preview: Preview) {
     setBusy(true);
@@ -124,7 +143,7 @@ export function App() {
         <CaptureFlow
           captureToken={screen.captureToken}
           initial={screen.status}
-          onDone={(redirecting) => setScreen({ kind: 'done', tenant: screen.status.tenantName, redirecting })}
+          onDone={(redirecting) => setScreen({ kind: 'done', tenant: screen.status.tenantName, caseId: screen.status.caseId, redirecting })}
           onFail={(error) => fail(error, screen.status.tenantName)}
         />
       ) : null}
@@ -176,7 +195,8 @@ function CaptureFlow({ captureToken, initial, onDone, onFail }: { captureToken: 
     try {
       await submitCapture(captureToken);
       forgetCaptureToken();
-      if (initial.returnUrl) {
+      // Embedded, the partner's page hears `submitted` and decides what comes next; the frame stays put.
+      if (initial.returnUrl && !embedded) {
         const target = new URL(initial.returnUrl);
         target.searchParams.set('caseId', initial.caseId);
         target.searchParams.set('status', 'submitted');
@@ -190,6 +210,8 @@ function CaptureFlow({ captureToken, initial, onDone, onFail }: { captureToken: 
       setUpload(null);
     }
   }
+
+  useEffect(() => tellEmbedder({ type: 'step', name: (current ?? 'review') satisfies CaptureStepName }), [current]);
 
   const index = current ? steps.indexOf(current) + 1 : steps.length + 1;
   const guide = current === 'DocumentFront' ? (passport ? 'guidePassport' : 'guideIdFront') : current === 'DocumentBack' ? 'guideIdBack' : current === 'Selfie' ? 'guideSelfie' : 'guideVideo';

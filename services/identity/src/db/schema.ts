@@ -19,6 +19,8 @@ export const tenants = identitySchema.table('tenants', {
   evidenceRetentionDays: integer('evidence_retention_days').notNull().default(90),
   /** Its portal users must have a second factor: one without is sent to enrol at the next sign-in. */
   requireSecondFactor: boolean('require_second_factor').notNull().default(false),
+  /** Origins (scheme://host[:port]) whose pages may frame the hosted capture page; empty: none may. */
+  captureEmbedOrigins: text('capture_embed_origins').array().notNull().default(sql`'{}'::text[]`),
   createdAt: timestampTz('created_at').notNull().defaultNow(),
   updatedAt: timestampTz('updated_at').notNull().defaultNow(),
 });

@@ -67,7 +67,7 @@ export const verificationRoutes: FastifyPluginAsync<VerificationRouteOptions> = 
             sessionToken: z.string().meta({ description: 'svc_st_…: hand it to the end user; it is exchanged once at POST /api/capture/v1/session' }),
             captureUrl: z.string().meta({
               description:
-                "The hosted capture page for this session: <origin>/capture#<sessionToken>. Redirect the end user there (or send it to their phone). The token sits in the fragment, so it never reaches a server log, a proxy or a Referer. A replay's link carries the replay's new token.",
+                "The hosted capture page for this session: <origin>/capture?case=<caseId>#<sessionToken>. Redirect the end user there (or send it to their phone), or open it inside your own page with @svc/capture-embed (your origin listed in /capture-settings). The token sits in the fragment, so it never reaches a server log, a proxy or a Referer; the case id in the query tells the server which tenant's framing rules apply. A replay's link carries the replay's new token.",
             }),
             status: z.literal('SessionIssued'),
             expiresAt: z.string(),
@@ -91,7 +91,7 @@ export const verificationRoutes: FastifyPluginAsync<VerificationRouteOptions> = 
         { sessionTtlSeconds: options.sessionTtlSeconds, now: clock() },
       );
       reply.header('Cache-Control', 'no-store');
-      const captureUrl = `${options.captureOrigin}/capture#${created.sessionToken}`;
+      const captureUrl = `${options.captureOrigin}/capture?case=${created.caseId}#${created.sessionToken}`;
       return reply.code(201).send({ ...created, captureUrl, expiresAt: created.expiresAt.toISOString() });
     },
   );

@@ -65,7 +65,7 @@ describeEmbeddedOnly('the hosted capture page in Chromium (no camera: file picke
     // The partner's page after capture: any page on localhost does (private targets are allowed in tests).
     const returnUrl = `http://localhost:${new URL(service.baseUrl).port}/health`;
     const { caseId, captureUrl } = await createCase({ returnUrl });
-    expect(captureUrl).toBe(`${service.baseUrl}/capture#${captureUrl.split('#')[1]}`);
+    expect(captureUrl).toBe(`${service.baseUrl}/capture?case=${caseId}#${captureUrl.split('#')[1]}`);
     const watched = await open(captureUrl);
     const { page } = watched;
     const requests: string[] = [];

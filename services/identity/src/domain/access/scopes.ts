@@ -10,6 +10,8 @@ export const DEFAULT_SCOPES = 'verifications webhooks evidence reports';
  */
 const SCOPE_BY_PATH: [RegExp, Scope][] = [
   [/^\/verifications(\/|$)/, 'verifications'],
+  // Where the capture of verifications may be embedded.
+  [/^\/capture-settings$/, 'verifications'],
   [/^\/evidence\//, 'evidence'],
   [/^\/webhooks(\/|$)/, 'webhooks'],
   [/^\/reports\//, 'reports'],

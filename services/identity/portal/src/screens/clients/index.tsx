@@ -6,6 +6,7 @@ import { useLanguage, useMessages } from '../../../../web-shared/i18n.js';
 import { useSession } from '../../session.js';
 import type { OAuthAuthorizationServerMetadata } from '@svc/identity-client/types';
 import { activeClientCount, MAX_ACTIVE_CLIENTS, type OAuthClient, tokenEndpointOf } from './client-logic.js';
+import { CaptureEmbedSettings } from './capture-embed.js';
 import { ClientsTable } from './clients-table.js';
 import { clientMessages } from './messages.js';
 import { RegisterClient } from './register-client.js';
@@ -142,6 +143,7 @@ export function ClientsScreen() {
       >
         <ErrorNotice error={revokeError} />
       </ConfirmDialog>
+      <CaptureEmbedSettings />
     </section>
   );
 }

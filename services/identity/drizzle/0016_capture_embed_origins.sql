@@ -1,0 +1,1 @@
+ALTER TABLE "identity"."tenants" ADD COLUMN "capture_embed_origins" text[] DEFAULT '{}'::text[] NOT NULL;
