@@ -53,6 +53,7 @@ const SYSTEM_PACKAGES = {
   chromium: { present: () => existsSync(chromiumPath), why: 'the fx page and identity portal browser tests drive it' },
   ffmpeg: { present: () => spawnSync('ffmpeg', ['-version'], { stdio: 'ignore' }).status === 0, why: "identity's local liveness check reads the video's frames with it" },
   'fonts-ocr-b': { present: () => existsSync('/usr/share/fonts/opentype/ocr-b/OCRB.otf'), why: 'the checks tests print synthetic passports in the MRZ font' },
+  'python-matplotlib-data': { present: () => existsSync('/usr/share/matplotlib/mpl-data/sample_data/grace_hopper.jpg'), why: "the liveness tests replay its public-domain portrait of Grace Hopper as another person's photo" },
 };
 
 function ensureSystemPackages(names) {
@@ -74,7 +75,7 @@ ensureDependencies();
 
 if (command === 'test') {
   // With DATABASE_URL the browser tests skip themselves (they run on the embedded default).
-  ensureSystemPackages(process.env.DATABASE_URL ? ['ffmpeg', 'fonts-ocr-b'] : ['chromium', 'ffmpeg', 'fonts-ocr-b']);
+  ensureSystemPackages(process.env.DATABASE_URL ? ['ffmpeg', 'fonts-ocr-b', 'python-matplotlib-data'] : ['chromium', 'ffmpeg', 'fonts-ocr-b', 'python-matplotlib-data']);
   // turbo builds the shared packages first (test dependsOn ^build), then runs each package's vitest.
   const reportDir = mkdtempSync(join(tmpdir(), 'svc-test-reports-'));
   const status = run('pnpm', ['exec', 'turbo', 'run', 'test', '--concurrency=1', ...process.argv.slice(3)], {

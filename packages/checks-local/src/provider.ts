@@ -65,7 +65,7 @@ export interface CheckEngines {
   }>;
   face: EngineSource<{
     match(input: { document: EvidenceBytes; selfie: EvidenceBytes }): Promise<FaceMatchAnswer>;
-    liveness(input: { video: EvidenceBytes; document: EvidenceBytes | null }): Promise<LivenessAnswer>;
+    liveness(input: Parameters<LocalChecks['liveness']>[0]): Promise<LivenessAnswer>;
     countFaces(input: { image: EvidenceBytes }): Promise<number>;
   }>;
   models: LocalChecksModels;

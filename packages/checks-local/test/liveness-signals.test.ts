@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { WorkerFace } from '../src/face/worker-protocol.js';
 import { LIVENESS_THRESHOLDS } from '../src/liveness/check-liveness.js';
 import { createPpmReader, mp4IndexAfterMedia } from '../src/liveness/extract-frames.js';
-import { affineResidual, eyeAspectRatio } from '../src/liveness/geometry.js';
+import { affineResidual, eyeAspectRatio, smoothedResiduals } from '../src/liveness/geometry.js';
 import { judgeLiveness, measureLiveness } from '../src/liveness/signals.js';
 import type { LivenessMeasurements } from '../src/liveness/signals.js';
 
@@ -42,6 +42,22 @@ describe('mesh geometry', () => {
     expect(affineResidual(mesh(), perspective)).toBeGreaterThan(LIVENESS_THRESHOLDS.minNonRigidResidual);
   });
 
+  it('averages the mesh jitter away: a jittering photo moved about stays rigid, a face that deforms does not', () => {
+    let seed = 7;
+    const noise = () => ((seed = (seed * 16807) % 2147483647) / 2147483647 - 0.5) * 3; // ±1.5 px on a 200 px face
+    const frames = (deform: number) => Array.from({ length: 50 }, (_, frame) => {
+      const shift = 10 * Math.sin(frame / 5);
+      const scale = 1 + 0.03 * Math.sin(frame / 7);
+      return mesh((x, y, z) => [scale * x + shift + noise() + deform * Math.sin(frame / 8) * z / 40, scale * y + noise()]);
+    });
+    const photo = smoothedResiduals(frames(0), 5, 10);
+    const face = smoothedResiduals(frames(6), 5, 10);
+    expect(Math.max(...photo)).toBeLessThan(LIVENESS_THRESHOLDS.minNonRigidResidual);
+    expect(Math.max(...face)).toBeGreaterThan(LIVENESS_THRESHOLDS.minNonRigidResidual);
+    // Unsmoothed, the jitter alone would be half the threshold on every frame.
+    expect(affineResidual(frames(0)[0]!, frames(0)[1]!)).toBeGreaterThan(LIVENESS_THRESHOLDS.minNonRigidResidual / 2);
+  });
+
   it('measures an eye closing as a drop of the eye-aspect ratio', () => {
     const eyes = (lidGap: number) => {
       const points = mesh();
@@ -65,40 +81,74 @@ describe('mesh geometry', () => {
 });
 
 const allSeen: LivenessMeasurements = {
-  frames: 30,
-  framesWithOneFace: 30,
+  frames: 60,
+  framesWithOneFace: 60,
   framesWithSeveralFaces: 0,
   eyeAspectMin: 0.1,
   eyeAspectMedian: 0.3,
   yawRangeDegrees: 25,
+  turnLeftDegrees: 12,
+  turnRightDegrees: 13,
   nonRigidResidual: 0.03,
   identityStability: 0.8,
   documentSimilarity: 0.7,
 };
 
 describe('how the signals make a score', () => {
-  it('passes the recommended threshold only when every signal was seen', () => {
-    const verdict = judgeLiveness(allSeen, LIVENESS_THRESHOLDS);
-    expect(verdict).toMatchObject({ livenessScore: 1, presentationAttackDetected: false, attackType: null });
+  it('passes a clip that shows every signal, and one that shows a blink or a head turn alone', () => {
+    expect(judgeLiveness(allSeen, LIVENESS_THRESHOLDS)).toMatchObject({ livenessScore: 1, presentationAttackDetected: false, attackType: null });
+    for (const oneMotion of [{ yawRangeDegrees: 2 }, { eyeAspectMin: 0.28 }]) {
+      const verdict = judgeLiveness({ ...allSeen, ...oneMotion }, LIVENESS_THRESHOLDS);
+      expect(verdict.livenessScore).toBeGreaterThanOrEqual(0.9);
+      expect(verdict.presentationAttackDetected).toBe(false);
+    }
     const otherPerson = judgeLiveness({ ...allSeen, documentSimilarity: 0.2 }, LIVENESS_THRESHOLDS);
     expect(otherPerson.signals.matchesDocument).toBe(false);
     expect(otherPerson.livenessScore).toBeLessThan(0.9);
     expect(otherPerson.livenessScore).toBeGreaterThanOrEqual(0.5);
   });
 
-  it('puts a clip missing one required signal in the review band, not the reject band', () => {
-    for (const missing of [{ eyeAspectMin: 0.28 }, { yawRangeDegrees: 4 }, { framesWithSeveralFaces: 3 }, { framesWithOneFace: 20 }]) {
-      const verdict = judgeLiveness({ ...allSeen, ...missing }, LIVENESS_THRESHOLDS);
+  it('puts a clip missing a required signal in the review band, not the reject band', () => {
+    const missing = [
+      { eyeAspectMin: 0.28, yawRangeDegrees: 4 }, // no motion, but a face that deforms
+      { nonRigidResidual: 0.005 }, // motion, but a rigid face
+      { framesWithSeveralFaces: 3 },
+      { framesWithOneFace: 40 },
+      { identityStability: 0.3 },
+    ];
+    for (const change of missing) {
+      const verdict = judgeLiveness({ ...allSeen, ...change }, LIVENESS_THRESHOLDS);
       expect(verdict.livenessScore).toBeGreaterThanOrEqual(0.5);
       expect(verdict.livenessScore).toBeLessThanOrEqual(0.75);
       expect(verdict.presentationAttackDetected).toBe(false);
     }
   });
 
-  it('calls a rigid face that neither blinks nor turns a suspected photo replay, below 0.5', () => {
-    const verdict = judgeLiveness({ ...allSeen, eyeAspectMin: 0.28, yawRangeDegrees: 3, nonRigidResidual: 0.007 }, LIVENESS_THRESHOLDS);
+  const rigid = { eyeAspectMin: 0.28, yawRangeDegrees: 3, nonRigidResidual: 0.005 };
+
+  it('calls a rigid face that neither blinks nor turns for 5 s or more a suspected photo replay, below 0.5', () => {
+    const verdict = judgeLiveness({ ...allSeen, ...rigid }, LIVENESS_THRESHOLDS);
     expect(verdict).toMatchObject({ presentationAttackDetected: true, attackType: 'suspected-photo-replay' });
     expect(verdict.livenessScore).toBeLessThan(0.5);
+  });
+
+  it('leaves a shorter rigid clip to a person: over 3 s a real person sitting still measured as rigid as a photo', () => {
+    const verdict = judgeLiveness({ ...allSeen, ...rigid, frames: 30, framesWithOneFace: 30 }, LIVENESS_THRESHOLDS);
+    expect(verdict.presentationAttackDetected).toBe(false);
+    expect(verdict.livenessScore).toBeGreaterThanOrEqual(0.5);
+    expect(verdict.livenessScore).toBeLessThan(0.9);
+  });
+
+  it('asks for the turn to the side the challenge names: the other side, or a blink alone, is not live', () => {
+    const turnedLeft = { ...allSeen, turnLeftDegrees: 12, turnRightDegrees: 1 };
+    expect(judgeLiveness(turnedLeft, LIVENESS_THRESHOLDS, { headTurnSide: 'left' }).livenessScore).toBeGreaterThanOrEqual(0.9);
+    const wrongSide = judgeLiveness(turnedLeft, LIVENESS_THRESHOLDS, { headTurnSide: 'right' });
+    expect(wrongSide.signals.turnedAsAsked).toBe(false);
+    expect(wrongSide.livenessScore).toBeLessThan(0.9);
+    expect(wrongSide.presentationAttackDetected).toBe(false);
+    const blinkOnly = { ...allSeen, yawRangeDegrees: 2, turnLeftDegrees: 1, turnRightDegrees: 1 };
+    expect(judgeLiveness(blinkOnly, LIVENESS_THRESHOLDS).livenessScore).toBeGreaterThanOrEqual(0.9);
+    expect(judgeLiveness(blinkOnly, LIVENESS_THRESHOLDS, { headTurnSide: 'left' }).livenessScore).toBeLessThan(0.9);
   });
 
   it('counts frames with no face or several faces, and leaves the document signal out when there is no document', () => {
@@ -108,6 +158,8 @@ describe('how the signals make a score', () => {
     });
     const measured = measureLiveness([[face(0)], [], [face(1), face(2)], [face(20)]], null);
     expect(measured).toMatchObject({ frames: 4, framesWithOneFace: 2, framesWithSeveralFaces: 1, documentSimilarity: null, identityStability: 0 });
+    // Turns are measured from the pose of the first frames (the median of 0 and 20 is 10).
+    expect(measured.turnRightDegrees).toBeGreaterThan(0);
     expect(judgeLiveness(measured, LIVENESS_THRESHOLDS).signals).not.toHaveProperty('matchesDocument');
   });
 });

@@ -14,6 +14,8 @@ export const REQUIRED_MODELS = [
   { key: 'blazeface', file: 'blazeface' },
   { key: 'facemesh', file: 'facemesh' },
   { key: 'faceres', file: 'faceres' },
+  // Refines the eye contour: the mesh alone at 105–165 px faces moves its lids by only 40 % in a blink.
+  { key: 'iris', file: 'iris' },
 ] as const;
 
 const WASM_FILE = 'tfjs-backend-wasm-simd.wasm';
@@ -84,7 +86,7 @@ export function humanConfig(files: HumanFiles) {
       detector: { maxDetected: 3, skipFrames: 0, skipTime: 0, minConfidence: 0.2, rotation: true, return: false },
       mesh: { enabled: true },
       attention: { enabled: false },
-      iris: { enabled: false },
+      iris: { enabled: true },
       emotion: { enabled: false },
       description: { enabled: true, skipFrames: 0, skipTime: 0 },
       antispoof: { enabled: false },

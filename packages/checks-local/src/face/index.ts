@@ -6,7 +6,7 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { ManualReviewRequiredError } from '../contract.js';
-import type { EvidenceBytes, FaceMatchAnswer, LivenessAnswer } from '../contract.js';
+import type { EvidenceBytes, FaceMatchAnswer, LivenessAnswer, LocalChecks } from '../contract.js';
 import { LIVENESS_CHALLENGE, checkLiveness } from '../liveness/check-liveness.js';
 import { countFaces, documentEmbedding, selfieEmbedding } from './face-match.js';
 import { startHumanClient } from './human-client.js';
@@ -19,7 +19,7 @@ export { EMBEDDING_LENGTH, assertUsableEmbedding, faceSimilarity } from './simil
 
 export interface FaceEngine {
   match(input: { document: EvidenceBytes; selfie: EvidenceBytes }): Promise<FaceMatchAnswer>;
-  liveness(input: { video: EvidenceBytes; document: EvidenceBytes | null }): Promise<LivenessAnswer>;
+  liveness(input: Parameters<LocalChecks['liveness']>[0]): Promise<LivenessAnswer>;
   /** The fast path: confident faces in one photo, detected without descriptors. */
   countFaces(input: { image: EvidenceBytes }): Promise<number>;
   close(): Promise<void>;
@@ -94,7 +94,7 @@ export async function createFaceEngine(options: FaceEngineOptions): Promise<Face
     },
     async liveness(input) {
       const document = input.document ? await portraitOf(input.document).catch(asLivenessReason) : null;
-      const verdict = await checkLiveness({ client, ffmpegPath, decodeTimeoutMs: options.inferenceTimeoutMs }, input.video.bytes, document);
+      const verdict = await checkLiveness({ client, ffmpegPath, decodeTimeoutMs: options.inferenceTimeoutMs }, input.video.bytes, document, input.challenge);
       return {
         modelName: LIVENESS_MODEL.name,
         modelVersion: LIVENESS_MODEL.version,

@@ -92,6 +92,31 @@ export function affineResidual(reference: Float32Array, target: Float32Array): n
   return Math.sqrt(squared / count) / (meshWidth(target) || 1);
 }
 
+/** The face mesh's own points; the iris model appends 10 more that move with the gaze, not the face. */
+const MESH_POINTS = 468;
+
+/**
+ * Each frame's affine residual to the frame `lag` frames earlier, after averaging the meshes over
+ * `window` frames (a centred moving average). A mesh jitters by about 0.7 % of the face's width
+ * from frame to frame even on a still photo; averaging cancels most of that, while a real face's
+ * deformation (a word, a blink, a turn) lasts longer than half a second and stays. An average of
+ * affine copies is still an affine copy, so a flat photo moved in front of the camera stays near
+ * 0. Comparing with a recent frame rather than the first keeps the mesh's own slight distortion
+ * as a face grows or shrinks in the picture (a photo brought closer) out of the measure.
+ */
+export function smoothedResiduals(meshes: readonly Float32Array[], window: number, lag: number): number[] {
+  if (meshes.length === 0) return [];
+  const length = Math.min(MESH_POINTS * 2, ...meshes.map((mesh) => mesh.length));
+  const smoothed = meshes.map((_, index) => {
+    const from = Math.max(0, Math.min(index - Math.floor(window / 2), meshes.length - window));
+    const to = Math.min(meshes.length, from + window);
+    const sum = new Float32Array(length);
+    for (let frame = from; frame < to; frame++) for (let value = 0; value < length; value++) sum[value]! += meshes[frame]![value]! / (to - from);
+    return sum;
+  });
+  return smoothed.slice(lag).map((mesh, index) => affineResidual(smoothed[index]!, mesh));
+}
+
 export function median(values: readonly number[]): number {
   if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((x, y) => x - y);

@@ -4,3 +4,4 @@ export { expectedFieldsOf, generateSyntheticDocument, syntheticHolder, type Synt
 export { controlClip, stillPhotoClip, videoFromPhotos, videoFromStill, type SyntheticVideoOptions } from './video.js';
 export { SAMPLE_FACES, sampleFaceJpeg, type SampleFace } from './video-sample-faces.js';
 export { sampleCase, type SampleCase } from './sample-case.js';
+export { GRACE_HOPPER_JPEG, REAL_RECORDINGS, realRecordings, realSegment, realStill, replayClip, type RecordingName, type ReplayOptions, type SegmentOptions } from './real-clips.js';

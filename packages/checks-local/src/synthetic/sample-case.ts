@@ -34,7 +34,7 @@ export async function sampleCase(now: Date = new Date()): Promise<SampleCase> {
     files: {
       'passport.jpg': passport.front.bytes, // jpegQuality makes it a JPEG
       'selfie.jpg': await sampleFaceJpeg(selfieFace, { scale: 3, margin: 0.4 }),
-      'selfie-video.mp4': await stillPhotoClip({ container: 'mp4', seconds: 3 }),
+      'selfie-video.mp4': await stillPhotoClip({ container: 'mp4' }),
     },
     expectedFields: passport.expectedFields,
   };

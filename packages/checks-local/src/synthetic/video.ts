@@ -93,8 +93,8 @@ export async function controlClip(options: SyntheticVideoOptions & { photoCount?
   return videoFromPhotos(photos, options);
 }
 
-/** A replay clip of person-a's first photo, as a sample. */
+/** A replay clip of person-a's first photo, as a sample: 6 s unless told, the length the capture page records. */
 export async function stillPhotoClip(options: SyntheticVideoOptions): Promise<Buffer> {
   const face = SAMPLE_FACES.find((sample) => sample.person === 'person-a')!;
-  return videoFromStill(await sampleFaceJpeg(face, { scale: 3, margin: 0.4 }), options);
+  return videoFromStill(await sampleFaceJpeg(face, { scale: 3, margin: 0.4 }), { seconds: 6, ...options });
 }

@@ -10,8 +10,8 @@ function recorderType(): string {
   return '';
 }
 
-/** Seconds to record: a second past the checks' minimum, within their maximum. */
-export const recordingSeconds = (challenge: LivenessChallenge) => Math.min(challenge.maxDurationSeconds, Math.ceil(challenge.minDurationSeconds) + 1);
+/** Seconds to record: the checks' maximum, the only length at which a person who holds still is not taken for a photo. */
+export const recordingSeconds = (challenge: LivenessChallenge) => challenge.maxDurationSeconds;
 
 interface VideoStepProps {
   challenge: LivenessChallenge;
