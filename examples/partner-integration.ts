@@ -13,7 +13,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { createIdentityClient, openCaptureSession, verifyIdentityWebhook, type IdentityClientOptions, type VerificationCase } from '@svc/identity-client';
+import { createIdentityClient, openCaptureSession, type IdentityClientOptions, type VerificationCase } from '@svc/identity-client';
+import { Webhook } from 'standardwebhooks';
 
 const SAMPLES = join(dirname(fileURLToPath(import.meta.url)), '..', 'services', 'identity', 'samples');
 /** The events after which a case changes no more. */
@@ -33,6 +34,19 @@ export interface IntegrationResult {
   decided: VerificationCase;
 }
 
+/**
+ * Checks a delivery as any Standard Webhooks library does (webhook-id, webhook-timestamp within 5 minutes,
+ * webhook-signature over the raw bytes) with the signing secret exactly as the API returned it; the event,
+ * or undefined when it must be refused.
+ */
+export function verifyDelivery(signingSecret: string, headers: Record<string, string | string[] | undefined>, rawBody: Buffer): IdentityEvent | undefined {
+  try {
+    return new Webhook(signingSecret).verify(rawBody, headers as Record<string, string>) as IdentityEvent;
+  } catch {
+    return undefined;
+  }
+}
+
 /** A webhook receiver that verifies every delivery over its raw bytes before reading it. */
 function startReceiver(secret: () => string, onEvent: (event: IdentityEvent) => void): Promise<Server> {
   const server = createServer((request, response) => {
@@ -40,10 +54,10 @@ function startReceiver(secret: () => string, onEvent: (event: IdentityEvent) => 
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const rawBody = Buffer.concat(chunks);
-      const verified = verifyIdentityWebhook({ secret: secret(), headers: request.headers, rawBody });
-      response.writeHead(verified.ok ? 204 : 400).end();
-      // At least once and in any order: a real receiver dedupes by eventId and orders by timestamp.
-      if (verified.ok) onEvent(JSON.parse(rawBody.toString('utf8')) as IdentityEvent);
+      const event = verifyDelivery(secret(), request.headers, rawBody);
+      response.writeHead(event ? 204 : 400).end();
+      // At least once and in any order: a real receiver dedupes by webhook-id (or eventId) and orders by timestamp.
+      if (event) onEvent(event);
     });
   });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));

@@ -5,5 +5,5 @@ export { defineJobTable, JOB_STATUSES, type Job, type JobStatus, type JobTable }
 export type { AnyDatabase, QueueWorker, QueueWorkerSettings, RecordedOutcome, Transaction } from './leased-queue.js';
 export { queueDepth, type QueueDepth } from './queue-depth.js';
 export { wakeOnNotify, type Listen } from './wake-on-notify.js';
-export { createSignedDeliveryWorker, type SealedTarget, type SignedDeliveryWorkerOptions } from './signed-delivery-worker.js';
+export { createSignedDeliveryWorker, type DeliverySigningInput, type SealedTarget, type SignedDeliveryWorkerOptions } from './signed-delivery-worker.js';
 export { currentTraceparent } from '@svc/telemetry';

@@ -1,7 +1,7 @@
 import { createGuardedDispatcher, MAX_SENDS_PER_HOST, postOnce, type TargetPolicy } from '@svc/outbound-http';
 import type { SQL } from 'drizzle-orm';
 import { createDeliveryWorker, type AttemptOutcome, type DeliveryWorker, type SettledDelivery } from './delivery-queue.js';
-import type { Delivery, DeliveryTable } from './delivery-table.js';
+import type { DeliveryTable } from './delivery-table.js';
 import type { AnyDatabase, QueueWorkerSettings, RecordedOutcome, Transaction } from './leased-queue.js';
 import { queueDepth, type QueueDepth } from './queue-depth.js';
 import { wakeOnNotify, type Listen } from './wake-on-notify.js';
@@ -11,6 +11,19 @@ export interface SealedTarget {
   id: string;
   url: string;
   sealed: string;
+  /** The secret a rotation replaced, sealed like the current one, and when it stops signing. */
+  previousSealed?: string | null;
+  previousExpiresAt?: Date | null;
+}
+
+/** What one attempt is signed from: the fields of @svc/webhook-signing's `SignedHeadersInput`. */
+export interface DeliverySigningInput {
+  secret: string;
+  /** Present while a rotation's grace window lasts: receivers still holding it verify too. */
+  previousSecret?: string;
+  rawBody: string;
+  delivery: { id: string; attempt: number };
+  topic: string;
 }
 
 export interface SignedDeliveryWorkerOptions extends Pick<QueueWorkerSettings, 'retryScheduleMs' | 'clock' | 'leaseMs' | 'batchSize' | 'concurrency' | 'pollIntervalMs' | 'logger'> {
@@ -29,8 +42,8 @@ export interface SignedDeliveryWorkerOptions extends Pick<QueueWorkerSettings, '
   loadTargets: (subscriptionIds: string[]) => Promise<SealedTarget[]>;
   /** Opens a sealed secret; the target's id is the associated data it was sealed with. */
   openSecret: (sealed: string, targetId: string) => string;
-  /** The service's signature headers over the stored body, with a fresh timestamp. */
-  sign: (input: { secret: string; delivery: Delivery }) => Record<string, string>;
+  /** The service's signature headers (its spec's and Standard Webhooks') over the stored body, with a fresh timestamp. */
+  sign: (input: DeliverySigningInput) => Record<string, string>;
   /** The last error of a delivery whose target was deleted. */
   missingTarget: string;
   /** Turns the receiver's answer into what is recorded (e.g. 410 Gone → permanent). */
@@ -46,7 +59,7 @@ export interface SignedDeliveryWorkerOptions extends Pick<QueueWorkerSettings, '
   metrics?: { watchQueue(queue: string, read: () => Promise<QueueDepth[]>): void; queueAttemptRecorder(queue: string): (outcome: RecordedOutcome) => void };
 }
 
-type OpenedTarget = { url: string; secret: string } | { error: string };
+type OpenedTarget = { url: string; secret: string; previousSecret?: string } | { error: string };
 
 /**
  * The one skeleton of both services' signed webhooks on the delivery queue: each claim reads
@@ -63,12 +76,27 @@ export function createSignedDeliveryWorker(options: SignedDeliveryWorkerOptions)
   // Depth is the table's, whichever process works it: reported even when the worker runs elsewhere.
   options.metrics?.watchQueue(options.queueName, () => queueDepth(db, table, { openOnly: true }));
 
-  function open(target: SealedTarget): OpenedTarget {
+  const clock = options.clock ?? (() => new Date());
+
+  function open(target: SealedTarget, now: Date): OpenedTarget {
+    let secret: string;
     try {
-      return { url: target.url, secret: options.openSecret(target.sealed, target.id) };
+      secret = options.openSecret(target.sealed, target.id);
     } catch {
       // One target's unreadable secret must not stop the deliveries of every other target in the claim.
       return { error: 'the signing secret cannot be opened with the current SECRETS_KEY; rotate the secret' };
+    }
+    const previousSecret = openPrevious(target, now);
+    return { url: target.url, secret, ...(previousSecret === undefined ? {} : { previousSecret }) };
+  }
+
+  function openPrevious(target: SealedTarget, now: Date): string | undefined {
+    if (!target.previousSealed || !target.previousExpiresAt || target.previousExpiresAt <= now) return undefined;
+    try {
+      return options.openSecret(target.previousSealed, target.id);
+    } catch {
+      // The current secret still signs; only receivers not yet switched to it would notice.
+      return undefined;
     }
   }
 
@@ -92,13 +120,20 @@ export function createSignedDeliveryWorker(options: SignedDeliveryWorkerOptions)
     ...(options.onSettledFor ? { onSettledFor: options.onSettledFor } : {}),
     async prepare(deliveries) {
       const targets = await options.loadTargets([...new Set(deliveries.map((delivery) => delivery.subscriptionId))]);
-      return new Map(targets.map((target) => [target.id, open(target)]));
+      const now = clock();
+      return new Map(targets.map((target) => [target.id, open(target, now)]));
     },
     async deliver(delivery, targets) {
       const target = targets.get(delivery.subscriptionId);
       if (!target) return { status: 0, error: options.missingTarget, permanent: true };
       if ('error' in target) return { status: 0, error: target.error };
-      const headers = options.sign({ secret: target.secret, delivery });
+      const headers = options.sign({
+        secret: target.secret,
+        ...(target.previousSecret === undefined ? {} : { previousSecret: target.previousSecret }),
+        rawBody: delivery.payload,
+        delivery: { id: delivery.id, attempt: delivery.attemptCount },
+        topic: delivery.topic,
+      });
       const outcome = await postOnce({ url: target.url, body: delivery.payload, headers, dispatcher: await guardedDispatcher(), policy, timeoutMs, userAgent: options.userAgent });
       return options.interpret ? options.interpret(outcome) : outcome;
     },

@@ -33,6 +33,7 @@ export { connectRedis, pingRedis, redactUrl } from './redis.js';
 export { runService, type RunServiceOptions } from './run-service.js';
 export { runWorker, type BackgroundWorker, type RunWorkerOptions } from './run-worker.js';
 export { createSecretBox, GENERATED_KEY_FILE, loadSecretsKey, type SecretBox } from './secrets.js';
+export { rotateSecretBodySchema, ROTATE_SECRET_DESCRIPTION, signingSecretSchema } from './secret-rotation.js';
 export { resolveUserPath, runCli, runCommandCli, runServiceCli, UsageError, type CliCommand, type CliFlags } from './cli.js';
 export { createAddressMatcher, LOOPBACK_PROXIES, trustedProxiesVariable } from './trusted-proxies.js';
 export { LastUsedBatcher } from './last-used.js';

@@ -53,7 +53,7 @@ function swaggerOptions(options: OpenApiDocumentOptions, lists: (url: string) =>
     // route uses it or not; unused components are noise to readers and a lint warning.
     transformObject: (input) => {
       const document = jsonSchemaTransformObject(input);
-      return withoutUnusedSchemas(document as OpenApiDocument) as typeof document;
+      return withOptionalBodies(withoutUnusedSchemas(document as OpenApiDocument));
     },
   };
 }
@@ -79,6 +79,7 @@ export async function registerOpenApiDocument(app: FastifyInstance, options: Sco
 }
 
 interface OpenApiDocument {
+  paths?: Record<string, Record<string, unknown>>;
   components?: { schemas?: Record<string, unknown> };
 }
 
@@ -116,4 +117,32 @@ export function withoutUnusedSchemas<T extends OpenApiDocument>(document: T): T 
   }
   const kept = Object.fromEntries(Object.entries(schemas).filter(([name]) => reachable.has(name)));
   return { ...document, components: { ...components, schemas: kept } };
+}
+
+interface MediaType {
+  schema?: { anyOf?: unknown[] };
+}
+interface Operation {
+  requestBody?: { required?: boolean; content?: Record<string, MediaType> };
+}
+
+const isNullSchema = (schema: unknown) => (schema as { type?: unknown } | null)?.type === 'null';
+
+/**
+ * A zod body that is `.nullish()` (Fastify hands a request without a body over as null) means
+ * "the body may be left out": @fastify/swagger marks every body required, so such bodies are
+ * documented as optional, with their object schema, and clients may call without one.
+ */
+export function withOptionalBodies<T extends { paths?: Record<string, Record<string, unknown>> }>(document: T): T {
+  for (const pathItem of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(pathItem) as Operation[]) {
+      const body = operation?.requestBody;
+      const media = body?.content?.['application/json'];
+      const variants = media?.schema?.anyOf;
+      if (!body || !media || !Array.isArray(variants) || variants.length !== 2 || !variants.some(isNullSchema)) continue;
+      media.schema = variants.find((variant) => !isNullSchema(variant)) as MediaType['schema'];
+      body.required = false;
+    }
+  }
+  return document;
 }

@@ -1,4 +1,5 @@
 import { computeSignature } from './compute-signature.js';
+import { buildStandardWebhookHeaders } from './standard-webhooks.js';
 import {
   CONTENT_TYPE_HEADER,
   DELIVERY_ATTEMPT_HEADER,
@@ -20,13 +21,26 @@ export interface SignedHeadersInput {
   rawBody: string | Uint8Array;
   /** Unix seconds; defaults to now. */
   timestamp?: number;
-  /** The delivery's stable id and this attempt's number (1-based), sent as X-Service-Delivery-Id / -Attempt. */
+  /**
+   * The delivery's stable id and this attempt's number (1-based), sent as X-Service-Delivery-Id / -Attempt
+   * and, with the Standard Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`), signed.
+   */
   delivery?: { id: string; attempt: number };
+  /**
+   * The secret a rotation replaced, while its grace window lasts: it adds a second `v1,` signature to
+   * `webhook-signature`. The spec's own signature header always carries the current secret's only.
+   */
+  previousSecret?: string | undefined;
 }
 
-function deliveryHeaders(input: SignedHeadersInput): Record<string, string> {
+function deliveryHeaders(input: SignedHeadersInput, timestamp: number): Record<string, string> {
   if (!input.delivery) return {};
-  return { [DELIVERY_ID_HEADER]: input.delivery.id, [DELIVERY_ATTEMPT_HEADER]: String(input.delivery.attempt) };
+  const secrets = input.previousSecret === undefined ? [input.secret] : [input.secret, input.previousSecret];
+  return {
+    [DELIVERY_ID_HEADER]: input.delivery.id,
+    [DELIVERY_ATTEMPT_HEADER]: String(input.delivery.attempt),
+    ...buildStandardWebhookHeaders({ secrets, id: input.delivery.id, timestamp, rawBody: input.rawBody }),
+  };
 }
 
 /** Headers for an identity-service delivery: `X-Service-Signature: sha256=<hex>`. */
@@ -38,7 +52,7 @@ export function buildIdentityWebhookHeaders(input: SignedHeadersInput & { eventT
     [IDENTITY_SIGNATURE_HEADER]: IDENTITY_SIGNATURE_PREFIX + signature,
     [TIMESTAMP_HEADER]: String(timestamp),
     [EVENT_HEADER]: input.eventType,
-    ...deliveryHeaders(input),
+    ...deliveryHeaders(input, timestamp),
   };
 }
 
@@ -52,7 +66,7 @@ export function buildFxWebhookHeaders(input: SignedHeadersInput): Record<string,
     [FX_SIGNATURE_VERSION_HEADER]: FX_SIGNATURE_VERSION,
     [TIMESTAMP_HEADER]: String(timestamp),
     [EVENT_HEADER]: FX_EVENT_TYPE,
-    ...deliveryHeaders(input),
+    ...deliveryHeaders(input, timestamp),
   };
 }
 

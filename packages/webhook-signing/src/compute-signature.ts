@@ -5,9 +5,9 @@ const DECIMAL_DIGITS = /^[0-9]+$/;
 /**
  * Lowercase hex HMAC-SHA256 over `{timestamp}.{rawBody}`.
  *
- * The key is the secret string exactly as shown to the user (`whsec_...` included) as UTF-8 bytes.
- * Standard Webhooks / svix libraries base64-decode the part after `whsec_` instead; we deliberately
- * do not, and both services already sign this way, so changing it would break every receiver.
+ * The key is the secret string exactly as shown to the user (`whsec_...` included) as UTF-8 bytes,
+ * as both specs' receivers already verify. The Standard Webhooks headers, sent beside these, use the
+ * bytes the part after `whsec_` encodes instead (standard-webhooks.ts).
  *
  * A string timestamp is signed as given (the receiver passes the header text verbatim, so a
  * sender's formatting is what counts); a number is formatted as a plain decimal integer.

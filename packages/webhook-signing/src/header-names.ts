@@ -31,3 +31,11 @@ export const DEFAULT_TOLERANCE_SECONDS = 300;
 export const DELIVERY_ID_HEADER = 'X-Service-Delivery-Id';
 /** 1 for the first attempt of a delivery, 2 for the next, …. Not signed. Both services. */
 export const DELIVERY_ATTEMPT_HEADER = 'X-Service-Delivery-Attempt';
+
+/**
+ * Standard Webhooks (https://www.standardwebhooks.com), sent beside the spec's headers on every delivery:
+ * the delivery id (stable across retries), Unix seconds, and `v1,<base64>` signatures separated by spaces.
+ */
+export const STANDARD_ID_HEADER = 'webhook-id';
+export const STANDARD_TIMESTAMP_HEADER = 'webhook-timestamp';
+export const STANDARD_SIGNATURE_HEADER = 'webhook-signature';

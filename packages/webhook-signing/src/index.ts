@@ -1,4 +1,5 @@
-export { SIGNING_SECRET_PREFIX, generateSigningSecret } from './signing-secret.js';
+export { SIGNING_SECRET_PREFIX, generateSigningSecret, standardWebhooksKey, toStandardWebhooksSecret } from './signing-secret.js';
+export { buildStandardWebhookHeaders, computeStandardSignature } from './standard-webhooks.js';
 export { computeSignature } from './compute-signature.js';
 export { buildFxWebhookHeaders, buildIdentityWebhookHeaders } from './build-headers.js';
 export type { SignedHeadersInput } from './build-headers.js';
@@ -24,5 +25,9 @@ export {
   IDENTITY_SIGNATURE_HEADER,
   IDENTITY_SIGNATURE_PREFIX,
   JSON_CONTENT_TYPE,
+  STANDARD_ID_HEADER,
+  STANDARD_SIGNATURE_HEADER,
+  STANDARD_TIMESTAMP_HEADER,
   TIMESTAMP_HEADER,
 } from './header-names.js';
+export { MAX_PREVIOUS_SECRET_VALID_SECONDS, previousSecretAfterRotation } from './rotation.js';

@@ -39,7 +39,14 @@ describe.each(schemes)('$name headers with a delivery', ({ build, verify, signat
   it('add the delivery id and the attempt number to exactly the headers sent without it', () => {
     const without = build();
     const withDelivery = build(DELIVERY);
-    expect(withDelivery).toStrictEqual({ ...without, 'X-Service-Delivery-Id': DELIVERY.id, 'X-Service-Delivery-Attempt': '3' });
+    expect(withDelivery).toStrictEqual({
+      ...without,
+      'X-Service-Delivery-Id': DELIVERY.id,
+      'X-Service-Delivery-Attempt': '3',
+      'webhook-id': DELIVERY.id,
+      'webhook-timestamp': String(SIGNED_AT),
+      'webhook-signature': expect.stringMatching(/^v1,[A-Za-z0-9+/]{43}=$/),
+    });
     expect(build({ id: DELIVERY.id, attempt: 1 })['X-Service-Delivery-Attempt']).toBe('1');
   });
 
@@ -47,6 +54,7 @@ describe.each(schemes)('$name headers with a delivery', ({ build, verify, signat
     const headers = build();
     expect(headers).not.toHaveProperty(DELIVERY_ID_HEADER);
     expect(headers).not.toHaveProperty(DELIVERY_ATTEMPT_HEADER);
+    expect(headers).not.toHaveProperty('webhook-signature');
   });
 
   it('sign the same bytes whatever the delivery: the signature is unchanged and verifies', () => {

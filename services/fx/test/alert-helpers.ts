@@ -36,10 +36,11 @@ export async function startReceiver() {
 }
 
 /** An fx app allowing loopback webhook targets, with a client, and a delivery worker the test drives. */
-export async function buildAlertTestApp(env: Record<string, string> = {}) {
+export async function buildAlertTestApp(env: Record<string, string> = {}, options: { clock?: () => Date } = {}) {
   // Admin calls count against the per-IP limit like any other; tests post far more than 60 a minute.
-  const test = await buildTestApp({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', RATE_LIMIT_ANON_PER_MINUTE: '100000', RATE_LIMIT_ANON_PER_HOUR: '100000', ...env });
+  const test = await buildTestApp({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', RATE_LIMIT_ANON_PER_MINUTE: '100000', RATE_LIMIT_ANON_PER_HOUR: '100000', ...env }, options);
   const worker = createAlertDeliveryWorker({
+    ...(options.clock ? { clock: options.clock } : {}),
     db: test.dependencies.database.db,
     box: createSecretBox(test.dependencies.secretsKey),
     policy: { allowPrivateTargets: true },

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runPartnerIntegration } from '../../../examples/partner-integration.js';
+import { generateSigningSecret, buildIdentityWebhookHeaders } from '@svc/webhook-signing';
+import { runPartnerIntegration, verifyDelivery } from '../../../examples/partner-integration.js';
 import type { TestCertificate } from './certificates.js';
 import type { TestApp } from './helpers.js';
 import { partnerCredentials, startTlsService } from './tls-service.js';
@@ -28,6 +29,14 @@ describe('the partner integration example', () => {
     expect(result.decided.decisionReason).toEqual(expect.any(String));
     expect(result.events).toEqual(expect.arrayContaining(['verification.session_issued', 'verification.evidence_uploaded', 'verification.approved']));
     expect(lines.at(-1)).toContain(`case ${result.caseId}: Approved`);
+
+    // Its receiver accepts only what the standardwebhooks package verifies with the secret as issued.
+    const secret = generateSigningSecret();
+    const rawBody = Buffer.from(JSON.stringify({ eventType: 'webhook.test', eventId: 'evt_1', timestamp: new Date().toISOString(), data: {} }));
+    const headers = buildIdentityWebhookHeaders({ secret, rawBody, eventType: 'webhook.test', delivery: { id: 'delivery-1', attempt: 1 } });
+    expect(verifyDelivery(secret, headers, rawBody)).toMatchObject({ eventId: 'evt_1' });
+    expect(verifyDelivery(secret, headers, Buffer.concat([rawBody, Buffer.from(' ')]))).toBeUndefined();
+    expect(verifyDelivery(generateSigningSecret(), headers, rawBody)).toBeUndefined();
 
     // The example removes its endpoint when done.
     const endpoints = await test.app.inject({ method: 'GET', url: '/api/partner/v1/webhooks', headers: partner.tenant.portal });

@@ -106,6 +106,9 @@ describe('webhook delivery to a real receiver', () => {
     const records = (await deliveries(all.id)).deliveries;
     for (const receipt of received) {
       expect(receipt.verification).toMatchObject({ ok: true });
+      expect(receipt.standard).toEqual({ ok: true });
+      expect(receipt.headers['webhook-id']).toBe(receipt.headers['x-service-delivery-id']);
+      expect(receipt.headers['webhook-timestamp']).toBe(receipt.headers['x-service-timestamp']);
       expect(Object.keys(receipt.body)).toEqual(['eventType', 'eventId', 'timestamp', 'apiVersion', 'tenantId', 'sandbox', 'data']);
       expect(receipt.body).toMatchObject({ eventId: expect.stringMatching(/^evt_[0-9a-f-]{36}$/), apiVersion: 'v1', tenantId: partner.tenantId, sandbox: true });
       expect(Object.keys(receipt.body.data)).toEqual(['caseId', 'externalReference', 'status', 'documentType', 'compositeRiskScore', 'decisionReason', 'completedAt']);
@@ -142,7 +145,7 @@ describe('webhook delivery to a real receiver', () => {
     await deliverAll();
     const received = (type: string) => receiver.at(byType.get(type)!.path);
     for (const type of WEBHOOK_EVENT_TYPES) {
-      expect(received(type).every((receipt) => receipt.body.eventType === type && receipt.verification.ok), type).toBe(true);
+      expect(received(type).every((receipt) => receipt.body.eventType === type && receipt.verification.ok && receipt.standard.ok), type).toBe(true);
     }
     expect(received('verification.session_issued')).toHaveLength(6);
     expect(received('verification.capture_started')).toHaveLength(5);
@@ -163,6 +166,8 @@ describe('webhook delivery to a real receiver', () => {
     const received = receiver.at(hook.path);
     expect(received.map((receipt) => receipt.headers['x-service-delivery-attempt'])).toEqual(['1', '2', '3']);
     expect(new Set(received.map((receipt) => receipt.headers['x-service-delivery-id'])).size).toBe(1);
+    expect(received.map((receipt) => receipt.headers['webhook-id'])).toEqual(received.map((receipt) => receipt.headers['x-service-delivery-id']));
+    expect(received.every((receipt) => receipt.standard.ok)).toBe(true);
     expect(new Set(received.map((receipt) => receipt.body.eventId)).size).toBe(1);
     expect(received.every((receipt) => receipt.verification.ok)).toBe(true);
     const [record] = (await deliveries(hook.id)).deliveries;
@@ -232,6 +237,7 @@ describe('webhook delivery to a real receiver', () => {
     await deliverAll();
     const [receipt] = receiver.at(hook.path);
     expect(receipt!.verification).toMatchObject({ ok: false, reason: 'signature_mismatch' });
+    expect(receipt!.standard).toEqual({ ok: false, message: 'No matching signature found' });
     receiver.trust(hook.path, newSigningSecret);
     await call(partner, 'POST', `/webhooks/${hook.id}/test`);
     await deliverAll();

@@ -45,7 +45,7 @@ describe('webhook endpoints API', () => {
     const response = await register(acme, { url: PUBLIC, eventTypes: ['verification.approved', 'verification.rejected'] });
     expect(response.statusCode, response.body).toBe(201);
     const body = response.json<{ endpoint: Endpoint; signingSecret: string }>();
-    expect(body.signingSecret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(body.signingSecret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(body.endpoint).toEqual({ id: expect.any(String), url: PUBLIC, eventTypes: ['verification.approved', 'verification.rejected'], isActive: true, createdAt: expect.any(String) });
     const [row] = await test.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, body.endpoint.id));
     expect(row!.signingSecretSealed).not.toContain(body.signingSecret.slice(6));

@@ -255,7 +255,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Replace the signing secret (the new one is shown once) */
+        /**
+         * Replace the signing secret (the new one is shown once)
+         * @description Without a body the previous secret stops signing at once (every later attempt uses the new one). With previousSecretValidSeconds (at most 7 days) it keeps signing the Standard Webhooks header beside the new one until then (`webhook-signature: v1,<new> v1,<old>`), so receivers switch without downtime; X-Service-Signature-256 always uses the new one.
+         */
         post: operations["rotateClientWebhookSecret"];
         delete?: never;
         options?: never;
@@ -1969,7 +1972,7 @@ export interface operations {
                         consecutiveFailures: number;
                         lastTriggeredUtc: string | null;
                         createdUtc: string;
-                        /** @description whsec_…, shown once */
+                        /** @description whsec_ + base64 of 32 random bytes, shown only now. The whole string is the HMAC-SHA256 key of X-Service-Signature-256; the bytes it encodes are the key of webhook-signature, so `new Webhook(signingSecret)` of a Standard Webhooks library takes it as is */
                         signingSecret: string;
                     };
                 };
@@ -2406,7 +2409,14 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description How long the replaced secret keeps signing webhook-signature beside the new one, 0 to 604800 s. Absent or 0: it is invalidated at once */
+                    previousSecretValidSeconds?: number;
+                };
+            };
+        };
         responses: {
             /** @description Default Response */
             200: {
@@ -2415,7 +2425,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description whsec_ + base64 of 32 random bytes, shown only now. The whole string is the HMAC-SHA256 key of X-Service-Signature-256; the bytes it encodes are the key of webhook-signature, so `new Webhook(signingSecret)` of a Standard Webhooks library takes it as is */
                         signingSecret: string;
+                        /** @description ISO 8601, UTC. Only with a grace window: until then webhook-signature also carries the previous secret's signature */
+                        previousSecretExpiresUtc?: string;
+                    };
+                };
+            };
+            /** @description previousSecretValidSeconds not an integer from 0 to 604800 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };

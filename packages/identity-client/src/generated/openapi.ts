@@ -987,7 +987,7 @@ export interface paths {
         put?: never;
         /**
          * Replace a webhook endpoint's signing secret
-         * @description The new secret is returned only now; the previous one stops signing at once (every later attempt uses the new one).
+         * @description The new secret is returned only now. Without a body the previous secret stops signing at once (every later attempt uses the new one). With previousSecretValidSeconds (at most 7 days) it keeps signing the Standard Webhooks header beside the new one until then (`webhook-signature: v1,<new> v1,<old>`), so receivers switch without downtime; X-Service-Signature always uses the new one.
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;
@@ -10945,7 +10945,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         endpoint: components["schemas"]["WebhookEndpoint"];
-                        /** @description whsec_…: shown only now; the HMAC-SHA256 key of X-Service-Signature */
+                        /** @description whsec_ + base64 of 32 random bytes, shown only now. The whole string is the HMAC-SHA256 key of X-Service-Signature; the bytes it encodes are the key of webhook-signature, so `new Webhook(signingSecret)` of a Standard Webhooks library takes it as is */
                         signingSecret: string;
                     };
                 };
@@ -12303,7 +12303,14 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description How long the replaced secret keeps signing webhook-signature beside the new one, 0 to 604800 s. Absent or 0: it is invalidated at once */
+                    previousSecretValidSeconds?: number;
+                };
+            };
+        };
         responses: {
             /** @description Default Response */
             200: {
@@ -12312,12 +12319,14 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description whsec_…: shown only now; the HMAC-SHA256 key of X-Service-Signature */
+                        /** @description whsec_ + base64 of 32 random bytes, shown only now. The whole string is the HMAC-SHA256 key of X-Service-Signature; the bytes it encodes are the key of webhook-signature, so `new Webhook(signingSecret)` of a Standard Webhooks library takes it as is */
                         newSigningSecret: string;
+                        /** @description ISO 8601, UTC. Only with a grace window: until then webhook-signature also carries the previous secret's signature */
+                        previousSecretExpiresAt?: string;
                     };
                 };
             };
-            /** @description VALIDATION_ERROR */
+            /** @description VALIDATION_ERROR: previousSecretValidSeconds not an integer from 0 to 604800 */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15094,9 +15103,9 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
-                "application/json": Record<string, never> | null;
+                "application/json": Record<string, never>;
             };
         };
         responses: {

@@ -150,6 +150,9 @@ export const rateAlerts = fxSchema.table(
     primed: boolean('primed').notNull().default(true),
     /** AES-256-GCM sealed with SECRETS_KEY (service-kit secret box); shown in clear only once. */
     signingSecretSealed: text('signing_secret_sealed').notNull(),
+    /** The secret a rotation with a grace window replaced, sealed the same way; it also signs until previousSecretExpiresUtc. */
+    previousSigningSecretSealed: text('previous_signing_secret_sealed'),
+    previousSecretExpiresUtc: timestampTz('previous_secret_expires_utc'),
     lastDeliveryStatusCode: integer('last_delivery_status_code'),
     consecutiveFailures: integer('consecutive_failures').notNull().default(0),
     lastTriggeredUtc: timestampTz('last_triggered_utc'),

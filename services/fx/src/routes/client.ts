@@ -1,4 +1,5 @@
 import { problemResponses, UnauthenticatedError } from '@svc/problem-json';
+import { ROTATE_SECRET_DESCRIPTION, rotateSecretBodySchema, signingSecretSchema } from '@svc/service-kit';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -31,6 +32,7 @@ const webhookSchema = z
     createdUtc: z.string(),
   })
   .meta({ id: 'RateAlertWebhook' });
+const signingSecret = signingSecretSchema('X-Service-Signature-256');
 const idParams = z.object({ id: z.uuid({ error: 'must be a webhook id (UUID)' }) });
 
 /** The hook guarantees a client on /client/*; this narrows the type. */
@@ -79,7 +81,7 @@ export const clientRoutes: FastifyPluginAsync<ClientRouteOptions> = async (app, 
         security,
         body: alertFieldsSchema.strict(),
         response: {
-          201: webhookSchema.extend({ signingSecret: z.string().meta({ description: 'whsec_…, shown once' }) }),
+          201: webhookSchema.extend({ signingSecret }),
           ...problemResponses({ 400: 'Invalid field, or a webhookUrl that is not a public https:// URL', 401: 'Missing or invalid API key', 403: 'The plan’s webhook allowance is used up' }),
           429: tooMany,
         },
@@ -129,12 +131,22 @@ export const clientRoutes: FastifyPluginAsync<ClientRouteOptions> = async (app, 
       schema: {
         operationId: 'rotateClientWebhookSecret',
         summary: 'Replace the signing secret (the new one is shown once)',
+        description: ROTATE_SECRET_DESCRIPTION('X-Service-Signature-256'),
         tags,
         security,
         params: idParams,
-        response: { 200: z.object({ signingSecret: z.string() }), ...problemResponses({ 401: 'Missing or invalid API key', 404: 'No such webhook for this client' }), 429: tooMany },
+        body: rotateSecretBodySchema,
+        response: {
+          200: z.object({
+            signingSecret,
+            previousSecretExpiresUtc: z.string().optional().meta({ description: "ISO 8601, UTC. Only with a grace window: until then webhook-signature also carries the previous secret's signature" }),
+          }),
+          ...problemResponses({ 400: 'previousSecretValidSeconds not an integer from 0 to 604800', 401: 'Missing or invalid API key', 404: 'No such webhook for this client' }),
+          429: tooMany,
+        },
       },
     },
-    async (request) => rotateAlertSecret(options.db, options, clientOf(request), request.params.id),
+    async (request) =>
+      rotateAlertSecret(options.db, options, clientOf(request), request.params.id, { previousSecretValidSeconds: request.body?.previousSecretValidSeconds, now: options.clock() }),
   );
 };

@@ -89,9 +89,18 @@ export function createAlertDeliveryWorker(options: AlertDeliveryOptions): Delive
     ...(options.listen ? { listen: options.listen } : {}),
     channel: ALERT_DELIVERY_CHANNEL,
     loadTargets: (ids) =>
-      options.db.select({ id: rateAlerts.id, url: rateAlerts.webhookUrl, sealed: rateAlerts.signingSecretSealed }).from(rateAlerts).where(inArray(rateAlerts.id, ids)),
+      options.db
+        .select({
+          id: rateAlerts.id,
+          url: rateAlerts.webhookUrl,
+          sealed: rateAlerts.signingSecretSealed,
+          previousSealed: rateAlerts.previousSigningSecretSealed,
+          previousExpiresAt: rateAlerts.previousSecretExpiresUtc,
+        })
+        .from(rateAlerts)
+        .where(inArray(rateAlerts.id, ids)),
     openSecret: (sealed, id) => options.box.decrypt(sealed, id),
-    sign: ({ secret, delivery }) => buildFxWebhookHeaders({ secret, rawBody: delivery.payload, delivery: { id: delivery.id, attempt: delivery.attemptCount } }),
+    sign: buildFxWebhookHeaders,
     missingTarget: 'webhook deleted',
     async onSettled(tx, { delivery, outcome, succeeded, final }) {
       if (succeeded) {

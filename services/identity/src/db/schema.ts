@@ -452,6 +452,9 @@ export const webhookEndpoints = identitySchema.table(
     isActive: boolean('is_active').notNull().default(true),
     /** AES-256-GCM sealed with SECRETS_KEY (the endpoint id is the associated data); shown in clear only on creation and rotation. */
     signingSecretSealed: text('signing_secret_sealed').notNull(),
+    /** The secret a rotation with a grace window replaced, sealed the same way; it also signs until previousSecretExpiresAt. */
+    previousSigningSecretSealed: text('previous_signing_secret_sealed'),
+    previousSecretExpiresAt: timestampTz('previous_secret_expires_at'),
     createdAt: timestampTz('created_at').notNull(),
     updatedAt: timestampTz('updated_at').notNull(),
   },

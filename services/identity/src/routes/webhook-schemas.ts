@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MAX_TARGET_URL_LENGTH } from '@svc/outbound-http';
+import { signingSecretSchema } from '@svc/service-kit';
 import { TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '../domain/webhooks/webhook-events.js';
 
 const timestamp = z.string().meta({ description: 'ISO 8601, UTC' });
@@ -27,10 +28,13 @@ export const webhookEndpointSchema = z
   })
   .meta({ id: 'WebhookEndpoint' });
 
-const signingSecret = z.string().meta({ description: 'whsec_…: shown only now; the HMAC-SHA256 key of X-Service-Signature' });
+const signingSecret = signingSecretSchema('X-Service-Signature');
 
 export const createdEndpointSchema = z.object({ endpoint: webhookEndpointSchema, signingSecret });
-export const rotatedSecretSchema = z.object({ newSigningSecret: signingSecret });
+export const rotatedSecretSchema = z.object({
+  newSigningSecret: signingSecret,
+  previousSecretExpiresAt: timestamp.optional().meta({ description: 'ISO 8601, UTC. Only with a grace window: until then webhook-signature also carries the previous secret\'s signature' }),
+});
 
 export const deliveryRecordSchema = z
   .object({

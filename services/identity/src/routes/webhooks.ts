@@ -1,6 +1,6 @@
 import type { TargetPolicy } from '@svc/outbound-http';
 import { problemResponses, ValidationError } from '@svc/problem-json';
-import type { SecretBox } from '@svc/service-kit';
+import { ROTATE_SECRET_DESCRIPTION, rotateSecretBodySchema, type SecretBox } from '@svc/service-kit';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -160,14 +160,15 @@ export const webhookRoutes: FastifyPluginAsync<WebhookRouteOptions> = async (app
         ...common,
         operationId: 'rotateWebhookSecret',
         summary: "Replace a webhook endpoint's signing secret",
-        description: 'The new secret is returned only now; the previous one stops signing at once (every later attempt uses the new one).',
+        description: `The new secret is returned only now. ${ROTATE_SECRET_DESCRIPTION('X-Service-Signature')}`,
         params: endpointIdParams,
-        response: { 200: rotatedSecretSchema, ...problemResponses({ 400: 'VALIDATION_ERROR', 404: NOT_FOUND, ...CHANGE_ERRORS }) },
+        body: rotateSecretBodySchema,
+        response: { 200: rotatedSecretSchema, ...problemResponses({ 400: 'VALIDATION_ERROR: previousSecretValidSeconds not an integer from 0 to 604800', 404: NOT_FOUND, ...CHANGE_ERRORS }) },
       },
     },
     async (request) => {
       const { tenantId, actor } = requirePartner(request);
-      return rotateEndpointSecret(db, context, tenantId, request.params.id, actor, clock());
+      return rotateEndpointSecret(db, context, tenantId, request.params.id, { previousSecretValidSeconds: request.body?.previousSecretValidSeconds }, actor, clock());
     },
   );
 

@@ -51,9 +51,18 @@ export function createWebhookDeliveryWorker(options: WebhookDeliveryWorkerOption
     channel: WEBHOOK_DELIVERY_CHANNEL,
     claimableWhere: sql`exists (select 1 from ${webhookEndpoints} e where e.id = subscription_id and e.is_active)`,
     loadTargets: (ids) =>
-      db.select({ id: webhookEndpoints.id, url: webhookEndpoints.url, sealed: webhookEndpoints.signingSecretSealed }).from(webhookEndpoints).where(inArray(webhookEndpoints.id, ids)),
+      db
+        .select({
+          id: webhookEndpoints.id,
+          url: webhookEndpoints.url,
+          sealed: webhookEndpoints.signingSecretSealed,
+          previousSealed: webhookEndpoints.previousSigningSecretSealed,
+          previousExpiresAt: webhookEndpoints.previousSecretExpiresAt,
+        })
+        .from(webhookEndpoints)
+        .where(inArray(webhookEndpoints.id, ids)),
     openSecret: (sealed, id) => options.box.decrypt(sealed, id),
-    sign: ({ secret, delivery }) => buildIdentityWebhookHeaders({ secret, rawBody: delivery.payload, eventType: delivery.topic, delivery: { id: delivery.id, attempt: delivery.attemptCount } }),
+    sign: (input) => buildIdentityWebhookHeaders({ ...input, eventType: input.topic }),
     missingTarget: 'webhook endpoint deleted',
     interpret: (outcome) =>
       outcome.status === 410 ? { ...outcome, error: '410 Gone: the receiver asked for no more deliveries; the endpoint was deactivated', permanent: true } : outcome,

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { validateTargetUrlField, type TargetPolicy } from '@svc/outbound-http';
 import { ForbiddenError, NotFoundError, ValidationError } from '@svc/problem-json';
 import type { SecretBox } from '@svc/service-kit';
-import { generateSigningSecret } from '@svc/webhook-signing';
+import { generateSigningSecret, previousSecretAfterRotation } from '@svc/webhook-signing';
 import { and, asc, count, eq, inArray, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { alertDeliveries, apiClients, rateAlerts } from '../../db/schema.js';
@@ -178,11 +178,26 @@ export async function deleteRateAlert(db: FxExecutor, client: ApiClient, id: str
   });
 }
 
-export async function rotateAlertSecret(db: FxExecutor, context: AlertContext, client: ApiClient, id: string): Promise<{ signingSecret: string }> {
+/**
+ * A new secret, shown once. Without a grace window the old one stops signing at once; with
+ * previousSecretValidSeconds it also signs the Standard Webhooks header until then.
+ */
+export async function rotateAlertSecret(
+  db: FxExecutor,
+  context: AlertContext,
+  client: ApiClient,
+  id: string,
+  options: { previousSecretValidSeconds?: number | undefined; now: Date },
+): Promise<{ signingSecret: string; previousSecretExpiresUtc?: string }> {
   const signingSecret = generateSigningSecret();
-  await db.transaction(async (tx) => {
+  const previous = await db.transaction(async (tx) => {
     const row = await ownAlert(tx, client, id, true);
-    await tx.update(rateAlerts).set({ signingSecretSealed: context.box.encrypt(signingSecret, row.id) }).where(eq(rateAlerts.id, row.id));
+    const kept = previousSecretAfterRotation({ replacedSealed: row.signingSecretSealed, validSeconds: options.previousSecretValidSeconds, now: options.now });
+    await tx
+      .update(rateAlerts)
+      .set({ signingSecretSealed: context.box.encrypt(signingSecret, row.id), previousSigningSecretSealed: kept?.sealed ?? null, previousSecretExpiresUtc: kept?.expiresAt ?? null })
+      .where(eq(rateAlerts.id, row.id));
+    return kept;
   });
-  return { signingSecret };
+  return { signingSecret, ...(previous ? { previousSecretExpiresUtc: previous.expiresAt.toISOString() } : {}) };
 }

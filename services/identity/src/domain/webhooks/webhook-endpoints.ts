@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { validateTargetUrlField, type TargetPolicy } from '@svc/outbound-http';
 import { ConflictError, NotFoundError } from '@svc/problem-json';
 import type { SecretBox } from '@svc/service-kit';
-import { generateSigningSecret } from '@svc/webhook-signing';
+import { generateSigningSecret, previousSecretAfterRotation } from '@svc/webhook-signing';
 import { and, asc, count, eq } from 'drizzle-orm';
 import { tenants, webhookDeliveries, webhookEndpoints, type IdentityExecutor } from '../../db/schema.js';
 import { writeAudit } from '../common/audit.js';
@@ -114,15 +114,38 @@ export async function setEndpointActive(db: IdentityExecutor, tenantId: string, 
   });
 }
 
-/** A new secret, shown once; the old one stops signing at once (the next attempt is signed with the new one). */
-export async function rotateEndpointSecret(db: IdentityExecutor, context: EndpointContext, tenantId: string, id: string, actor: CaseActor, now: Date) {
+/**
+ * A new secret, shown once. Without a grace window the old one stops signing at once (the next attempt is
+ * signed with the new one only), as the spec says; with previousSecretValidSeconds it also signs the
+ * Standard Webhooks header until then, so receivers can switch without refusing a delivery.
+ */
+export async function rotateEndpointSecret(
+  db: IdentityExecutor,
+  context: EndpointContext,
+  tenantId: string,
+  id: string,
+  options: { previousSecretValidSeconds?: number | undefined },
+  actor: CaseActor,
+  now: Date,
+) {
   const newSigningSecret = generateSigningSecret();
-  await db.transaction(async (tx) => {
+  const previous = await db.transaction(async (tx) => {
     const row = await ownEndpoint(tx, tenantId, id, true);
-    await tx.update(webhookEndpoints).set({ signingSecretSealed: context.box.encrypt(newSigningSecret, row.id), updatedAt: now }).where(eq(webhookEndpoints.id, row.id));
-    await writeAudit(tx, { tenantId, ...actor, action: 'webhook.secret_rotated', target: `webhook:${id}` }, now);
+    const kept = previousSecretAfterRotation({ replacedSealed: row.signingSecretSealed, validSeconds: options.previousSecretValidSeconds, now });
+    await tx
+      .update(webhookEndpoints)
+      .set({
+        signingSecretSealed: context.box.encrypt(newSigningSecret, row.id),
+        previousSigningSecretSealed: kept?.sealed ?? null,
+        previousSecretExpiresAt: kept?.expiresAt ?? null,
+        updatedAt: now,
+      })
+      .where(eq(webhookEndpoints.id, row.id));
+    const after = kept ? { previousSecretExpiresAt: kept.expiresAt.toISOString() } : undefined;
+    await writeAudit(tx, { tenantId, ...actor, action: 'webhook.secret_rotated', target: `webhook:${id}`, ...(after ? { after } : {}) }, now);
+    return kept;
   });
-  return { newSigningSecret };
+  return { newSigningSecret, ...(previous ? { previousSecretExpiresAt: previous.expiresAt.toISOString() } : {}) };
 }
 
 /** Deletes the endpoint with its delivery history; a delivery in flight right now may still arrive once. */

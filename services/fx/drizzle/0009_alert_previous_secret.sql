@@ -1,0 +1,2 @@
+ALTER TABLE "fx"."rate_alerts" ADD COLUMN "previous_signing_secret_sealed" text;--> statement-breakpoint
+ALTER TABLE "fx"."rate_alerts" ADD COLUMN "previous_secret_expires_utc" timestamp with time zone;

@@ -1,0 +1,2 @@
+ALTER TABLE "identity"."webhook_endpoints" ADD COLUMN "previous_signing_secret_sealed" text;--> statement-breakpoint
+ALTER TABLE "identity"."webhook_endpoints" ADD COLUMN "previous_secret_expires_at" timestamp with time zone;
