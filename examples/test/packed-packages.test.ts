@@ -3,7 +3,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpa
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -31,19 +31,20 @@ function nodeModulesOf(dir: string): string {
 }
 
 /**
- * The third-party packages the published ones need, packed from the installed copies with npm
- * (offline: the test needs no registry), found by walking their dependencies.
+ * The third-party packages the published ones and the example need, packed from the installed
+ * copies with npm (offline: the test needs no registry), found by walking their dependencies.
  */
 function packThirdParty(into: string): void {
   const seen = new Set<string>();
-  const queue = [...PUBLISHED, ...WORKSPACE_DEPENDENCIES].map((name) => join(ROOT, 'packages', name));
+  const queue = [...[...PUBLISHED, ...WORKSPACE_DEPENDENCIES].map((name) => join(ROOT, 'packages', name)), join(ROOT, 'examples')];
   while (queue.length > 0) {
     const dir = queue.shift()!;
     const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
     for (const [name, range] of Object.entries(manifest.dependencies ?? {})) {
       if (range.startsWith('workspace:') || seen.has(name)) continue;
       seen.add(name);
-      const installed = realpathSync(dir.startsWith(join(ROOT, 'packages')) ? join(dir, 'node_modules', name) : join(nodeModulesOf(dir), name));
+      const inWorkspace = !dir.split(sep).includes('node_modules');
+      const installed = realpathSync(inWorkspace ? join(dir, 'node_modules', name) : join(nodeModulesOf(dir), name));
       run('npm', ['pack', installed, '--ignore-scripts', '--pack-destination', into, '--silent'], into);
       queue.push(installed);
     }
