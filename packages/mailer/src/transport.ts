@@ -84,7 +84,7 @@ export function createMailTransport(settings: MailSettings, options: MailTranspo
       const file = join(settings.mailDir, `${mail.fileStem}.eml`);
       await writeFile(`${file}.tmp`, info.message as Buffer, { mode: 0o600 });
       await rename(`${file}.tmp`, file);
-      options.logger.info({ file, subject: mail.subject, to: mail.to }, `mail written to ${file}: ${mail.subject}`);
+      options.logger.info({ file, subject: mail.subject }, `mail written to ${file}: ${mail.subject}`);
     },
     close: () => writer.close(),
   };

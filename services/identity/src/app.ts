@@ -203,6 +203,7 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
         cookieSecure: config.PORTAL_COOKIE_SECURE,
         cookiePath: API_BASE_PATH,
         allowedOrigins: [config.PUBLIC_BASE_URL],
+        mailer,
       });
       await api.register(portalSecondFactorRoutes, { db, clock, credentials, box, relyingParty });
       await api.register(oauthClientRoutes, { db, clock, credentials });

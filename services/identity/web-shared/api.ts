@@ -82,11 +82,14 @@ export interface ApiOptions {
   query?: Query;
   /** Sign-in and the session probe handle their own 401 instead of redirecting. */
   quietUnauthenticated?: boolean;
+  /** The page's chosen language as Accept-Language, for answers written to the reader later (mails). */
+  language?: string;
 }
 
 export async function api<T>(method: HttpMethod, path: string, options: ApiOptions = {}): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json, application/problem+json' };
   if (options.body !== undefined) headers['content-type'] = 'application/json';
+  if (options.language) headers['accept-language'] = options.language;
   let response: Response;
   try {
     response = await fetch(apiUrl(path, options.query), {

@@ -374,7 +374,7 @@ export interface paths {
         put?: never;
         /**
          * Invite a colleague
-         * @description Answers a one-time invitation link, valid 72 hours, shown only in this answer (there is no mail: the admin sends it). The token is in the link's fragment, so it never reaches a server log. Inviting an address again replaces its pending invitation. Role PartnerAdmin.
+         * @description Answers a one-time invitation link, valid 72 hours, shown only in this answer (and mailed to the invited address, in the language of the request's Accept-Language). The token is in the link's fragment, so it never reaches a server log. Inviting an address again replaces its pending invitation. Role PartnerAdmin.
          */
         post: operations["inviteColleague"];
         delete?: never;

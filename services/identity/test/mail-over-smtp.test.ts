@@ -12,7 +12,7 @@ const NEW_PASSWORD = 'a freshly chosen passphrase 7';
 const HOUR = 3_600_000;
 const FROM = '"Acme Verification" <no-reply@mail.example.test>';
 
-describe('forgot password over a real SMTP server', () => {
+describe('mails over a real SMTP server: forgot password, invitations', () => {
   let test: TestApp;
   let sink: SmtpSink;
   const clock = manualClock(new Date('2026-11-28T10:00:00Z'));
@@ -52,7 +52,7 @@ describe('forgot password over a real SMTP server', () => {
         await test.worker.sendMails();
         found = sink.messages.find((message) => message.to && !Array.isArray(message.to) && message.to.text === to && (typeof subject === 'string' ? message.subject === subject : subject.test(message.subject ?? '')));
         return found !== undefined;
-      })
+      }, { timeout: 30_000 })
       .toBe(true);
     return found as ParsedMail;
   }
@@ -186,7 +186,7 @@ describe('forgot password over a real SMTP server', () => {
     clock.advance(HOUR + 1000);
     const queued = async () => (await test.app.inject({ method: 'GET', url: '/health' })).json<{ checks: { mail: { queued: number } } }>().checks.mail.queued;
     // What the earlier tests queued goes out first, so the backlog below is these three alone.
-    await expect.poll(async () => (await test.worker.sendMails()) + (await queued())).toBe(0);
+    await expect.poll(async () => (await test.worker.sendMails()) + (await queued()), { timeout: 60_000 }).toBe(0);
     const users = await Promise.all([newUser(), newUser(), newUser()]);
     await sink.stop();
     for (const user of users) expect((await forgot(user.email)).statusCode).toBe(202);
@@ -203,5 +203,26 @@ describe('forgot password over a real SMTP server', () => {
     for (const id of ids) expect(sink.messages.filter((message) => message.messageId === id)).toHaveLength(1);
     const after = await test.app.inject({ method: 'GET', url: '/health' });
     expect(after.json()).toMatchObject({ checks: { mail: { queued: 0, retrying: 0 } } });
+  });
+
+  it('mails each invitation to the invited address with the same link the admin sees, again on a re-invite', async () => {
+    const { email } = await newUser();
+    const session = (await signIn(email, PASSWORD)).json<{ sessionToken: string }>().sessionToken;
+    const colleague = `colleague-${randomUUID()}@example.com`;
+    const invite = (language: string) =>
+      test.app.inject({ method: 'POST', url: `${BASE}/portal/team/invitations`, headers: { authorization: `Bearer ${session}`, 'accept-language': language }, payload: { email: colleague, role: 'PartnerReadOnly' } });
+    const first = await invite('en');
+    expect(first.statusCode, first.body).toBe(201);
+    const firstMail = await mailTo(colleague, "You are invited to Acme's partner portal");
+    const linkOf = (mail: ParsedMail) => /https:\/\/kyc\.example\.test\/portal\/invitations#\S+/.exec(mail.text ?? '')?.[0];
+    expect(linkOf(firstMail)).toBe(first.json<{ invitationUrl: string }>().invitationUrl);
+    expect(firstMail.text).toContain('PartnerReadOnly');
+
+    const second = await invite('ar');
+    const secondMail = await mailTo(colleague, /دعوة/);
+    expect(secondMail.html).toContain('dir="rtl"');
+    expect(linkOf(secondMail)).toBe(second.json<{ invitationUrl: string }>().invitationUrl);
+    expect(linkOf(secondMail)).not.toBe(linkOf(firstMail));
+    expect(secondMail.messageId).not.toBe(firstMail.messageId);
   });
 });
