@@ -1,4 +1,4 @@
-import type { MailTransport } from '@svc/mailer';
+import { MAIL_JOB, type MailTransport } from '@svc/mailer';
 import type { TargetPolicy } from '@svc/outbound-http';
 import { createJobWorker, queueDepth, wakeOnNotify, type Listen } from '@svc/outbox';
 import type { SecretBox, ServiceMetrics } from '@svc/service-kit';
@@ -94,6 +94,7 @@ export function createIdentityWorker(options: IdentityWorkerOptions): IdentityWo
   // Submissions committed by any API instance wake the job workers at once (the poll is the fallback).
   const jobWorker = options.listen ? wakeOnNotify(jobQueue, options.listen, JOBS_CHANNEL, options.logger) : jobQueue;
   // Mails share the job table but not the checks' schedule: an SMTP outage of hours is waited out, not given up in seconds.
+  if (options.mail) options.metrics?.watchQueue('mail', async () => (await queueDepth(options.db, jobs, { openOnly: true })).filter((row) => row.kind === MAIL_JOB));
   const mailQueue = options.mail
     ? options.mail.mailer.createWorker({
         db: options.db,
