@@ -194,7 +194,7 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
         relyingParty,
         mailer,
       });
-      await api.register(portalAccountRoutes, { db, clock, credentials });
+      await api.register(portalAccountRoutes, { db, clock, credentials, mailer });
       await api.register(portalTeamRoutes, {
         db,
         clock,

@@ -225,4 +225,20 @@ describe('mails over a real SMTP server: forgot password, invitations', () => {
     expect(linkOf(secondMail)).not.toBe(linkOf(firstMail));
     expect(secondMail.messageId).not.toBe(firstMail.messageId);
   });
+
+  it('sends a security notice to the account\'s own address when its password is changed from the account screen', async () => {
+    const { email } = await newUser();
+    const session = (await signIn(email, PASSWORD)).json<{ sessionToken: string }>().sessionToken;
+    const changed = await test.app.inject({
+      method: 'POST',
+      url: `${BASE}/portal/account/password`,
+      headers: { authorization: `Bearer ${session}`, 'accept-language': 'ar' },
+      payload: { currentPassword: PASSWORD, newPassword: NEW_PASSWORD },
+    });
+    expect(changed.statusCode, changed.body).toBe(200);
+    const notice = await mailTo(email, 'تم تغيير كلمة المرور');
+    expect(notice.text).toContain(email);
+    expect(notice.html).toContain('dir="rtl"');
+    expect(notice.text).toContain('https://kyc.example.test/portal/');
+  });
 });
