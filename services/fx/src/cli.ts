@@ -3,7 +3,7 @@ import { loadLatestCrypto } from './domain/prices/latest-prices.js';
 import { GOLD_KARATS, GOLD_UNITS } from './domain/prices/ingest-prices.js';
 import { resolveUserPath, runServiceCli, UsageError, type CliCommand, type CliFlags } from '@svc/service-kit';
 import type { FxConfig } from './config.js';
-import { createApiClient, deactivateClient, rotateClientSecret, setClientPlan } from './domain/clients/api-clients.js';
+import { createApiClient, deactivateClient, rotateClientSecret, setClientEmail, setClientPlan } from './domain/clients/api-clients.js';
 import type { FxExecutor } from './db/executor.js';
 import { rateAlertListener } from './domain/alerts/evaluate-alerts.js';
 import { importRatesCsv } from './domain/rates/csv-import.js';
@@ -24,11 +24,12 @@ commands:
                                            services/fx/samples/rates.csv is an example)
   sources:test --name <source>             fetch one source of FX_SOURCES_FILE once and print the quotes it
                                            would give and the prices they would make, without ingesting
-  client:create --name <name> --plan <Free|Starter|Professional|Enterprise>
+  client:create --name <name> --plan <Free|Starter|Professional|Enterprise> [--email <address>]
                                            -> {"id","publicKey","privateKey"} (the private key is shown once)
   client:rotate-secret --id <clientId>     a new private key; the old one stops working
   client:deactivate --id <clientId>        its keys get 401 from now on
   client:set-plan --id <clientId> --plan <plan>
+  client:set-email --id <clientId> --email <address|none>
 
 Prints one JSON object on stdout; on error one line on stderr and exit code 1.
 Uses DATABASE_URL, or the embedded database in DATA_DIR (stop the service first: it holds that database).`;
@@ -115,12 +116,18 @@ const COMMANDS: Record<string, CliCommand<Context>> = {
     },
   },
   'client:create': {
-    flags: { name: 'string', plan: 'string' },
+    flags: { name: 'string', plan: 'string', email: 'string' },
     required: ['name', 'plan'],
-    run: ({ db }, flags) => db.transaction((tx) => createApiClient(tx, { name: text(flags, 'name'), plan: text(flags, 'plan') }, new Date())),
+    run: ({ db }, flags) =>
+      db.transaction((tx) => createApiClient(tx, { name: text(flags, 'name'), plan: text(flags, 'plan'), email: flags.email === undefined ? undefined : text(flags, 'email') }, new Date())),
   },
   'client:rotate-secret': { flags: { id: 'string' }, required: ['id'], run: ({ db }, flags) => rotateClientSecret(db, text(flags, 'id')) },
   'client:deactivate': { flags: { id: 'string' }, required: ['id'], run: ({ db }, flags) => deactivateClient(db, text(flags, 'id')) },
+  'client:set-email': {
+    flags: { id: 'string', email: 'string' },
+    required: ['id', 'email'],
+    run: ({ db }, flags) => setClientEmail(db, text(flags, 'id'), text(flags, 'email') === 'none' ? null : text(flags, 'email')),
+  },
   'client:set-plan': { flags: { id: 'string', plan: 'string' }, required: ['id', 'plan'], run: ({ db }, flags) => setClientPlan(db, text(flags, 'id'), text(flags, 'plan')) },
 };
 

@@ -93,6 +93,25 @@ describe('API-key clients: keys, authentication, admin routes', () => {
     expect(unknown.statusCode).toBe(404);
     expect((await test.app.inject({ method: 'POST', url: '/api/v1/admin/clients/nope/rotate-secret', headers: admin })).statusCode).toBe(400);
   });
+
+  it('keeps an optional contact address: set on create, changed and removed by PUT …/email, refused when malformed', async () => {
+    const created = await test.app.inject({ method: 'POST', url: '/api/v1/admin/clients', headers: admin, payload: { name: 'mailed', plan: 'Free', email: ' ops@acme.example ' } });
+    expect(created.statusCode).toBe(201);
+    const id = created.json<{ id: string }>().id;
+    const setEmail = (email: string | null) => test.app.inject({ method: 'PUT', url: `/api/v1/admin/clients/${id}/email`, headers: admin, payload: { email } });
+    const changed = await setEmail('alerts@acme.example');
+    expect(changed.statusCode).toBe(200);
+    expect(changed.json()).toMatchObject({ id, email: 'alerts@acme.example' });
+    expect((await setEmail(null)).json()).toMatchObject({ id, email: null });
+    const plan = await test.app.inject({ method: 'PUT', url: `/api/v1/admin/clients/${id}/plan`, headers: admin, payload: { plan: 'Starter' } });
+    expect(plan.json()).toMatchObject({ email: null });
+    const bad = await test.app.inject({ method: 'POST', url: '/api/v1/admin/clients', headers: admin, payload: { name: 'x', plan: 'Free', email: 'not-an-address' } });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.headers['content-type']).toMatch(/application\/problem\+json/);
+    expect((await setEmail('nope')).statusCode).toBe(400);
+    expect((await test.app.inject({ method: 'PUT', url: '/api/v1/admin/clients/00000000-0000-4000-8000-000000000000/email', headers: admin, payload: { email: 'a@b.example' } })).statusCode).toBe(404);
+    expect((await test.app.inject({ method: 'PUT', url: `/api/v1/admin/clients/${id}/email`, payload: { email: 'a@b.example' } })).statusCode).toBe(401);
+  });
 });
 
 describe('keyed limits and monthly quota', () => {

@@ -13,7 +13,7 @@ describe('fx operator CLI: API-key clients (embedded database)', () => {
   it('lists the commands with --help', async () => {
     const result = await cli('--help');
     expect(result.code).toBe(0);
-    for (const command of ['client:create', 'client:rotate-secret', 'client:deactivate', 'client:set-plan', 'seed', 'import']) expect(result.stdout).toContain(command);
+    for (const command of ['client:create', 'client:rotate-secret', 'client:deactivate', 'client:set-plan', 'client:set-email', 'seed', 'import']) expect(result.stdout).toContain(command);
   });
 
   it('creates a client, rotates its secret, changes its plan and deactivates it', async () => {
@@ -26,6 +26,15 @@ describe('fx operator CLI: API-key clients (embedded database)', () => {
     expect(rotated.privateKey).not.toBe(keys.privateKey);
     expect(JSON.parse((await cli('client:set-plan', '--id', keys.id, '--plan', 'Professional')).stdout)).toMatchObject({ id: keys.id, plan: 'Professional' });
     expect(JSON.parse((await cli('client:deactivate', '--id', keys.id)).stdout)).toMatchObject({ id: keys.id, isActive: false });
+  });
+
+  it('takes an optional contact address on create and changes or removes it with client:set-email', async () => {
+    const created = await cli('client:create', '--name', 'Mailed', '--plan', 'Free', '--email', 'ops@acme.example');
+    expect(created.stderr).toBe('');
+    const { id } = JSON.parse(created.stdout) as { id: string };
+    expect(JSON.parse((await cli('client:set-email', '--id', id, '--email', 'alerts@acme.example')).stdout)).toMatchObject({ id, email: 'alerts@acme.example' });
+    expect(JSON.parse((await cli('client:set-email', '--id', id, '--email', 'none')).stdout)).toMatchObject({ id, email: null });
+    expectCliFailure(await cli('client:create', '--name', 'x', '--plan', 'Free', '--email', 'nope'), /email must be an email address/);
   });
 
   it('refuses bad commands and flags with one line on stderr and nothing on stdout', async () => {

@@ -35,7 +35,7 @@ describe('OpenAPI document', () => {
   it('documents the 401 (a missing or wrong X-Admin-Token) and the validation 400 of every admin route', async () => {
     const operations = expectLintReadyOpenApi(await served()).filter((operation) => operation.path.startsWith('/api/v1/admin/'));
     expect(operations.map((operation) => operation.operationId).sort()).toEqual(
-      ['changeApiClientPlan', 'createApiClient', 'deactivateApiClient', 'ingestCryptoPrices', 'ingestGoldPrices', 'ingestRates', 'removeRateOverride', 'rotateApiClientSecret', 'setRateOverride'].sort(),
+      ['changeApiClientEmail', 'changeApiClientPlan', 'createApiClient', 'deactivateApiClient', 'ingestCryptoPrices', 'ingestGoldPrices', 'ingestRates', 'removeRateOverride', 'rotateApiClientSecret', 'setRateOverride'].sort(),
     );
     for (const operation of operations) {
       expect(operation.security, operation.operationId).toEqual([{ adminToken: [] }]);

@@ -1,6 +1,9 @@
 import cookie from '@fastify/cookie';
 import { createAddressMatcher, createBaseApp, createSecretBox, type ServiceApp, type ServiceAppDependencies } from '@svc/service-kit';
+import { resolveDataDir } from '@svc/db';
+import { createMailTransport, mailSettings, type MailTransport } from '@svc/mailer';
 import type { IdentityConfig } from './config.js';
+import { createIdentityMailer } from './domain/mail/identity-mailer.js';
 import type { IdentityDatabaseSchema } from './db/schema.js';
 import { createClientLastUsed } from './domain/access/last-used.js';
 import { createCredentialCache, CREDENTIALS_CHANNEL, type CredentialCache } from './domain/common/credential-cache.js';
@@ -60,6 +63,10 @@ export interface IdentityAppDependencies extends ServiceAppDependencies<Identity
   checksProvider?: ChecksProvider | null;
   /** Receives the app's credential cache (tests wait for its announcements). */
   onCredentialCache?: (cache: CredentialCache) => void;
+  /** The mail transport in place of the configured one (SMTP_URL, else .eml files under $DATA_DIR/identity/mail). */
+  mailTransport?: MailTransport;
+  /** Certificate authorities the SMTP server's certificate may chain to besides the system's (a private mail server; tests). */
+  smtpCa?: string;
   /** Receives the app's worker (tests drive it: sweepExpired, runJobs). */
   onWorker?: (worker: IdentityWorker) => void;
 }
@@ -106,7 +113,7 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
       if (!ownProvider) return { provider: 'none', ready: null, problems: [] };
       const status = await ownProvider.status?.();
       return { provider: config.CHECKS_PROVIDER, ready: status?.ready ?? null, problems: status?.problems ?? [] };
-    }, () => retentionBacklog(database.db, { now: clock(), undecidedRetentionDays: config.UNDECIDED_RETENTION_DAYS })),
+    }, () => retentionBacklog(database.db, { now: clock(), undecidedRetentionDays: config.UNDECIDED_RETENTION_DAYS }), () => mailTransport.kind),
     database,
     redis,
     trustProxy: (address: string) => isTrustedProxy(address),
@@ -140,6 +147,9 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
   const spoolSweeper = startSpoolSweeper({ spoolDir: storage.spoolDir, maxAgeMs: config.HTTP_REQUEST_TIMEOUT_MS, intervalMs: config.SPOOL_SWEEP_INTERVAL_MS, clock, log: app.log });
   const box = createSecretBox(dependencies.secretsKey);
   const policy = { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS };
+  const mailer = createIdentityMailer(config, box);
+  const mailTransport =
+    dependencies.mailTransport ?? createMailTransport(mailSettings(config, resolveDataDir(config.DATA_DIR), SERVICE_NAME), { logger: app.log, ...(dependencies.smtpCa ? { ca: dependencies.smtpCa } : {}) });
   const worker = createIdentityWorker({
     db,
     storage,
@@ -151,6 +161,7 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
     clock,
     logger: app.log,
     metrics: app.metrics,
+    mail: { mailer, transport: mailTransport, retryScheduleMs: config.MAIL_RETRY_SCHEDULE_MS },
   });
   dependencies.onWorker?.(worker);
   watchReviewQueue(app.metrics, db, clock);
@@ -184,8 +195,9 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
         retention: { undecidedRetentionDays: config.UNDECIDED_RETENTION_DAYS, auditRetentionDays: config.AUDIT_RETENTION_DAYS },
         box,
         relyingParty,
+        mailer,
       });
-      await api.register(portalAccountRoutes, { db, clock, credentials });
+      await api.register(portalAccountRoutes, { db, clock, credentials, mailer });
       await api.register(portalTeamRoutes, {
         db,
         clock,
@@ -194,6 +206,7 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
         cookieSecure: config.PORTAL_COOKIE_SECURE,
         cookiePath: API_BASE_PATH,
         allowedOrigins: [config.PUBLIC_BASE_URL],
+        mailer,
       });
       await api.register(portalSecondFactorRoutes, { db, clock, credentials, box, relyingParty });
       await api.register(oauthClientRoutes, { db, clock, credentials });

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { baseServiceEnvironment, deliveryQueueVariables, LOOPBACK_PROXIES, parseEnvironment, requireHeadersWithinRequestTimeout, requireSecretsKeyWithDatabase, retryScheduleVariable, trustedProxiesVariable } from '@svc/service-kit';
+import { mailEnvironmentVariables } from '@svc/mailer';
 import { z } from 'zod';
 import { CRASH_POINTS } from './domain/common/crash-points.js';
 import { evidenceKeysVariable } from './domain/evidence/evidence-keys.js';
@@ -155,6 +156,10 @@ export const identityEnvironmentSchema = baseServiceEnvironment(3001)
     CHECKS_OCR_THRESHOLD: optionalThreshold,
     CHECKS_FACE_THRESHOLD: optionalThreshold,
     CHECKS_LIVENESS_THRESHOLD: optionalThreshold,
+    /** Mail transport (SMTP_URL; unset: .eml files under $DATA_DIR/identity/mail), sender and reply address. */
+    ...mailEnvironmentVariables('"Identity Verification" <no-reply@localhost>'),
+    /** Delay before each attempt of a mail: at once, 10 s, 1 min, 5 min, 15 min, then hourly (40 attempts, about two days). */
+    MAIL_RETRY_SCHEDULE_MS: retryScheduleVariable('0,10000,60000,300000,900000,3600000'),
     /** Development and tests only: lets webhook endpoints be loopback/private hosts and plain http://. Never in production. */
     WEBHOOK_ALLOW_PRIVATE_TARGETS: booleanFlag(false),
     /** Delay before each of a delivery's 5 attempts (the spec's 5): at once, 5 s, 5 min, 30 min, 2 h; ±10 % jitter. */

@@ -1,4 +1,6 @@
+import { createMailTransport, mailSettings } from '@svc/mailer';
 import { createSecretBox, runWorker } from '@svc/service-kit';
+import { createIdentityMailer } from './domain/mail/identity-mailer.js';
 import { configuredChecksProvider } from './domain/checks/configured-provider.js';
 import { createEvidenceKeyRing } from './domain/evidence/evidence-keys.js';
 import { createEvidenceStorage } from './domain/evidence/evidence-storage.js';
@@ -17,17 +19,23 @@ await runWorker({
   name: 'identity-worker',
   createWorker: async ({ dependencies, config, log, metrics }) => {
     const checksProvider = await configuredChecksProvider(config);
+    const box = createSecretBox(dependencies.secretsKey);
     const worker = createIdentityWorker({
       db: dependencies.database.db,
       storage: createEvidenceVault(await createEvidenceStorage(evidenceStorageConfig(config)), createEvidenceKeyRing(config.EVIDENCE_KEYS, dependencies.secretsKey)),
       config,
       checksProvider,
-      box: createSecretBox(dependencies.secretsKey),
+      box,
       policy: { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS },
       listen: dependencies.database.listen,
       clock: () => new Date(),
       logger: log,
       metrics,
+      mail: {
+        mailer: createIdentityMailer(config, box),
+        transport: createMailTransport(mailSettings(config, dependencies.dataDir, 'identity'), { logger: log }),
+        retryScheduleMs: config.MAIL_RETRY_SCHEDULE_MS,
+      },
     });
     return {
       start: () => worker.start(),

@@ -31,7 +31,7 @@ export function manualClock(start = new Date()) {
  * A fresh identity app on its own database and its own evidence directory; `close()` releases
  * everything. The background worker never starts by itself (tests drive it through `worker`).
  */
-export async function buildTestApp(env: Record<string, string> = {}, options: { clock?: () => Date; lastUsedFlushMs?: number; checksProvider?: ChecksProvider } = {}) {
+export async function buildTestApp(env: Record<string, string> = {}, options: { clock?: () => Date; lastUsedFlushMs?: number; checksProvider?: ChecksProvider; smtpCa?: string } = {}) {
   const dependencies = await createTestDependencies({ schemaName, migrationsFolder, schema: databaseSchema });
   const evidenceDir = await mkdtemp(join(tmpdir(), 'identity-evidence-'));
   // No models unless a test asks for them (CHECKS_PROVIDER=local): live cases wait for a person.
@@ -47,6 +47,7 @@ export async function buildTestApp(env: Record<string, string> = {}, options: { 
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.lastUsedFlushMs ? { lastUsedFlushMs: options.lastUsedFlushMs } : {}),
     ...(options.checksProvider ? { checksProvider: options.checksProvider } : {}),
+    ...(options.smtpCa ? { smtpCa: options.smtpCa } : {}),
   });
   if (!worker || !credentials) throw new Error('buildApp did not hand over its worker and credential cache');
   const cache = credentials;

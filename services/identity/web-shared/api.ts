@@ -95,11 +95,14 @@ export interface ApiOptions {
   quietUnauthenticated?: boolean;
   /** Set on the retry after re-authenticating: a second refusal is shown, not asked again. */
   reauthenticated?: boolean;
+  /** The page's chosen language as Accept-Language, for answers written to the reader later (mails). */
+  language?: string;
 }
 
 export async function api<T>(method: HttpMethod, path: string, options: ApiOptions = {}): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json, application/problem+json' };
   if (options.body !== undefined) headers['content-type'] = 'application/json';
+  if (options.language) headers['accept-language'] = options.language;
   let response: Response;
   try {
     response = await fetch(apiUrl(path, options.query), {

@@ -82,6 +82,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/partner/v1/portal/password-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Forgot password: mail a reset link
+         * @description Always 202 with the same body, whether or not the address has a portal account. A link to /portal/password-reset#<token> is mailed to an existing active account; it works once, within 60 minutes. At most 3 requests per address and 10 per IP address an hour.
+         */
+        post: operations["requestPortalPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/v1/portal/password-reset/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a new password with a reset link
+         * @description The token from the mailed link's fragment and the new password (the password rules of sign-up). Ends every session of the account, clears its lockout and mails a notice; then answers as POST /portal/login does: a session, or 202 when the account's second factor is still owed.
+         */
+        post: operations["confirmPortalPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/partner/v1/portal/login/passkey/options": {
         parameters: {
             query?: never;
@@ -334,7 +374,7 @@ export interface paths {
         put?: never;
         /**
          * Invite a colleague
-         * @description Answers a one-time invitation link, valid 72 hours, shown only in this answer (there is no mail: the admin sends it). The token is in the link's fragment, so it never reaches a server log. Inviting an address again replaces its pending invitation. Role PartnerAdmin.
+         * @description Answers a one-time invitation link, valid 72 hours, shown only in this answer (and mailed to the invited address, in the language of the request's Accept-Language). The token is in the link's fragment, so it never reaches a server log. Inviting an address again replaces its pending invitation. Role PartnerAdmin.
          */
         post: operations["inviteColleague"];
         delete?: never;
@@ -1544,6 +1584,19 @@ export interface components {
                     /** @description Cases whose redaction was asked for and is not finished */
                     redacting: number;
                 } | null;
+                /** @description The mail queue; null when the database is down */
+                mail: {
+                    /**
+                     * @description smtp: SMTP_URL; file: .eml files under $DATA_DIR/identity/mail
+                     * @enum {string}
+                     */
+                    transport: "smtp" | "file";
+                    /** @description Mails waiting or being sent */
+                    queued: number;
+                    /** @description Of those, mails whose last attempt failed (the mail server is down or refusing): degraded while above 0 */
+                    retrying: number;
+                    oldestQueuedAt: string | null;
+                } | null;
             };
         };
         /** @description Ten one-time codes, each signs in once in place of a second factor; shown only once */
@@ -1685,6 +1738,14 @@ export interface components {
             /** Format: uri */
             service_documentation: string;
         };
+        /**
+         * @example {
+         *       "message": "If the address has an account, a link to choose a new password is on its way. It works once, within 60 minutes."
+         *     }
+         */
+        PasswordResetRequested: {
+            message: string;
+        };
         PortalSession: {
             /** Format: uuid */
             id: string;
@@ -1789,6 +1850,7 @@ export type WebhookEndpoint = components['schemas']['WebhookEndpoint'];
 export type WebhookDelivery = components['schemas']['WebhookDelivery'];
 export type OAuthError = components['schemas']['OAuthError'];
 export type OAuthAuthorizationServerMetadata = components['schemas']['OAuthAuthorizationServerMetadata'];
+export type PasswordResetRequested = components['schemas']['PasswordResetRequested'];
 export type PortalSession = components['schemas']['PortalSession'];
 export type TeamMember = components['schemas']['TeamMember'];
 export type PortalInvitation = components['schemas']['PortalInvitation'];
@@ -2300,6 +2362,408 @@ export interface operations {
                 };
             };
             /** @description ACCOUNT_LOCKED (Retry-After); or RATE_LIMITED: more than 120 requests per minute from this IP (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    requestPortalPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasswordResetRequested"];
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description CSRF_REJECTED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: more than 3 requests for the address or 10 from the IP address in an hour (Retry-After); or RATE_LIMITED: more than 120 requests per minute from this IP (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    confirmPortalPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        sessionToken: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        /** @description A second factor is required (by the tenant, or of every operator) and this account has none yet: the session may only set one up (every other route answers 403 SECOND_FACTOR_ENROLMENT_REQUIRED) */
+                        enrolmentOnly: boolean;
+                    };
+                };
+            };
+            /** @description The password is set; the account has a second factor: complete the sign-in with POST /portal/login/second-factor */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        secondFactorRequired: true;
+                        pendingSignInToken: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: a malformed token, or a password that breaks the rules */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description ACCOUNT_DISABLED; CSRF_REJECTED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description RESET_LINK_NOT_FOUND: no such link */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description RESET_LINK_EXPIRED or RESET_LINK_USED */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: more than 120 requests per minute from this IP (Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -15505,6 +15969,9 @@ export const identityHealthChecksRedisStoreValues: ReadonlyArray<FlattenedDeepRe
 export const identityHealthChecksJobsStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["IdentityHealth"]["checks"]["jobs"]["status"]> = ["pending", "in_flight", "failed"];
 export const identityHealthChecksWebhooksStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["IdentityHealth"]["checks"]["webhooks"]["status"]> = ["pending", "in_flight", "failed"];
 export const identityHealthChecksAutomatedChecksProviderValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["IdentityHealth"]["checks"]["automatedChecks"]["provider"]> = ["none", "http", "local", "injected"];
+export const identityHealthChecksMailAnyOf0TransportValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["IdentityHealth"]["checks"]["mail"], {
+    transport: unknown;
+}>["transport"]> = ["smtp", "file"];
 export const secondFactorListItemsKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SecondFactorList"]["items"]["kind"]> = ["totp", "passkey"];
 export const webhookDeliveryStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookDelivery"]["status"]> = ["pending", "in_flight", "succeeded", "failed"];
 export const oAuthAuthorizationServerMetadataToken_endpoint_auth_methods_supportedValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OAuthAuthorizationServerMetadata"]["token_endpoint_auth_methods_supported"]> = ["self_signed_tls_client_auth"];

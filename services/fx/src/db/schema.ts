@@ -120,6 +120,8 @@ export const apiClients = fxSchema.table(
     plan: text('plan', { enum: ['Free', 'Starter', 'Professional', 'Enterprise'] }).notNull(),
     publicKey: text('public_key').notNull(),
     privateKeyHash: text('private_key_hash').notNull(),
+    /** Where notices about the client's account go (e.g. a disabled rate alert); optional. */
+    email: text('email'),
     isActive: boolean('is_active').notNull().default(true),
     createdUtc: timestampTz('created_utc').notNull(),
     lastUsedUtc: timestampTz('last_used_utc'),

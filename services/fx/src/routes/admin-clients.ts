@@ -2,7 +2,7 @@ import { problemResponses } from '@svc/problem-json';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { clientNameSchema, createApiClient, deactivateClient, planSchema, rotateClientSecret, setClientPlan } from '../domain/clients/api-clients.js';
+import { clientEmailSchema, clientNameSchema, createApiClient, deactivateClient, planSchema, rotateClientSecret, setClientEmail, setClientPlan } from '../domain/clients/api-clients.js';
 import type { FxExecutor } from '../db/executor.js';
 import { requireAdminToken } from '../plugins/admin-auth.js';
 
@@ -15,7 +15,7 @@ export interface AdminClientRouteOptions {
 const security = [{ adminToken: [] }];
 const tags = ['admin'];
 const keysSchema = z.object({ id: z.uuid(), publicKey: z.string(), privateKey: z.string().meta({ description: 'svc_prv_…, shown only in this response' }) });
-const clientSchema = z.object({ id: z.uuid(), name: z.string(), plan: planSchema, publicKey: z.string(), isActive: z.boolean(), createdUtc: z.string(), lastUsedUtc: z.string().nullable() });
+const clientSchema = z.object({ id: z.uuid(), name: z.string(), plan: planSchema, email: z.string().nullable().meta({ description: 'Contact address for notices such as a disabled rate alert' }), publicKey: z.string(), isActive: z.boolean(), createdUtc: z.string(), lastUsedUtc: z.string().nullable() });
 const idParams = z.object({ id: z.uuid({ error: 'must be a client id (UUID)' }) });
 
 /** The operator CLI's client commands as HTTP, behind X-Admin-Token. */
@@ -31,8 +31,8 @@ export const adminClientRoutes: FastifyPluginAsync<AdminClientRouteOptions> = as
         summary: 'Create an API-key client (the private key is shown once)',
         tags,
         security,
-        body: z.strictObject({ name: clientNameSchema, plan: planSchema }),
-        response: { 201: keysSchema, ...problemResponses({ 400: 'Invalid name or plan', 401: 'Missing or wrong X-Admin-Token' }) },
+        body: z.strictObject({ name: clientNameSchema, plan: planSchema, email: z.string().trim().pipe(clientEmailSchema).optional() }),
+        response: { 201: keysSchema, ...problemResponses({ 400: 'Invalid name, plan or email', 401: 'Missing or wrong X-Admin-Token' }) },
       },
     },
     async (request, reply) => reply.code(201).send(await options.db.transaction((tx) => createApiClient(tx, request.body, options.clock()))),
@@ -75,5 +75,20 @@ export const adminClientRoutes: FastifyPluginAsync<AdminClientRouteOptions> = as
       },
     },
     async (request) => setClientPlan(options.db, request.params.id, request.body.plan),
+  );
+  typed.put(
+    '/api/v1/admin/clients/:id/email',
+    {
+      schema: {
+        operationId: 'changeApiClientEmail',
+        summary: 'Set the client’s contact address (null removes it)',
+        tags,
+        security,
+        params: idParams,
+        body: z.strictObject({ email: z.string().trim().pipe(clientEmailSchema).nullable() }),
+        response: { 200: clientSchema, ...problemResponses({ 400: 'Not an email address, or an id that is not a UUID', 401: 'Missing or wrong X-Admin-Token', 404: 'Unknown client' }) },
+      },
+    },
+    async (request) => setClientEmail(options.db, request.params.id, request.body.email),
   );
 };

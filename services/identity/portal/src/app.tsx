@@ -9,6 +9,7 @@ import { CasesArea } from './screens/cases/index.js';
 import { ClientsScreen } from './screens/clients/index.js';
 import { ReportsArea } from './screens/reports/index.js';
 import { InvitationScreen } from './screens/invitation/index.js';
+import { PasswordResetScreen } from './screens/password-reset/index.js';
 import { SignInScreen } from './screens/sign-in/index.js';
 import { TeamScreen } from './screens/team/index.js';
 import { SecuritySection } from '../../web-shared/second-factors/security-section.js';
@@ -76,8 +77,8 @@ export function App() {
   // undefined: not known yet; null: nobody signed in.
   const [session, setSession] = useState<PortalSession | null | undefined>(undefined);
   const [error, setError] = useState<unknown>();
-  // The invitation page is public too: the colleague it is for has no account yet.
-  const onSignInPage = location.path === '/sign-in' || location.path === '/invitations';
+  // The invitation and password reset pages are public too: whoever opens them is not signed in.
+  const onSignInPage = location.path === '/sign-in' || location.path === '/invitations' || location.path === '/password-reset';
 
   useEffect(() => {
     // Any call answering 401 (the session ended or was revoked) leads back to sign in, then back here.
@@ -106,6 +107,16 @@ export function App() {
     return () => void (current = false);
   }, [onSignInPage, session]);
 
+  if (location.path === '/password-reset') {
+    return (
+      <PasswordResetScreen
+        onSignedIn={(signedIn) => {
+          setSession(signedIn);
+          navigate('/cases', { replace: true });
+        }}
+      />
+    );
+  }
   if (location.path === '/invitations') {
     return (
       <InvitationScreen

@@ -1,4 +1,5 @@
 import type { Database } from '@svc/db';
+import { mailBacklog } from '@svc/mailer';
 import { queueDepth, type QueueDepth } from '@svc/outbox';
 import { healthResponseSchema, type HealthExtension } from '@svc/service-kit';
 import { z } from 'zod';
@@ -25,6 +26,15 @@ const identityHealthSchema = healthResponseSchema
         })
         .nullable()
         .describe('The retention backlog; null when the database is down'),
+      mail: z
+        .object({
+          transport: z.enum(['smtp', 'file']).describe('smtp: SMTP_URL; file: .eml files under $DATA_DIR/identity/mail'),
+          queued: z.number().int().describe('Mails waiting or being sent'),
+          retrying: z.number().int().describe('Of those, mails whose last attempt failed (the mail server is down or refusing): degraded while above 0'),
+          oldestQueuedAt: z.string().nullable(),
+        })
+        .nullable()
+        .describe('The mail queue; null when the database is down'),
     }),
   })
   .meta({ id: 'IdentityHealth' });
@@ -36,6 +46,7 @@ export function identityHealthExtension(
   database: Database<IdentityDatabaseSchema>,
   automatedChecks: () => Promise<AutomatedChecksHealth>,
   retention: () => Promise<{ due: number; redacting: number }>,
+  mailTransport: () => 'smtp' | 'file',
 ): HealthExtension {
   return {
     schema: identityHealthSchema,
@@ -43,15 +54,16 @@ export function identityHealthExtension(
     async inspect(dependencies) {
       const checks = await automatedChecks().catch((error: unknown) => ({ provider: 'local' as const, ready: false, problems: [`status unavailable: ${(error as Error).name}`] }));
       const degraded = checks.ready === false;
-      if (dependencies.status === 'down') return { degraded, checks: { jobs: [], webhooks: [], automatedChecks: checks, retention: null } };
-      const [jobDepth, webhookDepth, backlog] = await Promise.all([
-
+      if (dependencies.status === 'down') return { degraded, checks: { jobs: [], webhooks: [], automatedChecks: checks, retention: null, mail: null } };
+      const [jobDepth, webhookDepth, backlog, mail] = await Promise.all([
         queueDepth(database.db, jobs, { openOnly: true }).catch(() => []),
         queueDepth(database.db, webhookDeliveries, { openOnly: true }).catch(() => []),
         retention().catch(() => null),
+        mailBacklog(database.db, jobs).catch(() => null),
       ]);
       const serialise = (depth: QueueDepth[]) => depth.map((row) => ({ ...row, oldestCreatedAt: row.oldestCreatedAt?.toISOString() ?? null }));
-      return { degraded, checks: { jobs: serialise(jobDepth), webhooks: serialise(webhookDepth), automatedChecks: checks, retention: backlog } };
+      const mailHealth = mail && { transport: mailTransport(), queued: mail.queued, retrying: mail.retrying, oldestQueuedAt: mail.oldestQueuedAt?.toISOString() ?? null };
+      return { degraded: degraded || (mail?.retrying ?? 0) > 0, checks: { jobs: serialise(jobDepth), webhooks: serialise(webhookDepth), automatedChecks: checks, retention: backlog, mail: mailHealth } };
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { IdentityMailer } from '../domain/mail/identity-mailer.js';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ForbiddenError, problemResponses } from '@svc/problem-json';
@@ -13,6 +14,8 @@ export interface PortalAccountRouteOptions {
   db: IdentityExecutor;
   clock: () => Date;
   credentials: CredentialCache;
+  /** Mails the "your password was changed" notice. */
+  mailer?: IdentityMailer;
 }
 
 function portalPrincipal(request: FastifyRequest) {
@@ -73,8 +76,8 @@ export const portalAccountRoutes: FastifyPluginAsync<PortalAccountRouteOptions> 
     },
     async (request) => {
       const principal = portalPrincipal(request);
-      const body = { ...request.body, correlationId: request.id };
-      return afterSessionsEnded(() => changePassword(options.db, principal, body, options.clock()));
+      const body = { ...request.body, correlationId: request.id, language: request.headers['accept-language'] };
+      return afterSessionsEnded(() => changePassword(options.db, principal, body, options.clock(), options.mailer));
     },
   );
 

@@ -9,6 +9,7 @@ import { listTeamMembers, updateTeamMember } from '../domain/accounts/team-membe
 import { withCredentialsForgotten, type CredentialCache } from '../domain/common/credential-cache.js';
 import { login, PORTAL_SESSION_SECONDS } from '../domain/accounts/portal-sessions.js';
 import { emailSchema, PORTAL_ROLES, type PortalRole } from '../domain/tenants/tenants.js';
+import type { IdentityMailer } from '../domain/mail/identity-mailer.js';
 import { PORTAL_COOKIE, refuseCrossOrigin, requirePortalPrincipal } from '../plugins/authentication.js';
 import { portalSecurity, RATE_LIMITED } from './openapi.js';
 import { sessionIssuedSchema } from './sign-in-reply.js';
@@ -19,6 +20,8 @@ export interface PortalTeamRouteOptions {
   credentials: CredentialCache;
   /** The public origin the invitation links point at (PUBLIC_BASE_URL, or the embedded default's own address). */
   portalOrigin: string;
+  /** Mails each invitation to the invited address. */
+  mailer?: IdentityMailer;
   cookieSecure: boolean;
   cookiePath: string;
   /** Origins besides the request's own host whose browser acceptances are accepted (PUBLIC_BASE_URL). */
@@ -150,7 +153,7 @@ export const portalTeamRoutes: FastifyPluginAsync<PortalTeamRouteOptions> = asyn
       schema: {
         operationId: 'inviteColleague',
         summary: 'Invite a colleague',
-        description: `Answers a one-time invitation link, valid ${INVITATION_HOURS} hours, shown only in this answer (there is no mail: the admin sends it). The token is in the link's fragment, so it never reaches a server log. Inviting an address again replaces its pending invitation. Role PartnerAdmin.`,
+        description: `Answers a one-time invitation link, valid ${INVITATION_HOURS} hours, shown only in this answer (and mailed to the invited address, in the language of the request's Accept-Language). The token is in the link's fragment, so it never reaches a server log. Inviting an address again replaces its pending invitation. Role PartnerAdmin.`,
         tags: ['portal'],
         security: portalSecurity,
         body: z.strictObject({ email: emailSchema, role: roleSchema }),
@@ -162,7 +165,7 @@ export const portalTeamRoutes: FastifyPluginAsync<PortalTeamRouteOptions> = asyn
     },
     async (request, reply) => {
       const principal = requirePortalPrincipal(request);
-      const { invitation, token } = await inviteColleague(options.db, principal, { ...request.body, correlationId: request.id }, options.clock());
+      const { invitation, token } = await inviteColleague(options.db, principal, { ...request.body, correlationId: request.id, language: request.headers['accept-language'] }, options.clock(), options.mailer);
       void reply.header('Cache-Control', 'no-store').code(201);
       return { invitation: invitationBody(invitation), invitationUrl: `${options.portalOrigin}/portal/invitations#${token}` };
     },

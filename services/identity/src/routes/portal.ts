@@ -5,6 +5,9 @@ import type { IdentityExecutor } from '../db/schema.js';
 import { completePortalSecondStep, describePortalSession, endPortalSession, login, PORTAL_SESSION_SECONDS, signInWithPasskey } from '../domain/accounts/portal-sessions.js';
 import type { RelyingParty } from '../domain/accounts/second-factors/passkeys.js';
 import { passkeySignInRoutes } from './passkey-sign-in-routes.js';
+import { portalPasswordResetRoutes } from './portal-password-reset.js';
+import type { Mailer } from '@svc/mailer';
+import type { IdentityMails } from '../domain/mail/identity-mails.js';
 import { replyWithSignIn, secondFactorRequiredSchema, sessionIssuedSchema, type SignInCookies } from './sign-in-reply.js';
 import type { SecretBox } from '@svc/service-kit';
 import { passkeyAssertionSchema, secondStepBodySchema } from './second-factor-schemas.js';
@@ -30,6 +33,8 @@ export interface PortalRouteOptions {
   box: SecretBox;
   /** Where passkeys are used (WEBAUTHN_ORIGINS). */
   relyingParty: RelyingParty;
+  /** Sends the reset links and notices. */
+  mailer: Mailer<IdentityMails>;
 }
 
 const PENDING_COOKIE = 'svc_portal_pending';
@@ -122,6 +127,8 @@ export const portalRoutes: FastifyPluginAsync<PortalRouteOptions> = async (app, 
       return replyWithSignIn(reply, session, signInCookies);
     },
   );
+
+  await app.register(portalPasswordResetRoutes, { db: options.db, clock: options.clock, mailer: options.mailer, credentials: options.credentials, allowedOrigins: options.allowedOrigins, signInCookies });
 
   await app.register(passkeySignInRoutes, {
     prefix: '/portal/login',

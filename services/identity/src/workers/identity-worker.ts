@@ -1,3 +1,4 @@
+import { MAIL_JOB, type MailTransport } from '@svc/mailer';
 import type { TargetPolicy } from '@svc/outbound-http';
 import { createJobWorker, queueDepth, wakeOnNotify, type Listen } from '@svc/outbox';
 import type { SecretBox, ServiceMetrics } from '@svc/service-kit';
@@ -12,6 +13,7 @@ import { JOBS_CHANNEL, REDACT_CASE_JOB, RUN_CHECKS_JOB } from '../domain/jobs/jo
 import { createRedactCaseHandler } from '../domain/redaction/redact-case.js';
 import { retentionBacklog, sweepRetention } from '../domain/redaction/retention-sweep.js';
 import { sweepAbandonedUploads } from '../domain/evidence/upload-intents.js';
+import type { IdentityMailer } from '../domain/mail/identity-mailer.js';
 import { createWebhookDeliveryWorker, type WebhookDeliveryWorkerOptions } from './webhook-delivery-worker.js';
 
 /** Objects one sweep transaction removes at most (it holds their intents' row locks meanwhile). */
@@ -34,6 +36,8 @@ export interface IdentityWorkerOptions {
   clock: () => Date;
   pollIntervalMs?: number;
   logger: { info(object: object, message: string): void; warn(object: object, message: string): void; error(object: object, message: string): void };
+  /** Sends the queued mails (their own retry schedule on the job table); absent, mails wait for a worker that has it. */
+  mail?: { mailer: IdentityMailer; transport: MailTransport; retryScheduleMs: readonly number[] };
   /** Where both queues' depth (read at scrape time) and attempts by outcome are reported. */
   metrics?: Pick<ServiceMetrics, 'watchQueue' | 'queueAttemptRecorder'>;
 }
@@ -45,6 +49,8 @@ export interface IdentityWorker {
   wake(): void;
   /** One batch of jobs, for tests and the CLI. */
   runJobs(): Promise<number>;
+  /** One batch of mails, for tests. */
+  sendMails(): Promise<number>;
   /** One batch of webhook deliveries, for tests. */
   deliverWebhooks(): Promise<number>;
   /** Deletes finished deliveries past DELIVERY_RETENTION_DAYS, for tests. */
@@ -96,6 +102,23 @@ export function createIdentityWorker(options: IdentityWorkerOptions): IdentityWo
   });
   // Submissions committed by any API instance wake the job workers at once (the poll is the fallback).
   const jobWorker = options.listen ? wakeOnNotify(jobQueue, options.listen, JOBS_CHANNEL, options.logger) : jobQueue;
+  // Mails share the job table but not the checks' schedule: an SMTP outage of hours is waited out, not given up in seconds.
+  if (options.mail) options.metrics?.watchQueue('mail', async () => (await queueDepth(options.db, jobs, { openOnly: true })).filter((row) => row.kind === MAIL_JOB));
+  const mailQueue = options.mail
+    ? options.mail.mailer.createWorker({
+        db: options.db,
+        transport: options.mail.transport,
+        retryScheduleMs: options.mail.retryScheduleMs,
+        jitter: 0.1,
+        leaseMs: config.JOB_LEASE_MS,
+        clock,
+        workerId: 'identity-mail',
+        logger: options.logger,
+        ...(options.metrics ? { onAttemptRecorded: options.metrics.queueAttemptRecorder('mail') } : {}),
+        ...(options.pollIntervalMs ? { pollIntervalMs: options.pollIntervalMs } : {}),
+      })
+    : null;
+  const mailWorker = mailQueue && options.listen ? wakeOnNotify(mailQueue, options.listen, JOBS_CHANNEL, options.logger) : mailQueue;
   const webhookWorker = createWebhookDeliveryWorker({
     db: options.db,
     box: options.box,
@@ -170,6 +193,7 @@ export function createIdentityWorker(options: IdentityWorkerOptions): IdentityWo
       if (running) return;
       running = true;
       jobWorker.start();
+      mailWorker?.start();
       webhookWorker.start();
       schedulePeriodic('expiry sweep', config.EXPIRY_SWEEP_INTERVAL_MS, sweepExpired);
       schedulePeriodic('sign-in ceremony sweep', config.EXPIRY_SWEEP_INTERVAL_MS, sweepCeremonies);
@@ -180,9 +204,14 @@ export function createIdentityWorker(options: IdentityWorkerOptions): IdentityWo
       running = false;
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
-      await Promise.all([jobWorker.stop(), webhookWorker.close(), ...sweeps]);
+      await Promise.all([jobWorker.stop(), mailWorker?.stop(), webhookWorker.close(), ...sweeps]);
+      options.mail?.transport.close();
     },
-    wake: () => jobWorker.wake(),
+    wake: () => {
+      jobWorker.wake();
+      mailWorker?.wake();
+    },
+    sendMails: () => mailWorker?.runOnce() ?? Promise.resolve(0),
     runJobs: () => jobWorker.runOnce(),
     deliverWebhooks: () => webhookWorker.runOnce(),
     purgeDeliveries: () => webhookWorker.purgeFinished(),

@@ -23,7 +23,8 @@ type Key =
   | 'withPasskey'
   | 'or'
   | 'usePasskey'
-  | 'passkeyCancelled';
+  | 'passkeyCancelled'
+  | 'forgotPassword';
 
 export const signInMessages: Messages<Key> = {
   en: {
@@ -51,6 +52,7 @@ export const signInMessages: Messages<Key> = {
     or: 'or',
     usePasskey: 'Use a passkey',
     passkeyCancelled: 'The passkey was not used: try again, or sign in with your password.',
+    forgotPassword: 'Forgot password?',
   },
   ar: {
     title: 'تسجيل الدخول إلى بوابة الشركاء',
@@ -76,5 +78,6 @@ export const signInMessages: Messages<Key> = {
     or: 'أو',
     usePasskey: 'استخدم مفتاح مرور',
     passkeyCancelled: 'لم يُستخدم مفتاح المرور: حاول مجددًا، أو سجّل الدخول بكلمة المرور.',
+    forgotPassword: 'نسيت كلمة المرور؟',
   },
 };

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { ApiError } from '../api.js';
 import { LanguageToggle } from '../components/index.js';
+import { Link } from '../router.js';
 import { type Language, type Translate, useLanguage, useMessages } from '../i18n.js';
 import { signInMessages } from './messages.js';
 import { SecondStepForm } from './second-step-form.js';
@@ -47,6 +48,8 @@ export interface SignInFormProps<Session> {
   onSignedIn: (session: Session) => void;
   /** Where the API's login routes are (/portal/login or /login): the passkey routes live under it. */
   loginPath: string;
+  /** The app's page that mails a reset link ("Forgot password?"). */
+  forgotPasswordHref?: string;
 }
 
 /** The sign-in page of the portal and the console: the same form, lockout messages and language switch. */
@@ -132,6 +135,11 @@ export function SignInForm<Session>(props: SignInFormProps<Session>) {
         <div class="field">
           <label for="sign-in-password">{t('password')}</label>
           <input id="sign-in-password" type="password" name="password" autocomplete="current-password" required dir="ltr" value={password} onInput={(event) => setPassword(event.currentTarget.value)} />
+          {props.forgotPasswordHref && (
+            <Link href={props.forgotPasswordHref} class="sign-in-forgot">
+              {t('forgotPassword')}
+            </Link>
+          )}
         </div>
         <button type="submit" class="button button-primary button-wide" disabled={submitting}>
           {submitting ? t('submitting') : t('submit')}

@@ -15,6 +15,8 @@ const PUBLIC_KEY_SHAPE = /^svc_pub_[0-9a-f]{48}$/;
 const PRIVATE_KEY_SHAPE = /^svc_prv_[0-9a-f]{64}$/;
 
 export const planSchema = z.enum(PLAN_NAMES, { error: `must be one of ${PLAN_NAMES.join(', ')}` });
+/** A contact address, at most 254 characters (RFC 5321's path limit). */
+export const clientEmailSchema = z.email({ error: 'must be an email address' }).max(254, 'must be at most 254 characters');
 export const clientNameSchema = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
 
 const hashPrivateKey = (privateKey: string) => createHash('sha256').update(privateKey, 'utf8').digest();
@@ -27,14 +29,15 @@ function parseField<T>(schema: z.ZodType<T>, value: unknown, field: string): T {
 }
 
 /** Keys in lowercase hex: characters a user can paste anywhere. The private key is returned here only. */
-export async function createApiClient(tx: FxExecutor, input: { name: string; plan: string }, now: Date): Promise<{ id: string; publicKey: string; privateKey: string }> {
+export async function createApiClient(tx: FxExecutor, input: { name: string; plan: string; email?: string | undefined }, now: Date): Promise<{ id: string; publicKey: string; privateKey: string }> {
   const name = parseField(clientNameSchema, input.name, 'name');
   const plan = parseField(planSchema, input.plan, 'plan');
+  const email = input.email === undefined ? null : parseField(clientEmailSchema, input.email.trim(), 'email');
   const publicKey = `${PUBLIC_KEY_PREFIX}${randomBytes(24).toString('hex')}`;
   const privateKey = `${PRIVATE_KEY_PREFIX}${randomBytes(32).toString('hex')}`;
   const [row] = await tx
     .insert(apiClients)
-    .values({ name, plan, publicKey, privateKeyHash: hashPrivateKey(privateKey).toString('hex'), createdUtc: now })
+    .values({ name, plan, email, publicKey, privateKeyHash: hashPrivateKey(privateKey).toString('hex'), createdUtc: now })
     .returning({ id: apiClients.id });
   if (!row) throw new Error('client insert returned no row');
   return { id: row.id, publicKey, privateKey };
@@ -62,8 +65,13 @@ export async function setClientPlan(tx: FxExecutor, id: string, plan: string) {
   return toAdminView(await updateClient(tx, id, { plan: parseField(planSchema, plan, 'plan') }));
 }
 
+/** A new contact address, or null to remove it. */
+export async function setClientEmail(tx: FxExecutor, id: string, email: string | null) {
+  return toAdminView(await updateClient(tx, id, { email: email === null ? null : parseField(clientEmailSchema, email.trim(), 'email') }));
+}
+
 export function toAdminView(row: ApiClient) {
-  return { id: row.id, name: row.name, plan: row.plan, publicKey: row.publicKey, isActive: row.isActive, createdUtc: row.createdUtc.toISOString(), lastUsedUtc: row.lastUsedUtc?.toISOString() ?? null };
+  return { id: row.id, name: row.name, plan: row.plan, email: row.email, publicKey: row.publicKey, isActive: row.isActive, createdUtc: row.createdUtc.toISOString(), lastUsedUtc: row.lastUsedUtc?.toISOString() ?? null };
 }
 
 /** The spec's client profile; webhookCount is counted live, and this request is the latest use. */

@@ -6,6 +6,7 @@ import { generateOpaqueToken, hashToken } from '../common/credentials.js';
 import type { PortalPrincipal } from './portal-sessions.js';
 import type { PortalRole } from '../tenants/tenants.js';
 import { hashPassword } from './passwords.js';
+import type { IdentityMailer } from '../mail/identity-mailer.js';
 
 export const INVITATION_PREFIX = 'svc_inv_';
 export const INVITATION_HOURS = 72;
@@ -39,9 +40,16 @@ const pendingOf = (tenantId: string, now: Date) =>
 /**
  * Creates the invitation and returns its token, which exists only in this answer (stored as its
  * SHA-256). A pending invitation of the same address in this tenant is revoked in the same
- * transaction: only the newest link works.
+ * transaction: only the newest link works. With a mailer the link is also mailed to the invited
+ * address, queued in the same transaction (a re-invite mails the new link).
  */
-export async function inviteColleague(db: IdentityExecutor, principal: PortalPrincipal, input: { email: string; role: PortalRole; correlationId: string }, now: Date) {
+export async function inviteColleague(
+  db: IdentityExecutor,
+  principal: PortalPrincipal,
+  input: { email: string; role: PortalRole; correlationId: string; language?: string | undefined },
+  now: Date,
+  mailer?: IdentityMailer,
+) {
   const token = generateOpaqueToken(INVITATION_PREFIX, 32);
   const expiresAt = new Date(now.getTime() + INVITATION_HOURS * 3600_000);
   return db.transaction(async (tx) => {
@@ -60,6 +68,11 @@ export async function inviteColleague(db: IdentityExecutor, principal: PortalPri
       .returning({ id: portalInvitations.id, email: portalInvitations.email, role: portalInvitations.role, createdAt: portalInvitations.createdAt, expiresAt: portalInvitations.expiresAt });
     if (!invitation) throw new Error('invitation insert returned no row');
     await writeAudit(tx, { ...audit, action: 'invitation.created', target: `invitation:${invitation.id}`, after: { email: input.email, role: input.role, expiresAt } }, now);
+    if (mailer) {
+      const [tenant] = await tx.select({ name: tenants.name }).from(tenants).where(eq(tenants.id, principal.tenantId));
+      const data = { tenantName: tenant?.name ?? '', role: input.role, token, validHours: INVITATION_HOURS };
+      await mailer.enqueue(tx, { to: input.email, language: input.language, template: 'invitation', data, subjectId: invitation.id }, now);
+    }
     return { invitation: { ...invitation, invitedBy: principal.userId }, token };
   });
 }

@@ -1,4 +1,5 @@
 import { AccountLockedError, NotFoundError, ProblemError } from '@svc/problem-json';
+import type { IdentityMailer } from '../mail/identity-mailer.js';
 import { and, desc, eq, gt, isNull, ne } from 'drizzle-orm';
 import { loginThrottle, portalSessions, portalUsers, type IdentityExecutor } from '../../db/schema.js';
 import { writeAudit } from '../common/audit.js';
@@ -28,8 +29,9 @@ export class WrongPasswordError extends ProblemError {
 export async function changePassword(
   db: IdentityExecutor,
   principal: PortalPrincipal,
-  input: { currentPassword: string; newPassword: string; correlationId: string },
+  input: { currentPassword: string; newPassword: string; correlationId: string; language?: string | undefined },
   now: Date,
+  mailer?: IdentityMailer,
 ): Promise<{ endedSessions: number }> {
   const [user] = await db.select({ email: portalUsers.email, passwordHash: portalUsers.passwordHash }).from(portalUsers).where(eq(portalUsers.id, principal.userId));
   if (!user) throw new NotFoundError('The signed-in user no longer exists.');
@@ -56,6 +58,8 @@ export async function changePassword(
       .returning({ id: portalSessions.id });
     await announceCredentialsChanged(tx);
     await writeAudit(tx, { ...audit, action: 'password.changed', after: { endedSessions: ended.length } }, now);
+    // A security notice to the account's own address: if someone else changed it, the owner learns at once.
+    await mailer?.enqueue(tx, { to: user.email, language: input.language, template: 'password-changed', data: { realm: 'portal', email: user.email, changedAt: now.toISOString() }, subjectId: principal.userId }, now);
     return { endedSessions: ended.length };
   });
 }

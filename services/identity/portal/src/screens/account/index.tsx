@@ -5,6 +5,7 @@ import { formatDateTime } from '../../../../web-shared/format.js';
 import { useLanguage, useMessages } from '../../../../web-shared/i18n.js';
 import { accountMessages } from './messages.js';
 import { AccountSecurity } from './security.js';
+import { useSession } from '../../session.js';
 import './account.css';
 import type { OwnPortalSession } from '@svc/identity-client/types';
 
@@ -140,10 +141,15 @@ function SessionsList() {
 /** The signed-in user's password, second factors and sessions: any role may manage their own account. */
 export function AccountScreen() {
   const t = useMessages(accountMessages);
+  const { user } = useSession();
   const [generation, setGeneration] = useState(0);
   return (
     <section class="account-screen">
-      <PageHeader title={t('title')} />
+      <PageHeader title={t('title')}>
+        <p class="muted" data-testid="account-mail-address">
+          {t('mailsGoTo', { email: user.email })}
+        </p>
+      </PageHeader>
       <PasswordForm onChanged={() => setGeneration((value) => value + 1)} />
       <AccountSecurity />
       <SessionsList key={generation} />

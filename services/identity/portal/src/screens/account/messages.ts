@@ -2,6 +2,7 @@ import type { Messages } from '../../../../web-shared/i18n.js';
 
 type Key =
   | 'title'
+  | 'mailsGoTo'
   | 'passwordHeading'
   | 'currentPassword'
   | 'newPassword'
@@ -24,6 +25,7 @@ type Key =
 export const accountMessages: Messages<Key> = {
   en: {
     title: 'Your account',
+    mailsGoTo: 'Mails about your account (password resets, security notices) go to {email}.',
     passwordHeading: 'Password',
     currentPassword: 'Current password',
     newPassword: 'New password',
@@ -45,6 +47,7 @@ export const accountMessages: Messages<Key> = {
   },
   ar: {
     title: 'حسابك',
+    mailsGoTo: 'تُرسل رسائل حسابك (إعادة تعيين كلمة المرور والتنبيهات الأمنية) إلى {email}.',
     passwordHeading: 'كلمة المرور',
     currentPassword: 'كلمة المرور الحالية',
     newPassword: 'كلمة المرور الجديدة',

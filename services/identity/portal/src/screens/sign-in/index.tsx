@@ -5,5 +5,5 @@ import { completeSecondStep, loadSession, type PortalSession, signIn } from '../
 
 export function SignInScreen(props: { onSignedIn: (session: PortalSession) => void }) {
   const t = useMessages(signInMessages);
-  return <SignInForm title={t('title')} intro={t('intro')} loginPath="/portal/login" signIn={signIn} completeSecondStep={completeSecondStep} loadSession={loadSession} onSignedIn={props.onSignedIn} />;
+  return <SignInForm title={t('title')} intro={t('intro')} loginPath="/portal/login" forgotPasswordHref="/password-reset" signIn={signIn} completeSecondStep={completeSecondStep} loadSession={loadSession} onSignedIn={props.onSignedIn} />;
 }

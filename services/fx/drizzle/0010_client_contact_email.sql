@@ -1,0 +1,1 @@
+ALTER TABLE "fx"."api_clients" ADD COLUMN "email" text;

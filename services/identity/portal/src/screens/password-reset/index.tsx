@@ -1,0 +1,165 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, ApiError } from '../../../../web-shared/api.js';
+import { ErrorNotice, LanguageToggle, NewPasswordField } from '../../../../web-shared/components/index.js';
+import { useLanguage, useMessages } from '../../../../web-shared/i18n.js';
+import { Link } from '../../../../web-shared/router.js';
+import { loadSession, type PortalSession } from '../../session.js';
+import { passwordResetMessages } from './messages.js';
+
+const UNUSABLE = ['RESET_LINK_NOT_FOUND', 'RESET_LINK_EXPIRED', 'RESET_LINK_USED'] as const;
+type UnusableCode = (typeof UNUSABLE)[number];
+const unusableCode = (error: unknown): UnusableCode | undefined => (error instanceof ApiError ? UNUSABLE.find((code) => code === error.code) : undefined);
+
+/** The token travels in the link's fragment, which browsers never send to a server. */
+const tokenFromLocation = () => decodeURIComponent(window.location.hash.replace(/^#/, ''));
+
+function RequestForm() {
+  const t = useMessages(passwordResetMessages);
+  const { language } = useLanguage();
+  const [email, setEmail] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [sent, setSent] = useState(false);
+  const [error, setError] = useState<unknown>();
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      await api('POST', '/portal/password-reset', { body: { email: email.trim() }, quietUnauthenticated: true, language });
+      setSent(true);
+    } catch (failure) {
+      setError(failure);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form class="card sign-in-card" onSubmit={(event) => void submit(event)} aria-describedby="reset-intro" data-testid="password-reset-request">
+      <h1>{t('requestTitle')}</h1>
+      <p id="reset-intro" class="muted">
+        {t('requestIntro')}
+      </p>
+      {error !== undefined && <ErrorNotice error={error} />}
+      {sent ? (
+        <div class="notice" role="status" data-testid="password-reset-sent">
+          <p>{t('sent')}</p>
+        </div>
+      ) : (
+        <>
+          <div class="field">
+            <label for="reset-email">{t('email')}</label>
+            <input id="reset-email" type="email" autocomplete="username" required dir="ltr" value={email} onInput={(event) => setEmail(event.currentTarget.value)} />
+          </div>
+          <button type="submit" class="button button-primary button-wide" disabled={busy}>
+            {busy ? t('sending') : t('send')}
+          </button>
+        </>
+      )}
+      <Link href="/sign-in">{t('toSignIn')}</Link>
+    </form>
+  );
+}
+
+function ChooseForm(props: { token: string; onSignedIn: (session: PortalSession) => void; onUnusable: (code: UnusableCode) => void }) {
+  const t = useMessages(passwordResetMessages);
+  const { language } = useLanguage();
+  const [password, setPassword] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [secondFactorOwed, setSecondFactorOwed] = useState(false);
+  const [error, setError] = useState<unknown>();
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      const answer = await api<{ secondFactorRequired?: boolean }>('POST', '/portal/password-reset/confirm', { body: { token: props.token, password }, quietUnauthenticated: true, language });
+      if (answer.secondFactorRequired) {
+        setSecondFactorOwed(true);
+        return;
+      }
+      const session = await loadSession();
+      if (session) props.onSignedIn(session);
+    } catch (failure) {
+      const code = unusableCode(failure);
+      if (code) props.onUnusable(code);
+      else setError(failure);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  if (secondFactorOwed) {
+    return (
+      <div class="card sign-in-card">
+        <h1>{t('chooseTitle')}</h1>
+        <div class="notice" role="status">
+          <p>{t('secondFactorOwed')}</p>
+        </div>
+        <Link href="/sign-in">{t('toSignIn')}</Link>
+      </div>
+    );
+  }
+  return (
+    <form class="card sign-in-card" onSubmit={(event) => void submit(event)} aria-describedby="choose-intro" data-testid="password-reset-choose">
+      <h1>{t('chooseTitle')}</h1>
+      <p id="choose-intro" class="muted">
+        {t('chooseIntro')}
+      </p>
+      {error !== undefined && <ErrorNotice error={error} />}
+      <NewPasswordField id="reset-password" label={t('password')} hint={t('passwordHint')} value={password} onInput={setPassword} />
+      <button type="submit" class="button button-primary button-wide" disabled={busy}>
+        {busy ? t('saving') : t('save')}
+      </button>
+    </form>
+  );
+}
+
+/**
+ * "Forgot password?": without a token, the form that mails a link; with the link's token in the
+ * fragment, the new password, which signs in. A spent or expired link says what to do next.
+ */
+export function PasswordResetScreen(props: { onSignedIn: (session: PortalSession) => void }) {
+  const t = useMessages(passwordResetMessages);
+  const [token, setToken] = useState(tokenFromLocation);
+  const [unusable, setUnusable] = useState<UnusableCode>();
+  useEffect(() => {
+    // A link opened in the tab already showing this page changes only the fragment: no reload.
+    const follow = () => {
+      setUnusable(undefined);
+      setToken(tokenFromLocation());
+    };
+    window.addEventListener('hashchange', follow);
+    return () => window.removeEventListener('hashchange', follow);
+  }, []);
+  const requestAnother = () => {
+    window.history.replaceState(null, '', window.location.pathname);
+    setUnusable(undefined);
+    setToken('');
+  };
+  return (
+    <main class="sign-in" id="main">
+      <div class="sign-in-language">
+        <LanguageToggle />
+      </div>
+      {unusable ? (
+        <div class="card sign-in-card" data-testid="password-reset-unusable" data-code={unusable}>
+          <h1>{t('unusableTitle')}</h1>
+          <div class="notice notice-error" role="alert">
+            <p>{t(unusable)}</p>
+          </div>
+          <button type="button" class="button button-primary button-wide" onClick={requestAnother}>
+            {t('requestAnother')}
+          </button>
+          <Link href="/sign-in">{t('toSignIn')}</Link>
+        </div>
+      ) : token ? (
+        <ChooseForm token={token} onSignedIn={props.onSignedIn} onUnusable={setUnusable} />
+      ) : (
+        <RequestForm />
+      )}
+    </main>
+  );
+}

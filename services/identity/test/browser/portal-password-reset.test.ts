@@ -1,0 +1,67 @@
+/// <reference lib="dom" />
+import { readFileSync } from 'node:fs';
+import { simpleParser } from 'mailparser';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeEmbeddedOnly } from '@svc/db/testing';
+import { API, buildPortal, createTenant, launchChromium, openPage, portalSessionToken, screenshotPath, startIdentity, tearDownPortalTest, type IdentityService, type TenantAdmin, type WatchedPage } from './portal-fixture.js';
+
+const NEW_PASSWORD = 'a new portal passphrase 31';
+
+// The issue's first run: identity on the embedded default (no SMTP_URL) writes the mail as an
+// .eml file and names it in its log; the reader follows the link in it to a new password.
+describeEmbeddedOnly('partner portal: forgot password in Chromium, through the .eml the log names', () => {
+  let webRoot = '';
+  let service: IdentityService;
+  let browser: Browser;
+  let admin: TenantAdmin;
+  const opened: WatchedPage[] = [];
+
+  beforeAll(async () => {
+    webRoot = buildPortal();
+    // Info, as an operator runs it: the line naming the .eml file is an info line.
+    service = await startIdentity(webRoot, { LOG_LEVEL: 'info' });
+    admin = await service.whileStopped(() => createTenant(service, { name: 'Reset Bank' }));
+    browser = await launchChromium();
+  }, 240_000);
+  afterAll(() => tearDownPortalTest({ opened, browser, service, webRoot }));
+
+  it('"Forgot password?" → the mailed link → a new password → signed in, and the old session is gone', async () => {
+    const oldSession = await portalSessionToken(service.baseUrl, admin.email);
+    // The spent link's 410 is logged by Chromium as a failed load; the page answering it is what is tested.
+    const watched = await openPage(browser, { width: 1280, ignoreConsole: /status of 410/ });
+    opened.push(watched);
+    const { page } = watched;
+    await page.goto(`${service.baseUrl}/portal/sign-in`);
+    await page.locator('a.sign-in-forgot').click();
+    await page.locator('#reset-email').fill(admin.email);
+    await page.locator('[data-testid=password-reset-request] button[type=submit]').click();
+    await page.locator('[data-testid=password-reset-sent]').waitFor();
+    await page.screenshot({ path: screenshotPath('portal-password-reset-sent') });
+
+    // The log line names the file and the subject.
+    let file = '';
+    await expect.poll(() => (file = /mail written to (\S+\.eml): Reset your password/.exec(service.output())?.[1] ?? ''), { timeout: 30_000 }).not.toBe('');
+    const mail = await simpleParser(readFileSync(file));
+    expect(mail.to && !Array.isArray(mail.to) ? mail.to.text : '').toBe(admin.email);
+    const link = /https?:\/\/\S+(\/portal\/password-reset#[A-Za-z0-9_-]{43})/.exec(mail.text ?? '');
+    expect(link?.[1]).toBeDefined();
+
+    await page.goto(`${service.baseUrl}${link?.[1] ?? ''}`);
+    await page.locator('#reset-password').fill(NEW_PASSWORD);
+    await page.screenshot({ path: screenshotPath('portal-password-reset-choose') });
+    await page.locator('[data-testid=password-reset-choose] button[type=submit]').click();
+    await page.locator('nav.sections').waitFor();
+    expect(new URL(page.url()).pathname).toBe('/portal/cases');
+
+    const old = await fetch(`${service.baseUrl}${API}/portal/session`, { headers: { authorization: `Bearer ${oldSession}` } });
+    expect(old.status).toBe(401);
+    // The link works once: opened again, the page says what to do.
+    await page.goto(`${service.baseUrl}${link?.[1] ?? ''}`);
+    await page.locator('#reset-password').fill('yet another portal passphrase');
+    await page.locator('[data-testid=password-reset-choose] button[type=submit]').click();
+    await expect.poll(() => page.locator('[data-testid=password-reset-unusable]').getAttribute('data-code')).toBe('RESET_LINK_USED');
+    await page.screenshot({ path: screenshotPath('portal-password-reset-used') });
+    expect(await watched.problems()).toEqual([]);
+  });
+});

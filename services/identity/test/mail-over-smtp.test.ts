@@ -1,0 +1,244 @@
+import { randomUUID } from 'node:crypto';
+import { startSmtpSink, type SmtpSink } from '@svc/mailer/testing';
+import { and, eq } from 'drizzle-orm';
+import type { ParsedMail } from 'mailparser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditLog, loginThrottle } from '../src/db/schema.js';
+import { createTenant } from '../src/domain/tenants/tenants.js';
+import { makeCertificate } from './certificates.js';
+import { BASE, buildTestApp, manualClock, PASSWORD, type TestApp } from './helpers.js';
+
+const NEW_PASSWORD = 'a freshly chosen passphrase 7';
+const HOUR = 3_600_000;
+const FROM = '"Acme Verification" <no-reply@mail.example.test>';
+
+describe('mails over a real SMTP server: forgot password, invitations', () => {
+  let test: TestApp;
+  let sink: SmtpSink;
+  const clock = manualClock(new Date('2026-11-28T10:00:00Z'));
+  // Each test its own network address: the per-IP limit is not what most of them are about.
+  let nextAddress = 1;
+  const remoteAddress = () => `10.0.${Math.floor(nextAddress / 250)}.${(nextAddress++ % 250) + 1}`;
+
+  beforeAll(async () => {
+    const certificate = await makeCertificate({ cn: 'localhost', dnsNames: ['localhost'] });
+    sink = await startSmtpSink({ certPem: certificate.certPem, keyPem: certificate.keyPem });
+    test = await buildTestApp(
+      { SMTP_URL: sink.url, MAIL_FROM: FROM, MAIL_REPLY_TO: 'support@example.test', PUBLIC_BASE_URL: 'https://kyc.example.test', MAIL_RETRY_SCHEDULE_MS: '0,1000' },
+      { clock: clock.now, smtpCa: certificate.certPem },
+    );
+  });
+  afterAll(async () => {
+    await test?.close();
+    await sink?.stop();
+  });
+
+  async function newUser() {
+    const email = `user-${randomUUID()}@example.com`;
+    const { tenantId, adminUserId } = await test.db.transaction((tx) => createTenant(tx, { name: 'Acme', adminEmail: email, adminPassword: PASSWORD }, clock.now()));
+    return { email, tenantId, userId: adminUserId };
+  }
+  const forgot = (email: string, headers: Record<string, string> = {}, address = remoteAddress()) =>
+    test.app.inject({ method: 'POST', url: `${BASE}/portal/password-reset`, payload: { email }, headers, remoteAddress: address });
+  const confirm = (token: string, password = NEW_PASSWORD) => test.app.inject({ method: 'POST', url: `${BASE}/portal/password-reset/confirm`, payload: { token, password } });
+  const signIn = (email: string, password: string) => test.app.inject({ method: 'POST', url: `${BASE}/portal/login`, payload: { email, password } });
+  const whoAmI = (token: string) => test.app.inject({ method: 'GET', url: `${BASE}/portal/session`, headers: { authorization: `Bearer ${token}` } });
+
+  /** Sends what is due and waits until a mail to `to` with this subject arrived. */
+  async function mailTo(to: string, subject: string | RegExp): Promise<ParsedMail> {
+    let found: ParsedMail | undefined;
+    await expect
+      .poll(async () => {
+        await test.worker.sendMails();
+        found = sink.messages.find((message) => message.to && !Array.isArray(message.to) && message.to.text === to && (typeof subject === 'string' ? message.subject === subject : subject.test(message.subject ?? '')));
+        return found !== undefined;
+      }, { timeout: 30_000 })
+      .toBe(true);
+    return found as ParsedMail;
+  }
+  const tokenIn = (mail: ParsedMail) => {
+    const match = /https:\/\/kyc\.example\.test\/portal\/password-reset#([A-Za-z0-9_-]{43})/.exec(mail.text ?? '');
+    if (!match?.[1]) throw new Error(`no reset link in: ${mail.text}`);
+    return match[1];
+  };
+
+  it('mails an English reset link with From, To, Reply-To, a stable Message-ID, a text and an HTML part, through STARTTLS and AUTH', async () => {
+    const { email } = await newUser();
+    const response = await forgot(email, { 'accept-language': 'en-GB,en;q=0.9' });
+    expect(response.statusCode).toBe(202);
+    expect(response.json()).toEqual({ message: expect.stringContaining('If the address has an account') });
+    const mail = await mailTo(email, 'Reset your password');
+    expect(mail.from?.value).toEqual([{ address: 'no-reply@mail.example.test', name: 'Acme Verification' }]);
+    expect(mail.replyTo?.text).toBe('support@example.test');
+    expect(mail.messageId).toMatch(/^<mail-[0-9a-f-]{36}@mail\.example\.test>$/);
+    expect(mail.text).toContain('within 60 minutes');
+    expect(mail.html).toContain('dir="ltr"');
+    expect(mail.html).not.toMatch(/<img|<link|<script|src=/i);
+    expect(mail.html).toContain(`https://kyc.example.test/portal/password-reset#${tokenIn(mail)}`);
+    expect(sink.sessions.length).toBeGreaterThan(0);
+    expect(sink.sessions.every((session) => session.secure)).toBe(true);
+  });
+
+  it('writes to an Arabic reader in Arabic, right to left', async () => {
+    const { email } = await newUser();
+    expect((await forgot(email, { 'accept-language': 'ar-SY,ar;q=0.9,en;q=0.5' })).statusCode).toBe(202);
+    const mail = await mailTo(email, 'إعادة تعيين كلمة المرور');
+    expect(mail.html).toContain('dir="rtl"');
+    expect(mail.html).toContain('lang="ar"');
+    expect(mail.text).toContain('دقيقة');
+    expect(mail.headers.get('content-language')).toBe('ar');
+    expect(tokenIn(mail)).toHaveLength(43);
+  });
+
+  it('sets the new password from the link: other sessions end, the lockout is cleared, password.reset is audited, a notice is mailed, and the link works once', async () => {
+    const { email, tenantId, userId } = await newUser();
+    const oldSession = (await signIn(email, PASSWORD)).json<{ sessionToken: string }>().sessionToken;
+    for (let attempt = 0; attempt < 5; attempt++) await signIn(email, 'not the password at all');
+    expect((await signIn(email, PASSWORD)).statusCode).toBe(429);
+    await forgot(email);
+    const token = tokenIn(await mailTo(email, 'Reset your password'));
+
+    const confirmed = await confirm(token);
+    expect(confirmed.statusCode, confirmed.body).toBe(200);
+    const newSession = confirmed.json<{ sessionToken: string }>().sessionToken;
+    expect((await whoAmI(newSession)).statusCode).toBe(200);
+    expect((await whoAmI(oldSession)).statusCode).toBe(401);
+    expect(await test.db.select().from(loginThrottle).where(eq(loginThrottle.email, email))).toEqual([]);
+    expect((await signIn(email, NEW_PASSWORD)).statusCode).toBe(200);
+    expect((await signIn(email, PASSWORD)).statusCode).toBe(401);
+    const audits = await test.db.select({ actor: auditLog.actor }).from(auditLog).where(and(eq(auditLog.tenantId, tenantId), eq(auditLog.action, 'password.reset')));
+    expect(audits).toEqual([{ actor: `user:${userId}` }]);
+    const notice = await mailTo(email, 'Your password was changed');
+    expect(notice.text).toContain(email);
+    expect(notice.text).not.toMatch(/password-reset#/);
+
+    const again = await confirm(token, 'yet another passphrase 99');
+    expect(again.statusCode).toBe(410);
+    expect(again.json()).toMatchObject({ code: 'RESET_LINK_USED' });
+  });
+
+  it('answers 404 for an unknown link, 410 for an expired one, 400 for a weak password', async () => {
+    const unknown = await confirm('A'.repeat(43));
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.headers['content-type']).toContain('application/problem+json');
+    expect(unknown.json()).toMatchObject({ code: 'RESET_LINK_NOT_FOUND' });
+    expect((await confirm('short')).statusCode).toBe(400);
+
+    const { email } = await newUser();
+    await forgot(email);
+    const token = tokenIn(await mailTo(email, 'Reset your password'));
+    expect((await confirm(token, 'password1234')).statusCode).toBe(400);
+    clock.advance(60 * 60_000);
+    const expired = await confirm(token);
+    expect(expired.statusCode).toBe(410);
+    expect(expired.json()).toMatchObject({ code: 'RESET_LINK_EXPIRED' });
+  });
+
+  it('answers an unknown address exactly as a known one, and mails nothing', async () => {
+    const { email } = await newUser();
+    const stranger = `nobody-${randomUUID()}@example.com`;
+    const known = await forgot(email);
+    const unknown = await forgot(stranger);
+    expect(unknown.statusCode).toBe(known.statusCode);
+    expect(unknown.body).toBe(known.body);
+    await mailTo(email, 'Reset your password');
+    expect(sink.messages.some((message) => message.to && !Array.isArray(message.to) && message.to.text === stranger)).toBe(false);
+  });
+
+  it('takes about the same time for a known and an unknown address (median of 20 under 50 ms apart)', async () => {
+    const { email } = await newUser();
+    const timed = async (address: string) => {
+      // A fresh hour each time, so the limits never answer in place of the work.
+      clock.advance(HOUR + 1000);
+      const started = process.hrtime.bigint();
+      const response = await forgot(address);
+      const elapsed = Number(process.hrtime.bigint() - started) / 1e6;
+      expect(response.statusCode).toBe(202);
+      return elapsed;
+    };
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+    const knownTimes: number[] = [];
+    const unknownTimes: number[] = [];
+    for (let round = 0; round < 20; round++) {
+      knownTimes.push(await timed(email));
+      unknownTimes.push(await timed(`nobody-${round}-${randomUUID()}@example.com`));
+    }
+    expect(Math.abs(median(knownTimes) - median(unknownTimes))).toBeLessThan(50);
+  });
+
+  it('allows 3 requests per address and 10 per IP address an hour, then answers 429 with Retry-After', async () => {
+    clock.advance(HOUR + 1000);
+    const { email } = await newUser();
+    for (let request = 0; request < 3; request++) expect((await forgot(email)).statusCode).toBe(202);
+    const limited = await forgot(email);
+    expect(limited.statusCode).toBe(429);
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    expect(limited.json()).toMatchObject({ code: 'RATE_LIMITED' });
+
+    const address = remoteAddress();
+    for (let request = 0; request < 10; request++) expect((await forgot(`someone-${request}@example.com`, {}, address)).statusCode).toBe(202);
+    expect((await forgot('someone-else@example.com', {}, address)).statusCode).toBe(429);
+    clock.advance(HOUR + 1000);
+    expect((await forgot('someone-else@example.com', {}, address)).statusCode).toBe(202);
+  });
+
+  it('keeps mails while the SMTP server is down, reports mail degraded, and delivers each exactly once when it is back', async () => {
+    clock.advance(HOUR + 1000);
+    const queued = async () => (await test.app.inject({ method: 'GET', url: '/health' })).json<{ checks: { mail: { queued: number } } }>().checks.mail.queued;
+    // What the earlier tests queued goes out first, so the backlog below is these three alone.
+    await expect.poll(async () => (await test.worker.sendMails()) + (await queued()), { timeout: 60_000 }).toBe(0);
+    const users = await Promise.all([newUser(), newUser(), newUser()]);
+    await sink.stop();
+    for (const user of users) expect((await forgot(user.email)).statusCode).toBe(202);
+    await test.worker.sendMails();
+    const health = await test.app.inject({ method: 'GET', url: '/health' });
+    expect(health.json()).toMatchObject({ status: 'degraded', checks: { mail: { transport: 'smtp', queued: 3, retrying: 3 } } });
+
+    await sink.start();
+    clock.advance(2000);
+    const arrived = await Promise.all(users.map((user) => mailTo(user.email, 'Reset your password')));
+    // Later runs find nothing more to send: each Message-ID arrived once.
+    await test.worker.sendMails();
+    const ids = arrived.map((mail) => mail.messageId);
+    for (const id of ids) expect(sink.messages.filter((message) => message.messageId === id)).toHaveLength(1);
+    const after = await test.app.inject({ method: 'GET', url: '/health' });
+    expect(after.json()).toMatchObject({ checks: { mail: { queued: 0, retrying: 0 } } });
+  });
+
+  it('mails each invitation to the invited address with the same link the admin sees, again on a re-invite', async () => {
+    const { email } = await newUser();
+    const session = (await signIn(email, PASSWORD)).json<{ sessionToken: string }>().sessionToken;
+    const colleague = `colleague-${randomUUID()}@example.com`;
+    const invite = (language: string) =>
+      test.app.inject({ method: 'POST', url: `${BASE}/portal/team/invitations`, headers: { authorization: `Bearer ${session}`, 'accept-language': language }, payload: { email: colleague, role: 'PartnerReadOnly' } });
+    const first = await invite('en');
+    expect(first.statusCode, first.body).toBe(201);
+    const firstMail = await mailTo(colleague, "You are invited to Acme's partner portal");
+    const linkOf = (mail: ParsedMail) => /https:\/\/kyc\.example\.test\/portal\/invitations#\S+/.exec(mail.text ?? '')?.[0];
+    expect(linkOf(firstMail)).toBe(first.json<{ invitationUrl: string }>().invitationUrl);
+    expect(firstMail.text).toContain('PartnerReadOnly');
+
+    const second = await invite('ar');
+    const secondMail = await mailTo(colleague, /دعوة/);
+    expect(secondMail.html).toContain('dir="rtl"');
+    expect(linkOf(secondMail)).toBe(second.json<{ invitationUrl: string }>().invitationUrl);
+    expect(linkOf(secondMail)).not.toBe(linkOf(firstMail));
+    expect(secondMail.messageId).not.toBe(firstMail.messageId);
+  });
+
+  it('sends a security notice to the account\'s own address when its password is changed from the account screen', async () => {
+    const { email } = await newUser();
+    const session = (await signIn(email, PASSWORD)).json<{ sessionToken: string }>().sessionToken;
+    const changed = await test.app.inject({
+      method: 'POST',
+      url: `${BASE}/portal/account/password`,
+      headers: { authorization: `Bearer ${session}`, 'accept-language': 'ar' },
+      payload: { currentPassword: PASSWORD, newPassword: NEW_PASSWORD },
+    });
+    expect(changed.statusCode, changed.body).toBe(200);
+    const notice = await mailTo(email, 'تم تغيير كلمة المرور');
+    expect(notice.text).toContain(email);
+    expect(notice.html).toContain('dir="rtl"');
+    expect(notice.text).toContain('https://kyc.example.test/portal/');
+  });
+});
