@@ -67,7 +67,7 @@ export async function buildApp(dependencies: FxAppDependencies): Promise<Service
       staleAfterSeconds: config.FX_STALE_SOURCE_SECONDS,
       isDemo: () => isDemoData(database.db),
       rateLimitStore: () => limiter.current?.store() ?? 'memory',
-      upstreams: () => ({ sources: upstream.runner?.upstreams() ?? [], stalePrices: upstream.runner?.stale() ?? [] }),
+      upstreams: async () => (await upstream.runner?.upstreams()) ?? { sources: [], stalePrices: [] },
     }),
   });
   const limits = limitsConfiguration(config);

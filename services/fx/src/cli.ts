@@ -12,6 +12,7 @@ import { DEMO_DAYS, demoSeedOptions } from './domain/rates/embedded-first-start.
 import { fxRuntime } from './service-runtime.js';
 import { createLiveRecorder } from './domain/live/live-recorder.js';
 import { loadSourcesFile } from './sources/sources-file.js';
+import { SourceLease } from './workers/source-lease.js';
 import { SourceRunner } from './workers/source-runner.js';
 import { SUPPORTED_CURRENCIES } from './domain/rates/currencies.js';
 
@@ -97,6 +98,8 @@ const COMMANDS: Record<string, CliCommand<Context>> = {
         onIngested: async () => {},
         allowPrivateTargets: config.FX_SOURCES_ALLOW_PRIVATE_TARGETS,
         timeoutMs: config.FX_SOURCES_TIMEOUT_MS,
+        // Never taken: sources:test fetches once without the fleet's lease and ingests nothing.
+        lease: new SourceLease(db, config.FX_SOURCES_LEASE_SECONDS),
       });
       try {
         const { quotes, combined } = await runner.testSource(text(flags, 'name')).catch((error: Error) => {

@@ -23,6 +23,8 @@ export const fxEnvironmentSchema = baseServiceEnvironment(3002)
     FX_SOURCES_ALLOW_PRIVATE_TARGETS: z.preprocess(emptyAsUndefined, z.enum(['true', 'false']).default('false').transform((value) => value === 'true')),
     /** Time limit of one source fetch, connection included. */
     FX_SOURCES_TIMEOUT_MS: positiveInteger(10_000),
+    /** How long the instance fetching the sources keeps the job without renewing it (it renews every second); longer than a fetch's timeout. */
+    FX_SOURCES_LEASE_SECONDS: positiveInteger(30),
     /** The Syrian pound redenomination: from this UTC date, 1 new pound = FACTOR old pounds. */
     FX_REDENOMINATION_DATE: z.preprocess(emptyAsUndefined, z.iso.date().default('2026-01-01')),
     FX_REDENOMINATION_FACTOR: positiveInteger(100),

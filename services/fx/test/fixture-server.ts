@@ -14,10 +14,12 @@ export interface Answer {
 export async function startFixtureServer(initial: Record<string, Answer> = {}) {
   const answers = new Map(Object.entries(initial));
   const hits = new Map<string, number>();
+  const times = new Map<string, number[]>();
   const lastHeaders = new Map<string, Record<string, string | string[] | undefined>>();
   const server: Server = createServer((request, response) => {
     const path = new URL(request.url ?? '/', 'http://fixture').pathname;
     hits.set(path, (hits.get(path) ?? 0) + 1);
+    times.set(path, [...(times.get(path) ?? []), Date.now()]);
     lastHeaders.set(path, request.headers);
     const answer = answers.get(path) ?? { status: 404, body: 'not found' };
     response.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers }).end(answer.body);
@@ -30,6 +32,8 @@ export async function startFixtureServer(initial: Record<string, Answer> = {}) {
       answers.set(path, value);
     },
     hits: (path: string) => hits.get(path) ?? 0,
+    /** When each request for `path` arrived (ms since the epoch), oldest first. */
+    times: (path: string) => times.get(path) ?? [],
     headers: (path: string) => lastHeaders.get(path),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

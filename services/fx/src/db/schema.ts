@@ -194,5 +194,18 @@ export const streamEvents = fxSchema.table(
 /** The shared durable delivery queue (@svc/outbox), in fx's schema. */
 export const alertDeliveries = defineDeliveryTable(fxSchema, 'alert_deliveries');
 
-export const databaseSchema = { rateObservations, manualOverrides, outboxEvents, datasetFlags, cryptoPrices, goldPrices, apiClients, rateAlerts, usageCounters, alertDeliveries, streamEvents };
+/**
+ * Who fetches the FX_SOURCES_FILE sources (one row, `lease` = 'upstream-sources'): the instance whose lease
+ * has not run out, renewed every second. It writes every source's state here after each run, so any
+ * instance's /health reports what the fetching one saw.
+ */
+export const sourceLeases = fxSchema.table('source_leases', {
+  lease: text('lease').primaryKey(),
+  holder: text('holder').notNull(),
+  leaseUntil: timestamp('lease_until', { withTimezone: true, mode: 'date' }).notNull(),
+  /** SharedSourcesState (workers/source-lease.ts); null before the first run. */
+  state: jsonb('state'),
+});
+
+export const databaseSchema = { rateObservations, manualOverrides, outboxEvents, datasetFlags, cryptoPrices, goldPrices, apiClients, rateAlerts, usageCounters, alertDeliveries, streamEvents, sourceLeases };
 export type FxDatabaseSchema = typeof databaseSchema;

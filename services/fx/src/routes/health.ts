@@ -14,7 +14,7 @@ export interface FxHealthOptions {
   /** Which store the rate limiter counts in right now. */
   rateLimitStore: () => 'redis' | 'memory' | 'memory-fallback';
   /** The sources of FX_SOURCES_FILE (none when unset) and the prices they leave stale. */
-  upstreams: () => { sources: UpstreamStatus[]; stalePrices: string[] };
+  upstreams: () => Promise<{ sources: UpstreamStatus[]; stalePrices: string[] }>;
 }
 
 const sourceSchema = z.object({ lastUpdateUtc: z.string().nullable(), ageSeconds: z.number().int().nullable(), stale: z.boolean() });
@@ -54,7 +54,7 @@ export function fxHealthExtension(options: FxHealthOptions): HealthExtension {
         ? await sourceFreshness(options.database.db, options.clock(), options.staleAfterSeconds).catch(() => ({ CBS: stale, MARKET: stale }))
         : { CBS: stale, MARKET: stale };
       const rateLimitStore = options.rateLimitStore();
-      const upstreams = options.upstreams();
+      const upstreams = await options.upstreams();
       return {
         degraded: sources.CBS.stale || sources.MARKET.stale || rateLimitStore === 'memory-fallback' || upstreams.sources.some((source) => source.stale),
         members: { demo: databaseUp ? await options.isDemo().catch(() => false) : false },

@@ -11,6 +11,7 @@ import { fetchSourceQuotes, SourceFetchError, symbolsOf } from '../sources/fetch
 import { publishCombined } from '../sources/publish-combined.js';
 import { cryptoKey, GOLD_KEY, type Quote } from '../sources/quotes.js';
 import type { ResolvedSource, ResolvedSources } from '../sources/sources-file.js';
+import type { SharedSourcesState, SourceLease } from './source-lease.js';
 
 /** One configured source as /health lists it. */
 export interface UpstreamStatus {
@@ -55,6 +56,13 @@ export interface SourceRunnerOptions {
   allowPrivateTargets: boolean;
   timeoutMs: number;
   registry?: Registry;
+  /** Fleet-wide: only its holder fetches; every instance reports the state the holder wrote. */
+  lease: SourceLease;
+}
+
+export interface UpstreamsReport {
+  sources: UpstreamStatus[];
+  stalePrices: string[];
 }
 
 /**
@@ -71,6 +79,8 @@ export class SourceRunner {
   private dispatcher: Dispatcher | null = null;
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
+  /** Whether this instance held the lease at its last tick. */
+  private leading = false;
   private readonly metrics: { fetches?: Counter<'source' | 'outcome'>; latency?: Histogram<'source'> } = {};
 
   constructor(private readonly options: SourceRunnerOptions) {
@@ -94,9 +104,18 @@ export class SourceRunner {
     this.timer = null;
     await this.running;
     await this.dispatcher?.close();
+    if (this.leading) {
+      this.leading = false;
+      await this.options.lease.release().catch((error: unknown) => this.options.log.warn({ err: error }, 'could not release the upstream sources lease; another instance takes over when it runs out'));
+    }
   }
 
-  /** Polls the sources whose next attempt is due, then publishes what changed. Overlapping calls share one run. */
+  /** Whether this instance fetches the sources now (holds the lease). */
+  get isFetching(): boolean {
+    return this.leading;
+  }
+
+  /** Renews or takes the lease; when held, polls the sources whose next attempt is due, then publishes what changed. Overlapping calls share one run. */
   async pollDue(): Promise<void> {
     if (this.running) return this.running;
     this.running = this.run().finally(() => {
@@ -115,29 +134,66 @@ export class SourceRunner {
     return { quotes, combined };
   }
 
-  upstreams(): UpstreamStatus[] {
+  /** Every source as the fetching instance (maybe another) last wrote it: the same answer on every instance. */
+  async upstreams(): Promise<UpstreamsReport> {
+    // Unreadable (database down): every source is listed, unknown and so stale, rather than hidden.
+    const shared = await this.options.lease.readState().catch(() => null);
+    const byName = new Map((shared?.sources ?? []).map((entry) => [entry.name, entry]));
     const now = this.options.clock().getTime();
-    return this.states.map(({ source, lastSuccess, lastError, quotes, nextAttemptAt }) => {
-      const newest = quotes.length > 0 ? Math.max(...quotes.map((quote) => quote.observedAt.getTime())) : lastSuccess?.getTime();
+    const sources = this.states.map(({ source }) => {
+      const entry = byName.get(source.name);
+      const newest = entry?.newestUtc ? Date.parse(entry.newestUtc) : undefined;
       const ageSeconds = newest === undefined ? null : Math.max(0, Math.floor((now - newest) / 1000));
       return {
         name: source.name,
         kind: source.kind,
         connector: source.connector ?? null,
         proxy: source.kind === 'gold' && symbolsOf(source).includes('PAXG'),
-        lastSuccessUtc: lastSuccess?.toISOString() ?? null,
-        lastError,
+        lastSuccessUtc: entry?.lastSuccessUtc ?? null,
+        lastError: entry?.lastError ?? null,
         ageSeconds,
         stale: ageSeconds === null || ageSeconds * 1000 > this.maxAgeMs(source),
-        contributing: this.contributing.has(source.name),
-        nextAttemptUtc: new Date(nextAttemptAt).toISOString(),
+        contributing: entry?.contributing ?? false,
+        nextAttemptUtc: entry?.nextAttemptUtc ?? new Date(now).toISOString(),
       };
     });
+    return { sources, stalePrices: shared?.stalePrices ?? [] };
   }
 
-  /** Prices whose sources do not agree now, or have no fresh quote: the served value is the previous one. */
-  stale(): string[] {
-    return [...this.stalePrices].sort();
+  /** What the other instances report: each source's state, the prices left stale, and what was published (so a taker-over does not write it again). */
+  private sharedState(): SharedSourcesState {
+    return {
+      sources: this.states.map(({ source, lastSuccess, lastError, consecutiveFailures, quotes, nextAttemptAt }) => {
+        const newest = quotes.length > 0 ? Math.max(...quotes.map((quote) => quote.observedAt.getTime())) : lastSuccess?.getTime();
+        return {
+          name: source.name,
+          lastSuccessUtc: lastSuccess?.toISOString() ?? null,
+          lastError,
+          consecutiveFailures,
+          newestUtc: newest === undefined ? null : new Date(newest).toISOString(),
+          contributing: this.contributing.has(source.name),
+          nextAttemptUtc: new Date(nextAttemptAt).toISOString(),
+        };
+      }),
+      stalePrices: [...this.stalePrices].sort(),
+      publishedAt: Object.fromEntries(this.lastPublishedAt),
+    };
+  }
+
+  /** On taking the lease over: carry on the schedule, backoff and published prices of the previous holder. */
+  private async resume(): Promise<void> {
+    const shared = await this.options.lease.readState();
+    if (!shared) return;
+    for (const state of this.states) {
+      const entry = shared.sources.find((candidate) => candidate.name === state.source.name);
+      if (!entry) continue;
+      state.lastSuccess = entry.lastSuccessUtc ? new Date(entry.lastSuccessUtc) : null;
+      state.lastError = entry.lastError;
+      state.consecutiveFailures = entry.consecutiveFailures;
+      state.nextAttemptAt = Date.parse(entry.nextAttemptUtc);
+    }
+    for (const [key, at] of Object.entries(shared.publishedAt)) this.lastPublishedAt.set(key, Math.max(at, this.lastPublishedAt.get(key) ?? 0));
+    this.stalePrices = new Set(shared.stalePrices);
   }
 
   private maxAgeMs(source: ResolvedSource): number {
@@ -150,11 +206,22 @@ export class SourceRunner {
   }
 
   private async run(): Promise<void> {
+    let holds: boolean;
+    try {
+      holds = await this.options.lease.acquire();
+      if (holds && !this.leading) await this.resume();
+    } catch (error) {
+      this.options.log.warn({ err: error }, 'upstream sources lease check failed; not fetching this tick');
+      return;
+    }
+    this.leading = holds;
+    if (!holds) return;
     const now = this.options.clock().getTime();
     const due = this.states.filter((state) => state.nextAttemptAt <= now);
     if (due.length === 0) return;
     await Promise.all(due.map((state) => this.poll(state)));
     await this.publish();
+    await this.options.lease.writeState(this.sharedState()).catch((error: unknown) => this.options.log.warn({ err: error }, 'could not share the upstream sources state'));
   }
 
   private async poll(state: SourceState): Promise<void> {
@@ -227,9 +294,10 @@ export class SourceRunner {
       help: 'Age of the newest quote of each upstream source (absent before its first success).',
       labelNames: ['source'] as const,
       registers,
-      collect() {
+      async collect() {
+        const { sources } = await upstreams();
         this.reset();
-        for (const upstream of upstreams()) if (upstream.ageSeconds !== null) this.set({ source: upstream.name }, upstream.ageSeconds);
+        for (const upstream of sources) if (upstream.ageSeconds !== null) this.set({ source: upstream.name }, upstream.ageSeconds);
       },
     });
   }

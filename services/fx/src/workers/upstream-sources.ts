@@ -2,6 +2,7 @@ import { resolveUserPath } from '@svc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { FxConfig } from '../config.js';
 import { loadSourcesFile } from '../sources/sources-file.js';
+import { SourceLease } from './source-lease.js';
 import { SourceRunner } from './source-runner.js';
 import type { RatePollerWiring } from './rate-poller.js';
 
@@ -33,6 +34,7 @@ export async function startUpstreamSources(app: FastifyInstance, wiring: RatePol
     allowPrivateTargets: config.FX_SOURCES_ALLOW_PRIVATE_TARGETS,
     timeoutMs: config.FX_SOURCES_TIMEOUT_MS,
     registry: app.metrics.registry,
+    lease: new SourceLease(wiring.db, config.FX_SOURCES_LEASE_SECONDS),
   });
   app.log.info({ sources: runner.names }, 'upstream sources configured');
   app.addHook('onListen', () => runner.start());
