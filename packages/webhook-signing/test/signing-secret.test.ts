@@ -39,5 +39,15 @@ describe('secrets issued before, in base64url', () => {
 
   it('a secret that is not base64 after whsec_ has no Standard Webhooks key', () => {
     expect(() => standardWebhooksKey('whsec_not base64!')).toThrow(TypeError);
+    expect(() => toStandardWebhooksSecret('whsec_not base64!')).toThrow(TypeError);
+  });
+
+  it('decode any length as Node did: a lone last character is dropped', () => {
+    const odd = 'whsec_test_5pV9c2kQ8mZrT1xYwA3nB7dF0gH4jL6s';
+    expect(standardWebhooksKey(odd)).toEqual(Buffer.from(odd.slice(6), 'base64'));
+  });
+
+  it('are converted the same when pasted with surrounding white space, as copied from a password manager', () => {
+    expect(toStandardWebhooksSecret(`  ${LEGACY_SECRET}\n`)).toBe(toStandardWebhooksSecret(LEGACY_SECRET));
   });
 });

@@ -3,6 +3,18 @@ import { CopyButton } from '../../../../web-shared/components/index.js';
 import { useMessages } from '../../../../web-shared/i18n.js';
 import { webhookMessages } from './messages.js';
 
+/** A secret on one line, left to right in either language, with its copy button. */
+export function SecretValue(props: { value: string; testId: string; copyLabel: string }) {
+  return (
+    <div class="webhook-secret-value">
+      <code data-testid={props.testId} dir="ltr">
+        {props.value}
+      </code>
+      <CopyButton text={props.value} label={props.copyLabel} />
+    </div>
+  );
+}
+
 /**
  * A signing secret the API returns only once (creation, rotation): shown with a copy button and
  * the warning, until the user says it is stored. Nothing keeps it after that: no storage, no URL.
@@ -15,12 +27,8 @@ export function SecretPanel(props: { secret: string; onDone: () => void; childre
       <p class="notice-title" role="alert">
         {t('secretWarning')}
       </p>
-      <div class="webhook-secret-value">
-        <code data-testid="webhook-secret-value" dir="ltr">
-          {props.secret}
-        </code>
-        <CopyButton text={props.secret} label={t('copySecret')} />
-      </div>
+      <p data-testid="webhook-secret-standard">{t('secretStandard')}</p>
+      <SecretValue value={props.secret} testId="webhook-secret-value" copyLabel={t('copySecret')} />
       <div class="webhook-actions">
         <button type="button" class="button button-primary" onClick={props.onDone}>
           {t('secretStored')}

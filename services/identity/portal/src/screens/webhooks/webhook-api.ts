@@ -20,7 +20,13 @@ export const createEndpoint = (body: { url: string; eventTypes: string[] }) => a
 export const updateEndpoint = (id: string, body: { url: string; eventTypes: string[] }) => api<WebhookEndpoint>('PUT', endpointPath(id), { body });
 export const deleteEndpoint = (id: string) => api<undefined>('DELETE', endpointPath(id));
 export const setEndpointActive = (id: string, active: boolean) => api<undefined>('POST', `${endpointPath(id)}/${active ? 'activate' : 'deactivate'}`);
-export const rotateSecret = (id: string) => api<{ newSigningSecret: string }>('POST', `${endpointPath(id)}/rotate-secret`);
+/** The grace windows the portal offers; the API takes any number of seconds up to 7 days. */
+export const PREVIOUS_SECRET_GRACE_SECONDS = [3600, 86_400, 604_800] as const;
+export type PreviousSecretGrace = (typeof PREVIOUS_SECRET_GRACE_SECONDS)[number];
+
+/** Without a grace window no body is sent, so the old secret stops signing at once, as the spec says. */
+export const rotateSecret = (id: string, previousSecretValidSeconds?: PreviousSecretGrace) =>
+  api<{ newSigningSecret: string; previousSecretExpiresAt?: string }>('POST', `${endpointPath(id)}/rotate-secret`, previousSecretValidSeconds ? { body: { previousSecretValidSeconds } } : {});
 export const sendTestPing = (id: string) => api<WebhookDelivery>('POST', `${endpointPath(id)}/test`);
 export const retryDelivery = (id: string, deliveryId: string) => api<WebhookDelivery>('POST', `${endpointPath(id)}/deliveries/${encodeURIComponent(deliveryId)}/retry`);
 export const recoverDeliveries = (id: string, window: { since: string; until: string }) =>

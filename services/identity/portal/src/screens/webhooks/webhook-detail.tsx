@@ -7,8 +7,10 @@ import { useSession } from '../../session.js';
 import { DeliveryLog } from './delivery-log.js';
 import { eventDescriptions, webhookMessages, type WebhookMessageKey } from './messages.js';
 import { RecoverForm } from './recover-form.js';
+import { RotateGraceChoice } from './rotate-grace-choice.js';
 import { SecretPanel } from './secret-panel.js';
-import { deleteEndpoint, getEndpoint, rotateSecret, sendTestPing, setEndpointActive, updateEndpoint, WEBHOOK_EVENT_TYPES, type WebhookEndpoint } from './webhook-api.js';
+import { StandardSecretConverter } from './standard-secret-converter.js';
+import { deleteEndpoint, getEndpoint, rotateSecret, sendTestPing, setEndpointActive, updateEndpoint, WEBHOOK_EVENT_TYPES, type PreviousSecretGrace, type WebhookEndpoint } from './webhook-api.js';
 import { WebhookForm } from './webhook-form.js';
 import { EndpointState } from './webhook-list.js';
 
@@ -48,6 +50,7 @@ function EndpointFacts({ endpoint }: { endpoint: WebhookEndpoint }) {
 
 export function WebhookDetail({ endpointId }: { endpointId: string }) {
   const t = useMessages(webhookMessages);
+  const { language } = useLanguage();
   const { canWrite } = useSession();
   const loaded = useAsync(() => getEndpoint(endpointId), [endpointId]);
   // The endpoint as the last write returned it, over what was loaded.
@@ -56,6 +59,9 @@ export function WebhookDetail({ endpointId }: { endpointId: string }) {
   const [editing, setEditing] = useState(false);
   const [dialog, setDialog] = useState<Dialog>(null);
   const [secret, setSecret] = useState<string | null>(null);
+  // Undefined: the old secret stops signing at once (the default, as the spec says).
+  const [grace, setGrace] = useState<PreviousSecretGrace | undefined>(undefined);
+  const [previousExpiresAt, setPreviousExpiresAt] = useState<string | null>(null);
   // A message key, not its text: a language switch re-translates what is on screen.
   const [notice, setNotice] = useState<WebhookMessageKey | null>(null);
   const [actionError, setActionError] = useState<unknown>(null);
@@ -98,7 +104,9 @@ export function WebhookDetail({ endpointId }: { endpointId: string }) {
   const rotate = () => {
     setDialog(null);
     return run(async () => {
-      setSecret((await rotateSecret(endpoint.id)).newSigningSecret);
+      const rotated = await rotateSecret(endpoint.id, grace);
+      setSecret(rotated.newSigningSecret);
+      setPreviousExpiresAt(rotated.previousSecretExpiresAt ?? null);
       return 'rotated';
     });
   };
@@ -134,7 +142,7 @@ export function WebhookDetail({ endpointId }: { endpointId: string }) {
       <button type="button" class="button" disabled={busy} onClick={() => void toggleActive()}>
         {endpoint.isActive ? t('deactivate') : t('activate')}
       </button>
-      <button type="button" class="button" disabled={busy} onClick={() => setDialog('rotate')}>
+      <button type="button" class="button" disabled={busy} onClick={() => (setGrace(undefined), setDialog('rotate'))}>
         {t('rotateSecret')}
       </button>
       <button type="button" class="button button-danger" disabled={busy} onClick={() => setDialog('delete')}>
@@ -169,18 +177,26 @@ export function WebhookDetail({ endpointId }: { endpointId: string }) {
       </p>
       {actionError !== null && <ErrorNotice error={actionError} />}
       {secret !== null && <SecretPanel secret={secret} onDone={() => setSecret(null)} />}
+      {previousExpiresAt !== null && (
+        <p class="notice" data-testid="previous-secret-expires">
+          {t('previousExpires', { time: formatDateTime(previousExpiresAt, language) })}
+        </p>
+      )}
       {!endpoint.isActive && <p class="notice notice-warning">{t('pausedNotice')}</p>}
       <DeliveryLog endpointId={endpoint.id} canRetry={canWrite && endpoint.isActive} poll={endpoint.isActive} refreshKey={deliveriesVersion} />
       {canWrite && endpoint.isActive && <RecoverForm endpointId={endpoint.id} onRecovered={() => setDeliveriesVersion((version) => version + 1)} />}
+      <StandardSecretConverter />
       <ConfirmDialog
         open={dialog === 'rotate'}
         title={t('rotateTitle')}
-        body={t('rotateBody')}
+        body={grace ? t('rotateBodyGrace') : t('rotateBody')}
         confirmLabel={t('rotateConfirm')}
         danger
         onConfirm={() => void rotate()}
         onCancel={() => setDialog(null)}
-      />
+      >
+        <RotateGraceChoice value={grace} onChange={setGrace} />
+      </ConfirmDialog>
       <ConfirmDialog
         open={dialog === 'delete'}
         title={t('deleteTitle')}
