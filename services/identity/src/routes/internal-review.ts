@@ -1,5 +1,5 @@
 import { problemResponses } from '@svc/problem-json';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { IdentityExecutor } from '../db/schema.js';
@@ -172,12 +172,14 @@ export const internalReviewRoutes: FastifyPluginAsync<InternalReviewRouteOptions
     document: { tags: ['staff-session'], operationPrefix: 'staff' },
   });
 
+  const staffAccountOf = async (request: FastifyRequest) => staffFactorAccount({ id: requireStaff(request).staffId, email: requireStaff(request).email });
+
   await app.register(secondFactorRoutes, {
     db,
     clock,
     box: options.box,
     relyingParty: options.relyingParty,
-    accountOf: async (request) => staffFactorAccount({ id: requireStaff(request).staffId, email: requireStaff(request).email }),
+    accountOf: staffAccountOf,
     afterEnrolled: (request) => liftStaffEnrolmentOnly(db, requireStaff(request).staffId),
     beforeRemoval: async (account, factorId) => {
       if (options.requireSecondFactor) await refuseRemovingLastFactor(db, account, factorId, 'This service');
@@ -191,7 +193,7 @@ export const internalReviewRoutes: FastifyPluginAsync<InternalReviewRouteOptions
     clock,
     box: options.box,
     relyingParty: options.relyingParty,
-    accountOf: async (request) => staffFactorAccount({ id: requireStaff(request).staffId, email: requireStaff(request).email }),
+    accountOf: staffAccountOf,
     sessionOf: (request) => ({ kind: 'staff', id: requireStaff(request).sessionId }),
     afterReauthenticated: (change) => change(),
     config: {},

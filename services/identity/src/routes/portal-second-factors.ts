@@ -32,13 +32,15 @@ export const portalSecondFactorRoutes: FastifyPluginAsync<PortalSecondFactorRout
   const typed = app.withTypeProvider<ZodTypeProvider>();
   const { db, clock } = options;
 
+  const accountOf = (request: FastifyRequest) => portalAccountOf(db, portalPrincipal(request));
+
   await app.register(secondFactorRoutes, {
     prefix: '/portal',
     db,
     clock,
     box: options.box,
     relyingParty: options.relyingParty,
-    accountOf: (request) => portalAccountOf(db, portalPrincipal(request)),
+    accountOf,
     afterEnrolled: (request) => afterCredentialsChange(options.credentials, () => liftEnrolmentOnly(db, portalPrincipal(request))),
     beforeRemoval: (account, factorId) => refuseRemovingLastRequiredFactor(db, account, factorId),
     config: { enrolment: { auth: 'portal', allowsEnrolmentOnly: true }, other: { auth: 'portal' } },
@@ -51,7 +53,7 @@ export const portalSecondFactorRoutes: FastifyPluginAsync<PortalSecondFactorRout
     clock,
     box: options.box,
     relyingParty: options.relyingParty,
-    accountOf: (request) => portalAccountOf(db, portalPrincipal(request)),
+    accountOf,
     sessionOf: (request) => ({ kind: 'portal', id: portalPrincipal(request).sessionId }),
     afterReauthenticated: (change) => afterCredentialsChange(options.credentials, change),
     config: { auth: 'portal' },
