@@ -53,6 +53,12 @@ const SYSTEM_PACKAGES = {
   chromium: { present: () => existsSync(chromiumPath), why: 'the fx page and identity portal browser tests drive it' },
   ffmpeg: { present: () => spawnSync('ffmpeg', ['-version'], { stdio: 'ignore' }).status === 0, why: "identity's local liveness check reads the video's frames with it" },
   'fonts-ocr-b': { present: () => existsSync('/usr/share/fonts/opentype/ocr-b/OCRB.otf'), why: 'the checks tests print synthetic passports in the MRZ font' },
+  'tesseract-ocr-ara': { present: () => existsSync('/usr/share/tesseract-ocr/5/tessdata/ara.traineddata'), why: 'the Arabic reader of Syrian documents loads its Arabic model from there' },
+  'tesseract-ocr-script-arab': { present: () => existsSync('/usr/share/tesseract-ocr/5/tessdata/Arabic.traineddata'), why: 'the Arabic reader of Syrian documents loads its Arabic-script model from there' },
+  'fonts-hosny-amiri': { present: () => existsSync('/usr/share/fonts/opentype/fonts-hosny-amiri/Amiri-Bold.ttf'), why: 'synthetic Syrian cards are printed in Amiri among other Arabic fonts' },
+  'fonts-kacst-one': { present: () => existsSync('/usr/share/fonts/truetype/kacst-one/KacstOne-Bold.ttf'), why: 'synthetic Syrian cards are printed in KacstOne among other Arabic fonts' },
+  'fonts-noto-core': { present: () => existsSync('/usr/share/fonts/truetype/noto/NotoNaskhArabic-Bold.ttf'), why: 'synthetic Syrian cards are printed in Noto Naskh and Noto Sans Arabic among other Arabic fonts' },
+  'fonts-arabeyes': { present: () => existsSync('/usr/share/fonts/truetype/fonts-arabeyes/ae_AlArabiya.ttf'), why: 'synthetic Syrian cards are printed in AlArabiya among other Arabic fonts' },
   'python-matplotlib-data': { present: () => existsSync('/usr/share/matplotlib/mpl-data/sample_data/grace_hopper.jpg'), why: "the liveness tests replay its public-domain portrait of Grace Hopper as another person's photo" },
 };
 
@@ -75,7 +81,8 @@ ensureDependencies();
 
 if (command === 'test') {
   // With DATABASE_URL the browser tests skip themselves (they run on the embedded default).
-  ensureSystemPackages(process.env.DATABASE_URL ? ['ffmpeg', 'fonts-ocr-b', 'python-matplotlib-data'] : ['chromium', 'ffmpeg', 'fonts-ocr-b', 'python-matplotlib-data']);
+  const arabic = ['tesseract-ocr-ara', 'tesseract-ocr-script-arab', 'fonts-hosny-amiri', 'fonts-kacst-one', 'fonts-noto-core', 'fonts-arabeyes'];
+  ensureSystemPackages(process.env.DATABASE_URL ? ['ffmpeg', 'fonts-ocr-b', 'python-matplotlib-data', ...arabic] : ['chromium', 'ffmpeg', 'fonts-ocr-b', 'python-matplotlib-data', ...arabic]);
   // turbo builds the shared packages first (test dependsOn ^build), then runs each package's vitest.
   const reportDir = mkdtempSync(join(tmpdir(), 'svc-test-reports-'));
   const status = run('pnpm', ['exec', 'turbo', 'run', 'test', '--concurrency=1', ...process.argv.slice(3)], {

@@ -1,0 +1,40 @@
+/**
+ * Arabic text as the reader stores and compares it. Stored values are for display: Unicode NFC,
+ * no tatweel, otherwise exactly as printed. Comparison (agreement between readings) folds the
+ * differences OCR models disagree on without the print differing: hamza seats, alef maqsura,
+ * Persian look-alike letters and digits, harakat.
+ */
+const TATWEEL = /\u0640/g;
+const HARAKAT = /[\u064B-\u065F\u0670]/g;
+const ARABIC_INDIC_ZERO = 0x0660;
+const PERSIAN_ZERO = 0x06f0;
+
+/** What a stored Arabic value is: NFC, no tatweel, single spaces. */
+export function displayForm(text: string): string {
+  return text.normalize('NFC').replace(TATWEEL, '').replace(/\s+/g, ' ').trim();
+}
+
+/** Arabic-Indic (٠–٩) and Persian (۰–۹) digits as Western digits; other characters unchanged. */
+export function westernDigits(text: string): string {
+  return text.replace(/[\u0660-\u0669\u06F0-\u06F9]/g, (digit) => {
+    const code = digit.charCodeAt(0);
+    return String(code >= PERSIAN_ZERO ? code - PERSIAN_ZERO : code - ARABIC_INDIC_ZERO);
+  });
+}
+
+/** The form two readings are compared in: display form folded for letters models confuse without the print differing. */
+export function comparisonForm(text: string): string {
+  return westernDigits(displayForm(text.normalize('NFKC')).replace(HARAKAT, ''))
+    .replace(/[أإآٱ]/g, 'ا')
+    .replace(/ى/g, 'ي')
+    .replace(/ی/g, 'ي')
+    .replace(/ک/g, 'ك')
+    .replace(/[^\p{L}\p{N} ]/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** Whether a reading looks like an Arabic name: only Arabic letters and spaces, at least two letters. */
+export function isArabicWords(text: string): boolean {
+  return /^[\u0621-\u064A\u0671-\u06D3 ]+$/u.test(text) && text.replace(/ /g, '').length >= 2;
+}
