@@ -22,7 +22,16 @@ export function westernDigits(text: string): string {
   });
 }
 
-/** The form two readings are compared in: display form folded for letters models confuse without the print differing. */
+/**
+ * The form two readings must share for a value to be stored: the display form with only the
+ * Persian look-alike letters (which the script model emits for Arabic ones) and harakat folded;
+ * hamza seats and ى/ي must agree, since the stored value keeps them as printed.
+ */
+export function agreementForm(text: string): string {
+  return displayForm(text).replace(HARAKAT, '').replace(/ی/g, 'ي').replace(/ک/g, 'ك');
+}
+
+/** The form two readings are compared in for a looser match: display form folded for letters models confuse without the print differing. */
 export function comparisonForm(text: string): string {
   return westernDigits(displayForm(text.normalize('NFKC')).replace(HARAKAT, ''))
     .replace(/[أإآٱ]/g, 'ا')
@@ -34,7 +43,11 @@ export function comparisonForm(text: string): string {
     .trim();
 }
 
-/** Whether a reading looks like an Arabic name: only Arabic letters and spaces, at least two letters. */
+/**
+ * Whether a reading looks like Arabic words: only Arabic letters and spaces, every word at least
+ * three letters (Syrian names and places are; a two-letter reading is nearly always a name that
+ * lost a letter, عمر read as مر).
+ */
 export function isArabicWords(text: string): boolean {
-  return /^[\u0621-\u064A\u0671-\u06D3 ]+$/u.test(text) && text.replace(/ /g, '').length >= 2;
+  return /^[\u0621-\u064A\u0671-\u06D3 ]+$/u.test(text) && text.split(' ').every((word) => word.length >= 3 || word === 'عبد' || word === 'أبو');
 }

@@ -1,0 +1,80 @@
+import { createCanvas } from '@napi-rs/canvas';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cropGray, type GrayImage } from '../src/arabic/card-geometry.js';
+import { VALUE_SIZE } from '../src/arabic/card-layout.js';
+import { createArabicCardReader, type ArabicCardReader } from '../src/arabic/card-reader.js';
+import { DIGIT_FONTS, digitTemplates, readDigits } from '../src/arabic/digit-reader.js';
+import { parseNationalNumber } from '../src/arabic/national-number.js';
+import { generateArabicCard, toArabicIndic } from '../src/synthetic/arabic/index.js';
+
+function printedLine(text: string, family: string): GrayImage {
+  const canvas = createCanvas(520, 56);
+  const context = canvas.getContext('2d');
+  context.fillStyle = '#e8f1e6';
+  context.fillRect(0, 0, 520, 56);
+  context.fillStyle = '#111';
+  context.font = `${VALUE_SIZE}px "${family}"`;
+  context.fillText(text, 20, 42);
+  const data = context.getImageData(0, 0, 520, 56);
+  const pixels = new Uint8ClampedArray(520 * 56);
+  for (let index = 0; index < pixels.length; index += 1) pixels[index] = data.data[index * 4]!;
+  return cropGray({ width: 520, height: 56, pixels }, { x: 0, y: 0, width: 520, height: 56 });
+}
+
+describe('Arabic-Indic digit reader', () => {
+  const templates = digitTemplates(VALUE_SIZE);
+  it.each(DIGIT_FONTS.map((font) => font.family))('reads an Arabic-Indic national number printed in %s', (family) => {
+    const reading = readDigits(printedLine(toArabicIndic('13442572189'), family), templates, VALUE_SIZE);
+    expect(reading.arabicIndic).toBe(true);
+    expect(reading.text).toBe('13442572189');
+  });
+  it.each(DIGIT_FONTS.filter((font) => font.family !== 'AlArabiya').map((font) => font.family))('reads the small ٠ printed in %s', (family) => {
+    expect(readDigits(printedLine(toArabicIndic('01002572170'), family), templates, VALUE_SIZE).text).toBe('01002572170');
+  });
+  it("never returns a wrong number for AlArabiya's ٠, which is too small to see at card size", () => {
+    const parsed = parseNationalNumber(readDigits(printedLine(toArabicIndic('01002572170'), 'AlArabiya'), templates, VALUE_SIZE).text ?? '');
+    expect([null, '01002572170']).toContain(parsed);
+  });
+  it('tells Western digits from Arabic-Indic ones', () => {
+    expect(readDigits(printedLine('02345678901', 'Noto Naskh Arabic'), templates, VALUE_SIZE).arabicIndic).toBe(false);
+  });
+});
+
+describe('Syrian national ID reader', () => {
+  let reader: ArabicCardReader;
+  beforeAll(async () => {
+    reader = await createArabicCardReader();
+  }, 60_000);
+  afterAll(async () => {
+    await reader.close();
+  });
+
+  it.each([
+    [1, 'clean'],
+    [5, 'clean'],
+    [7, 'degraded'],
+  ] as const)('card %i (%s): every field it returns is the printed one, and every other is named for the reviewer', async (seed, condition) => {
+    const card = await generateArabicCard(seed, condition);
+    const reading = await reader.readNationalId(card.image);
+    for (const [field, value] of Object.entries(reading.fields)) expect(value, field).toBe(card.truth[field as keyof typeof card.truth]);
+    expect([...Object.keys(reading.fields), ...reading.fieldsToConfirm].sort()).toEqual(Object.keys(card.truth).sort());
+    expect(Object.keys(reading.fields).length).toBeGreaterThanOrEqual(2);
+  }, 60_000);
+
+  it('reads the national number in either digit set, flat or photographed', async () => {
+    for (const [seed, condition] of [[1, 'clean'], [5, 'clean'], [7, 'degraded']] as const) {
+      const card = await generateArabicCard(seed, condition);
+      expect((await reader.readNationalId(card.image)).fields.nationalNumber, `card ${seed}`).toBe(card.holder.nationalNumber);
+    }
+  }, 60_000);
+
+  it('returns no field for an image that is not a card', async () => {
+    const canvas = createCanvas(800, 500);
+    const context = canvas.getContext('2d');
+    context.fillStyle = '#777';
+    context.fillRect(0, 0, 800, 500);
+    const reading = await reader.readNationalId(await canvas.encode('png'));
+    expect(reading.fields).toEqual({});
+    expect(reading.fieldsToConfirm).toHaveLength(8);
+  }, 60_000);
+});
