@@ -1,8 +1,9 @@
 /**
  * The Syrian national ID reader: warp the card flat, then read each field from its template box
  * with the readings that serve it, and keep a field only when independent readings agree.
- * - Arabic words (names, birth place, civil registry): Debian's `ara` model on a 2× crop and the
- *   `Arabic` script model on the plain crop; equal letter for letter (agreementForm) → accepted.
+ * - Arabic words (names, birth place, civil registry): Debian's `ara` model on a 2× crop and on
+ *   the plain crop, and the `Arabic` script model on the plain crop; all three equal letter for
+ *   letter (agreementForm) → accepted.
  * - Digits (date of birth, national number): the template digit reader tells the digit set;
  *   Arabic-Indic lines are read by it at two ink thresholds, Western lines by tesseract `eng` at
  *   two scales, and the two readings must agree; the national number must also have 11 digits
@@ -58,16 +59,20 @@ export async function createArabicCardReader(): Promise<ArabicCardReader> {
   const [ara, script, eng] = await Promise.all([lineWorker('ara'), lineWorker('Arabic'), lineWorker('eng', '0123456789/')]);
   const templates: DigitTemplate[] = digitTemplates(VALUE_SIZE);
 
+  /** The three readings of an Arabic field: `ara` on a 2× crop and on the plain crop, `Arabic` on the plain crop. */
+  async function threeReadings(card: GrayImage, region: FieldRegion): Promise<string[]> {
+    const plain = cropPng(card, region.box);
+    return Promise.all([text(ara, cropPng(card, region.box, 2)), text(ara, plain), text(script, plain)]);
+  }
+
   async function readWords(card: GrayImage, region: FieldRegion): Promise<string | null> {
-    const [first, second] = await Promise.all([text(ara, cropPng(card, region.box, 2)), text(script, cropPng(card, region.box))]);
-    const value = words(first);
-    return isArabicWords(value) && agreementForm(value) === agreementForm(words(second)) ? agreementForm(value) : null;
+    const readings = (await threeReadings(card, region)).map((reading) => agreementForm(words(reading)));
+    return isArabicWords(readings[0]!) && readings.every((reading) => reading === readings[0]) ? readings[0]! : null;
   }
 
   async function readRegistry(card: GrayImage, region: FieldRegion): Promise<string | null> {
-    const [first, second] = await Promise.all([text(ara, cropPng(card, region.box, 2)), text(script, cropPng(card, region.box))]);
-    const value = displayForm(first);
-    return value.length > 1 && agreementForm(value) === agreementForm(second) ? agreementForm(value) : null;
+    const readings = (await threeReadings(card, region)).map((reading) => agreementForm(reading));
+    return readings[0]!.length > 1 && readings.every((reading) => reading === readings[0]) ? readings[0]! : null;
   }
 
   async function readDigitLine(card: GrayImage, region: FieldRegion): Promise<string | null> {

@@ -95,3 +95,21 @@ function editDistance(first: string, second: string): number {
   }
   return previous[second.length]!;
 }
+
+export interface NameDisagreement {
+  field: 'firstNameAr' | 'surnameAr';
+  arabic: string;
+  latin: string;
+}
+
+/**
+ * Where a document's Arabic names clearly contradict its Latin ones (the MRZ's surname and first
+ * given name); an uncertain comparison is not a disagreement.
+ */
+export function nameDisagreements(fields: Record<string, string | undefined>): NameDisagreement[] {
+  const pairs = [
+    { field: 'firstNameAr' as const, arabic: fields.firstNameAr, latin: fields.givenNames?.trim().split(/\s+/)[0] },
+    { field: 'surnameAr' as const, arabic: fields.surnameAr, latin: fields.surname },
+  ];
+  return pairs.flatMap(({ field, arabic, latin }) => (arabic && latin && compareArabicLatin(arabic, latin) === 'disagree' ? [{ field, arabic, latin }] : []));
+}

@@ -1,3 +1,4 @@
+import { nameDisagreements } from '@svc/checks-local';
 import type { FaceMatchAnswer, LivenessAnswer, OcrAnswer } from './checks-provider.js';
 
 export interface CheckThresholds {
@@ -33,6 +34,11 @@ export function fraudSignalsOf(ocr: OcrAnswer, liveness: LivenessAnswer, now: Da
   const expiry = calendarDay(ocr.fields.expiryDate);
   // Medium, so a person decides: the date may be misread, and a partner may accept an expired document where its rules allow.
   if (expiry && expiry < now.toISOString().slice(0, 10)) found.push({ type: 'DocumentExpired', severity: 'medium', detail: `The document expired on ${expiry}.` });
+  // Medium: a clear Arabic/Latin contradiction needs a person, and may still be a misreading.
+  for (const mismatch of nameDisagreements(ocr.fields)) {
+    const what = mismatch.field === 'surnameAr' ? 'surname' : 'first name';
+    found.push({ type: 'name_mismatch', severity: 'medium', detail: `The Arabic ${what} ${mismatch.arabic} does not match the Latin ${what} ${mismatch.latin}.` });
+  }
   return found;
 }
 
