@@ -67,7 +67,9 @@ export async function createArabicCardReader(): Promise<ArabicCardReader> {
 
   async function readWords(card: GrayImage, region: FieldRegion): Promise<string | null> {
     const readings = (await threeReadings(card, region)).map((reading) => agreementForm(words(reading)));
-    return isArabicWords(readings[0]!) && readings.every((reading) => reading === readings[0]) ? readings[0]! : null;
+    // Every model reads a final ي as ى on these fonts (العلي as العلى), so a word ending in either is the reviewer's.
+    const finalYa = /[يى](\s|$)/u.test(readings[0]!);
+    return isArabicWords(readings[0]!) && !finalYa && readings.every((reading) => reading === readings[0]) ? readings[0]! : null;
   }
 
   async function readRegistry(card: GrayImage, region: FieldRegion): Promise<string | null> {
