@@ -346,6 +346,19 @@ export interface components {
                 }[];
                 /** @description prices (crypto:BTC, gold:XAU, rates:MARKET:USD) served at their previous value: no fresh agreeing quotes */
                 stalePrices: string[];
+                /** @description The mail queue; null when the database is down */
+                mail: {
+                    /**
+                     * @description smtp: SMTP_URL; file: .eml files under $DATA_DIR/fx/mail
+                     * @enum {string}
+                     */
+                    transport: "smtp" | "file";
+                    /** @description Mails waiting or being sent */
+                    queued: number;
+                    /** @description Of those, mails whose last attempt failed (the mail server is down or refusing): degraded while above 0 */
+                    retrying: number;
+                    oldestQueuedAt: string | null;
+                } | null;
                 rateLimits: {
                     /**
                      * @description memory-fallback: Redis failing, limits counted per instance
@@ -2592,6 +2605,9 @@ export const fxHealthChecksDatabaseDriverValues: ReadonlyArray<FlattenedDeepRequ
 export const fxHealthChecksRedisStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FxHealth"]["checks"]["redis"]["status"]> = ["ok", "down", "not_configured"];
 export const fxHealthChecksRedisStoreValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FxHealth"]["checks"]["redis"]["store"]> = ["redis", "memory"];
 export const fxHealthChecksUpstreamsKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FxHealth"]["checks"]["upstreams"]["kind"]> = ["rates", "crypto", "gold"];
+export const fxHealthChecksMailAnyOf0TransportValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["FxHealth"]["checks"]["mail"], {
+    transport: unknown;
+}>["transport"]> = ["smtp", "file"];
 export const fxHealthChecksRateLimitsStoreValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FxHealth"]["checks"]["rateLimits"]["store"]> = ["redis", "memory", "memory-fallback"];
 export const goldPricesPricesUnitValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GoldPrices"]["prices"]["unit"]> = ["ounce", "gram"];
 export const rateHistorySourceValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RateHistory"]["source"]> = ["CBS", "MARKET"];

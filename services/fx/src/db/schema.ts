@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { defineDeliveryTable } from '@svc/outbox';
+import { defineDeliveryTable, defineJobTable } from '@svc/outbox';
 import { bigserial, boolean, index, integer, jsonb, numeric, pgSchema, smallint, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
 /** fx owns this Postgres schema; every table of the service is declared on it. */
@@ -122,6 +122,8 @@ export const apiClients = fxSchema.table(
     privateKeyHash: text('private_key_hash').notNull(),
     /** Where notices about the client's account go (e.g. a disabled rate alert); optional. */
     email: text('email'),
+    /** The language of mails to `email` (one of fx's six); null: Arabic, fx's default. */
+    language: text('language'),
     isActive: boolean('is_active').notNull().default(true),
     createdUtc: timestampTz('created_utc').notNull(),
     lastUsedUtc: timestampTz('last_used_utc'),
@@ -207,5 +209,8 @@ export const sourceLeases = fxSchema.table('source_leases', {
   state: jsonb('state'),
 });
 
-export const databaseSchema = { rateObservations, manualOverrides, outboxEvents, datasetFlags, cryptoPrices, goldPrices, apiClients, rateAlerts, usageCounters, alertDeliveries, streamEvents, sourceLeases };
+/** Background jobs on the shared leased queue (@svc/outbox): mails (kind send-mail, @svc/mailer). */
+export const jobs = defineJobTable(fxSchema, 'jobs');
+
+export const databaseSchema = { rateObservations, manualOverrides, outboxEvents, datasetFlags, cryptoPrices, goldPrices, apiClients, rateAlerts, usageCounters, alertDeliveries, streamEvents, sourceLeases, jobs };
 export type FxDatabaseSchema = typeof databaseSchema;
