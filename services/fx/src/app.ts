@@ -14,6 +14,7 @@ import { publicCorsPlugin } from './plugins/public-cors.js';
 import { adminRoutes } from './routes/admin.js';
 import { adminClientRoutes } from './routes/admin-clients.js';
 import { clientRoutes } from './routes/client.js';
+import { developerRoutes } from './routes/developer.js';
 import { fxHealthExtension } from './routes/health.js';
 import { adminPriceRoutes, priceRoutes } from './routes/prices.js';
 import { pricingRoutes } from './routes/pricing.js';
@@ -63,6 +64,7 @@ export async function buildApp(dependencies: FxAppDependencies): Promise<Service
         adminToken: { type: 'apiKey', in: 'header', name: 'X-Admin-Token', description: 'FX_ADMIN_TOKEN (admin API off when unset)' },
         apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'Public key svc_pub_… (with X-Api-Secret)' },
         apiSecret: { type: 'apiKey', in: 'header', name: 'X-Api-Secret', description: 'Private key svc_prv_… (with X-Api-Key), shown once at creation' },
+        developerSession: { type: 'apiKey', in: 'cookie', name: 'fx_developer_session', description: 'The developer dashboard session (POST /api/v1/developer/login or …/verify)' },
       },
     },
     healthPath: HEALTH_PATH,
@@ -128,6 +130,7 @@ export async function buildApp(dependencies: FxAppDependencies): Promise<Service
   // The public rates page (/ and /{lang}), in its own context so its strict headers stay off the API.
   await app.register(webPagePlugin, { root: config.FX_WEB_ROOT });
   await app.register(clientRoutes, { db, clock, box, policy, limits });
+  await app.register(developerRoutes, { db, clock, mailer, publicBaseUrl: config.PUBLIC_BASE_URL, signup: config.FX_SIGNUP });
   const pollerWiring = {
     config,
     db,

@@ -62,6 +62,8 @@ export const fxEnvironmentSchema = baseServiceEnvironment(3002)
     ...mailEnvironmentVariables('"Exchange Rates" <no-reply@localhost>'),
     /** Delay before each attempt of a mail: at once, 10 s, 1 min, 5 min, 15 min, then hourly (40 attempts, about two days). */
     MAIL_RETRY_SCHEDULE_MS: retryScheduleVariable('0,10000,60000,300000,900000,3600000'),
+    /** Developer dashboard sign-up: open (anyone signs up and confirms an address) or closed (accounts by the operator). */
+    FX_SIGNUP: z.preprocess(emptyAsUndefined, z.enum(['open', 'closed']).default('open')),
     ALERT_WORKER_IN_PROCESS: z.preprocess(emptyAsUndefined, z.enum(['true', 'false']).default('true').transform((value) => value === 'true')),
   })
   .superRefine(requireSecretsKeyWithDatabase)

@@ -1,7 +1,8 @@
 import type { MailCatalog, MailContent, TemplateContext } from '@svc/mailer';
 import { RATE_LANGUAGES, type Language } from '../../i18n/language-list.js';
+import { developerMailTemplates, type DeveloperMails } from './developer-mails.js';
 
-export interface FxMails {
+export interface FxMails extends DeveloperMails {
   /** A rate-alert webhook turned off by its tenth consecutive failed firing; the link is the dashboard's rate-alerts screen. */
   'alert-disabled': { clientName: string; webhookUrl: string; label: string | null; lastStatus: number | null; failures: number };
 }
@@ -85,5 +86,5 @@ const alertDisabled: Record<Language, Write<FxMails['alert-disabled']>> = {
 /** fx's mails in its six languages; Arabic, fx's default language, is the fallback. */
 export const fxMailCatalog: MailCatalog<FxMails, Language> = {
   languages: RATE_LANGUAGES,
-  templates: { 'alert-disabled': alertDisabled },
+  templates: { 'alert-disabled': alertDisabled, ...developerMailTemplates },
 };
