@@ -174,3 +174,53 @@ describe('FX_SIGNUP=closed', () => {
     }
   });
 });
+
+describe('the developer dashboard API: renaming and deactivating clients', () => {
+  let test: TestApp;
+  let sink: SmtpSink;
+  beforeAll(async () => {
+    sink = await startSmtpSink();
+    test = await buildTestApp({ SMTP_URL: sink.url, PUBLIC_BASE_URL: BASE, MAIL_RETRY_SCHEDULE_MS: '0,50' }, { smtpCa: sink.certPem });
+  });
+  afterAll(async () => {
+    await test?.close();
+    await sink?.stop();
+  });
+
+  async function accountWithClient() {
+    const email = newEmail('keys');
+    await test.app.inject({ method: 'POST', url: '/api/v1/developer/signup', payload: { email, password: PASSWORD, language: 'en' } });
+    let token: string | undefined;
+    await expect
+      .poll(async () => {
+        await test.app.fxMail.worker.runOnce();
+        const mail = sink.messages.find((message) => !Array.isArray(message.to) && message.to?.text === email);
+        token = /verify#(fxv_[0-9a-f]{64})/.exec(mail?.text ?? '')?.[1];
+        return token !== undefined;
+      }, { timeout: 30_000 })
+      .toBe(true);
+    const verified = await test.app.inject({ method: 'POST', url: '/api/v1/developer/verify', payload: { token } });
+    const cookie = String(verified.headers['set-cookie']).split(';')[0] as string;
+    const keys = (await test.app.inject({ method: 'POST', url: '/api/v1/developer/clients', payload: { name: 'First' }, headers: { cookie } })).json<{ id: string; publicKey: string; privateKey: string }>();
+    return { cookie, keys };
+  }
+  const patch = (id: string, cookie: string, payload: unknown) => test.app.inject({ method: 'PATCH', url: `/api/v1/developer/clients/${id}`, payload: payload as Record<string, unknown>, headers: { cookie } });
+
+  it("renames and deactivates the account's own client (its keys then get 401), and 404s another account's", async () => {
+    const mine = await accountWithClient();
+    const theirs = await accountWithClient();
+    const renamed = await patch(mine.keys.id, mine.cookie, { name: ' Renamed ' });
+    expect(renamed.statusCode, renamed.body).toBe(200);
+    expect(renamed.json()).toMatchObject({ id: mine.keys.id, name: 'Renamed', isActive: true });
+    expect((await patch(theirs.keys.id, mine.cookie, { name: 'Stolen' })).statusCode).toBe(404);
+    expect((await patch(theirs.keys.id, mine.cookie, { isActive: false })).statusCode).toBe(404);
+    expect((await patch(mine.keys.id, mine.cookie, { isActive: true })).statusCode).toBe(400);
+    expect((await patch('not-a-uuid', mine.cookie, { name: 'x' })).statusCode).toBe(400);
+    const keyHeaders = { 'X-Api-Key': mine.keys.publicKey, 'X-Api-Secret': mine.keys.privateKey };
+    expect((await test.app.inject({ method: 'GET', url: '/api/v1/client/me', headers: keyHeaders })).statusCode).toBe(200);
+    expect((await patch(mine.keys.id, mine.cookie, { isActive: false })).json()).toMatchObject({ isActive: false });
+    expect((await test.app.inject({ method: 'GET', url: '/api/v1/client/me', headers: keyHeaders })).statusCode).toBe(401);
+    const other = { 'X-Api-Key': theirs.keys.publicKey, 'X-Api-Secret': theirs.keys.privateKey };
+    expect((await test.app.inject({ method: 'GET', url: '/api/v1/client/me', headers: other })).statusCode).toBe(200);
+  });
+});

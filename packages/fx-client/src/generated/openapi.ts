@@ -369,6 +369,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/developer/clients/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Rename one of the account's clients, or deactivate it (isActive: false; its keys then get 401, for good) */
+        patch: operations["developerUpdateClient"];
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3510,6 +3527,210 @@ export interface operations {
             };
         };
     };
+    developerUpdateClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** @enum {boolean} */
+                    isActive?: false;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        /** @enum {string} */
+                        plan: "Free" | "Starter" | "Professional" | "Enterprise";
+                        publicKey: string;
+                        isActive: boolean;
+                        createdUtc: string;
+                        lastUsedUtc: string | null;
+                    };
+                };
+            };
+            /** @description Invalid id, name or change */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not one of the account's clients */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
 }
 type FlattenedDeepRequired<T> = {
     [K in keyof T]-?: FlattenedDeepRequired<T[K] extends unknown[] | undefined | null ? Extract<T[K], unknown[]>[number] : T[K]>;
@@ -3535,6 +3756,7 @@ export const pathsApiV1DeveloperMeGetResponses200ContentApplicationJsonPlanValue
 export const pathsApiV1DeveloperMeGetResponses200ContentApplicationJsonLanguageValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/developer/me"]["get"]["responses"]["200"]["content"]["application/json"]["language"]> = ["ar", "en", "de", "tr", "ku", "kmr"];
 export const pathsApiV1DeveloperClientsGetResponses200ContentApplicationJsonClientsPlanValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/developer/clients"]["get"]["responses"]["200"]["content"]["application/json"]["clients"]["plan"]> = ["Free", "Starter", "Professional", "Enterprise"];
 export const pathsApiV1DeveloperClientsPostResponses201ContentApplicationJsonPlanValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/developer/clients"]["post"]["responses"]["201"]["content"]["application/json"]["plan"]> = ["Free", "Starter", "Professional", "Enterprise"];
+export const pathsApiV1DeveloperClientsIdPatchResponses200ContentApplicationJsonPlanValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/developer/clients/{id}"]["patch"]["responses"]["200"]["content"]["application/json"]["plan"]> = ["Free", "Starter", "Professional", "Enterprise"];
 export const rateAlertWebhookSourceValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RateAlertWebhook"]["source"]> = ["CBS", "MARKET"];
 export const fxHealthStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FxHealth"]["status"]> = ["ok", "degraded", "down"];
 export const fxHealthChecksDatabaseStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FxHealth"]["checks"]["database"]["status"]> = ["ok", "down"];

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { FxExecutor } from '../db/executor.js';
 import { clientNameSchema, planSchema } from '../domain/clients/api-clients.js';
 import { accountOfSession, endSession, SESSION_DAYS, signIn, signUp, verifyAddress, type DeveloperAccount } from '../domain/developers/developer-accounts.js';
-import { createDeveloperClient, listDeveloperClients } from '../domain/developers/developer-clients.js';
+import { createDeveloperClient, listDeveloperClients, updateDeveloperClient } from '../domain/developers/developer-clients.js';
 import type { FxMailer } from '../domain/mail/fx-mailer.js';
 import { RATE_LANGUAGES } from '../i18n/language-list.js';
 
@@ -160,6 +160,21 @@ export const developerRoutes: FastifyPluginAsync<DeveloperRouteOptions> = async 
       const owner = await account(request);
       return reply.code(201).send(await options.db.transaction((tx) => createDeveloperClient(tx, owner, request.body.name, options.clock())));
     },
+  );
+  typed.patch(
+    '/api/v1/developer/clients/:id',
+    {
+      schema: {
+        operationId: 'developerUpdateClient',
+        summary: "Rename one of the account's clients, or deactivate it (isActive: false; its keys then get 401, for good)",
+        tags,
+        security,
+        params: z.object({ id: z.uuid({ error: 'must be a client id (UUID)' }) }),
+        body: z.strictObject({ name: clientNameSchema.optional(), isActive: z.literal(false).optional() }),
+        response: { 200: clientSchema, ...problemResponses({ 400: 'Invalid id, name or change', 401: 'Not signed in', 403: 'Cross-site request', 404: "Not one of the account's clients" }) },
+      },
+    },
+    async (request) => updateDeveloperClient(options.db, (await account(request)).id, request.params.id, request.body),
   );
 };
 

@@ -1,5 +1,5 @@
-import { ForbiddenError } from '@svc/problem-json';
-import { asc, count, eq } from 'drizzle-orm';
+import { ForbiddenError, NotFoundError } from '@svc/problem-json';
+import { and, asc, count, eq } from 'drizzle-orm';
 import type { FxExecutor } from '../../db/executor.js';
 import { apiClients, developerAccounts } from '../../db/schema.js';
 import { createApiClient, type PlanName } from '../clients/api-clients.js';
@@ -36,4 +36,14 @@ export async function createDeveloperClient(tx: FxExecutor, account: DeveloperAc
   const keys = await createApiClient(tx, { name, plan: account.plan, email: account.email }, now);
   await tx.update(apiClients).set({ accountId: account.id, language: account.language }).where(eq(apiClients.id, keys.id));
   return { ...keys, name: name.trim(), plan: account.plan };
+}
+
+/** Renames or deactivates one of the account's own clients; another account's client is 404, as if it did not exist. */
+export async function updateDeveloperClient(db: FxExecutor, accountId: string, clientId: string, change: { name?: string; isActive?: false }) {
+  const values = { ...(change.name !== undefined ? { name: change.name.trim() } : {}), ...(change.isActive === false ? { isActive: false } : {}) };
+  const [row] = Object.keys(values).length
+    ? await db.update(apiClients).set(values).where(and(eq(apiClients.id, clientId), eq(apiClients.accountId, accountId))).returning({ id: apiClients.id })
+    : await db.select({ id: apiClients.id }).from(apiClients).where(and(eq(apiClients.id, clientId), eq(apiClients.accountId, accountId)));
+  if (!row) throw new NotFoundError(`No API client with id ${clientId} on this account.`);
+  return (await listDeveloperClients(db, accountId)).find((client) => client.id === row.id) as Awaited<ReturnType<typeof listDeveloperClients>>[number];
 }
