@@ -6,6 +6,7 @@ export {
   DEFAULT_MAIL_RETRY_SCHEDULE_MS,
   MAIL_JOB,
   mailBacklog,
+  mailHealthSchema,
   messageIdOf,
   type MailBacklog,
   type MailCatalog,

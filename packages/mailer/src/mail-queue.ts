@@ -1,4 +1,5 @@
 import { and, count, eq, inArray, isNotNull, min } from 'drizzle-orm';
+import { z } from 'zod';
 import { createJobWorker, enqueueJobs, notifyWorkers, PermanentJobError, type AnyDatabase, type JobTable, type JobWorker, type QueueWorkerSettings, type Transaction } from '@svc/outbox';
 import { senderDomain } from './config.js';
 import { renderMail, type MailContent } from './render.js';
@@ -176,4 +177,17 @@ export async function mailBacklog(db: AnyDatabase, table: JobTable): Promise<Mai
   const [all] = await db.select({ queued: count(), oldest: min(table.createdAt) }).from(table).where(open);
   const [failing] = await db.select({ retrying: count() }).from(table).where(and(open, isNotNull(table.lastError)));
   return { queued: all?.queued ?? 0, retrying: failing?.retrying ?? 0, oldestQueuedAt: all?.oldest ?? null };
+}
+
+/** The `mail` member of a service's /health checks (its OpenAPI schema); null while the database is down. */
+export function mailHealthSchema(service: string) {
+  return z
+    .object({
+      transport: z.enum(['smtp', 'file']).describe(`smtp: SMTP_URL; file: .eml files under $DATA_DIR/${service}/mail`),
+      queued: z.number().int().describe('Mails waiting or being sent'),
+      retrying: z.number().int().describe('Of those, mails whose last attempt failed (the mail server is down or refusing): degraded while above 0'),
+      oldestQueuedAt: z.string().nullable(),
+    })
+    .nullable()
+    .describe('The mail queue; null when the database is down');
 }

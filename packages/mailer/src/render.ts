@@ -16,8 +16,11 @@ export interface RenderedMail {
   html: string;
 }
 
-/** Languages written right to left (Arabic, Sorani Kurdish in Arabic script, Persian, Hebrew, Urdu). */
-const RIGHT_TO_LEFT = new Set(['ar', 'ckb', 'fa', 'he', 'ur', 'ku-arab']);
+/**
+ * Languages written right to left (Arabic, Sorani Kurdish in Arabic script, Persian, Hebrew, Urdu). `ku` is
+ * here because the services that use it (fx) mean Sorani by it and call Kurmanji `kmr`.
+ */
+const RIGHT_TO_LEFT = new Set(['ar', 'ckb', 'ku', 'fa', 'he', 'ur', 'ku-arab']);
 
 export function isRightToLeft(language: string): boolean {
   return RIGHT_TO_LEFT.has(language.toLowerCase());

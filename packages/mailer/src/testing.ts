@@ -1,4 +1,8 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 
@@ -14,11 +18,27 @@ export interface SmtpSink {
   readonly messages: ParsedMail[];
   /** Sessions that authenticated (to tell STARTTLS and AUTH were used). */
   readonly sessions: { secure: boolean; user: string | undefined }[];
+  /** The certificate it offers in STARTTLS: the transport's `ca`. */
+  readonly certPem: string;
   stop(): Promise<void>;
   start(): Promise<void>;
 }
 
-export async function startSmtpSink(options: { certPem: string; keyPem: string; user?: string; password?: string; port?: number }): Promise<SmtpSink> {
+/** A self-signed P-256 certificate for localhost and 127.0.0.1, made with the openssl command a test machine has. */
+export function selfSignedLoopbackCertificate(): { certPem: string; keyPem: string } {
+  const directory = mkdtempSync(join(tmpdir(), 'smtp-sink-'));
+  try {
+    const [key, cert] = [join(directory, 'key.pem'), join(directory, 'cert.pem')];
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '2', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1', '-keyout', key, '-out', cert], { stdio: 'ignore' });
+    return { certPem: readFileSync(cert, 'utf8'), keyPem: readFileSync(key, 'utf8') };
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
+
+/** Without a certificate, one from selfSignedLoopbackCertificate(). */
+export async function startSmtpSink(options: { certPem?: string; keyPem?: string; user?: string; password?: string; port?: number } = {}): Promise<SmtpSink> {
+  const tls = options.certPem && options.keyPem ? { certPem: options.certPem, keyPem: options.keyPem } : selfSignedLoopbackCertificate();
   const user = options.user ?? 'mailer';
   const password = options.password ?? 'mailer-secret';
   const messages: ParsedMail[] = [];
@@ -29,8 +49,8 @@ export async function startSmtpSink(options: { certPem: string; keyPem: string; 
   const create = () =>
     new SMTPServer({
       secure: false,
-      cert: options.certPem,
-      key: options.keyPem,
+      cert: tls.certPem,
+      key: tls.keyPem,
       authMethods: ['PLAIN', 'LOGIN'],
       logger: false,
       onAuth(auth, session, callback) {
@@ -68,6 +88,7 @@ export async function startSmtpSink(options: { certPem: string; keyPem: string; 
     },
     messages,
     sessions,
+    certPem: tls.certPem,
     start,
     async stop() {
       const closing = server;

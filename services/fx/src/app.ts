@@ -1,6 +1,8 @@
+import { mailBacklog, type MailTransport } from '@svc/mailer';
 import { createBaseApp, createSecretBox, type ServiceApp, type ServiceAppDependencies } from '@svc/service-kit';
 import type { FxConfig } from './config.js';
-import type { FxDatabaseSchema } from './db/schema.js';
+import { jobs, type FxDatabaseSchema } from './db/schema.js';
+import { createFxMailer } from './domain/mail/fx-mailer.js';
 import { rateAlertListener } from './domain/alerts/evaluate-alerts.js';
 import { createClientLastUsed } from './domain/clients/last-used.js';
 import { limitsConfiguration } from './domain/limits/plans.js';
@@ -12,6 +14,7 @@ import { publicCorsPlugin } from './plugins/public-cors.js';
 import { adminRoutes } from './routes/admin.js';
 import { adminClientRoutes } from './routes/admin-clients.js';
 import { clientRoutes } from './routes/client.js';
+import { developerRoutes } from './routes/developer.js';
 import { fxHealthExtension } from './routes/health.js';
 import { adminPriceRoutes, priceRoutes } from './routes/prices.js';
 import { pricingRoutes } from './routes/pricing.js';
@@ -20,6 +23,7 @@ import { streamRoutes } from './routes/stream.js';
 import { referenceRoutes } from './routes/reference.js';
 import { createLiveRecorder } from './domain/live/live-recorder.js';
 import { alertDeliveryWorkerFor } from './workers/alert-delivery-worker.js';
+import { fxMailTransport, fxMailWorkerFor } from './workers/mail-worker.js';
 import { startRatePollers } from './workers/rate-poller.js';
 import { startStreamHub } from './workers/stream-hub.js';
 import type { SourceRunner } from './workers/source-runner.js';
@@ -35,6 +39,10 @@ export const HEALTH_PATH = '/api/v1/health';
 export type FxAppDependencies = ServiceAppDependencies<FxConfig, FxDatabaseSchema> & {
   /** Where the sources file's ${VAR} references are read; process.env unless a test gives its own. */
   env?: Record<string, string | undefined>;
+  /** The mail transport in place of the configured one (SMTP_URL, else .eml files under $DATA_DIR/fx/mail). */
+  mailTransport?: MailTransport;
+  /** Certificate authorities the SMTP server's certificate may chain to besides the system's (a private mail server; tests). */
+  smtpCa?: string;
 };
 
 /** The fx app, not listening: server.ts listens, tests use app.inject(). The caller owns the dependencies. */
@@ -44,6 +52,7 @@ export async function buildApp(dependencies: FxAppDependencies): Promise<Service
   // Filled once the limiter and the sources are set up; health reads them at request time.
   const limiter: { current?: FxRateLimits } = {};
   const upstream: { runner?: SourceRunner | null } = {};
+  const mail: { transport?: MailTransport } = {};
   const app = await createBaseApp({
     service: SERVICE_NAME,
     version: SERVICE_VERSION,
@@ -55,6 +64,7 @@ export async function buildApp(dependencies: FxAppDependencies): Promise<Service
         adminToken: { type: 'apiKey', in: 'header', name: 'X-Admin-Token', description: 'FX_ADMIN_TOKEN (admin API off when unset)' },
         apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'Public key svc_pub_… (with X-Api-Secret)' },
         apiSecret: { type: 'apiKey', in: 'header', name: 'X-Api-Secret', description: 'Private key svc_prv_… (with X-Api-Key), shown once at creation' },
+        developerSession: { type: 'apiKey', in: 'cookie', name: 'fx_developer_session', description: 'The developer dashboard session (POST /api/v1/developer/login or …/verify)' },
       },
     },
     healthPath: HEALTH_PATH,
@@ -68,6 +78,7 @@ export async function buildApp(dependencies: FxAppDependencies): Promise<Service
       isDemo: () => isDemoData(database.db),
       rateLimitStore: () => limiter.current?.store() ?? 'memory',
       upstreams: async () => (await upstream.runner?.upstreams()) ?? { sources: [], stalePrices: [] },
+      mail: async () => ({ transport: mail.transport?.kind ?? 'file', ...(await mailBacklog(database.db, jobs)) }),
     }),
   });
   const limits = limitsConfiguration(config);
@@ -83,12 +94,23 @@ export async function buildApp(dependencies: FxAppDependencies): Promise<Service
   const box = createSecretBox(dependencies.secretsKey);
   const policy = { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS };
   const onRateChanged = rateAlertListener(config.ALERT_RETRY_SCHEDULE_MS.length);
-  const alertWorker = alertDeliveryWorkerFor(config, { database, secretsKey: dependencies.secretsKey, clock, logger: app.log, metrics: app.metrics });
-  // Like the pollers, the worker starts when the server listens (never in app.inject tests).
-  if (config.ALERT_WORKER_IN_PROCESS) app.addHook('onListen', () => alertWorker.start());
+  const mailer = createFxMailer(config, box);
+  const mailTransport = dependencies.mailTransport ?? fxMailTransport(config, app.log, dependencies.smtpCa);
+  mail.transport = mailTransport;
+  const alertWorker = alertDeliveryWorkerFor(config, { database, secretsKey: dependencies.secretsKey, clock, logger: app.log, metrics: app.metrics, mailer });
+  const mailWorker = fxMailWorkerFor(config, { db, mailer, transport: mailTransport, listen: database.listen, clock, logger: app.log, metrics: app.metrics });
+  // Like the pollers, the workers start when the server listens (never in app.inject tests).
+  if (config.ALERT_WORKER_IN_PROCESS)
+    app.addHook('onListen', () => {
+      alertWorker.start();
+      mailWorker.start();
+    });
   const afterRatesChanged = () => alertWorker.wake();
+  app.decorate('fxMail', { mailer, worker: mailWorker });
   app.addHook('onClose', async () => {
     await alertWorker.close();
+    await mailWorker.stop();
+    mailTransport.close();
     await lastUsed.stop();
     rateLimits.close();
     await cache.stop();
@@ -108,6 +130,7 @@ export async function buildApp(dependencies: FxAppDependencies): Promise<Service
   // The public rates page (/ and /{lang}), in its own context so its strict headers stay off the API.
   await app.register(webPagePlugin, { root: config.FX_WEB_ROOT });
   await app.register(clientRoutes, { db, clock, box, policy, limits });
+  await app.register(developerRoutes, { db, clock, mailer, publicBaseUrl: config.PUBLIC_BASE_URL, signup: config.FX_SIGNUP });
   const pollerWiring = {
     config,
     db,

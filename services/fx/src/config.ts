@@ -1,4 +1,5 @@
 import { baseServiceEnvironment, deliveryQueueVariables, parseEnvironment, requireHeadersWithinRequestTimeout, requireSecretsKeyWithDatabase, retryScheduleVariable } from '@svc/service-kit';
+import { mailEnvironmentVariables } from '@svc/mailer';
 import { z } from 'zod';
 
 const emptyAsUndefined = (value: unknown) => (value === '' ? undefined : value);
@@ -55,6 +56,14 @@ export const fxEnvironmentSchema = baseServiceEnvironment(3002)
     FX_STREAM_RETRY_MS: positiveInteger(3000),
     /** How long changes are kept for Last-Event-ID resumes (at least 10 minutes are promised). */
     FX_STREAM_RETENTION_MINUTES: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(10).default(15)),
+    /** The origin every link in a mail starts with (the dashboard's screens). */
+    PUBLIC_BASE_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/ }).default('http://localhost:3002')),
+    /** Mail transport (SMTP_URL; unset: .eml files under $DATA_DIR/fx/mail), sender and reply address. */
+    ...mailEnvironmentVariables('"Exchange Rates" <no-reply@localhost>'),
+    /** Delay before each attempt of a mail: at once, 10 s, 1 min, 5 min, 15 min, then hourly (40 attempts, about two days). */
+    MAIL_RETRY_SCHEDULE_MS: retryScheduleVariable('0,10000,60000,300000,900000,3600000'),
+    /** Developer dashboard sign-up: open (anyone signs up and confirms an address) or closed (accounts by the operator). */
+    FX_SIGNUP: z.preprocess(emptyAsUndefined, z.enum(['open', 'closed']).default('open')),
     ALERT_WORKER_IN_PROCESS: z.preprocess(emptyAsUndefined, z.enum(['true', 'false']).default('true').transform((value) => value === 'true')),
   })
   .superRefine(requireSecretsKeyWithDatabase)

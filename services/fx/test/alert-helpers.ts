@@ -36,7 +36,7 @@ export async function startReceiver() {
 }
 
 /** An fx app allowing loopback webhook targets, with a client, and a delivery worker the test drives. */
-export async function buildAlertTestApp(env: Record<string, string> = {}, options: { clock?: () => Date } = {}) {
+export async function buildAlertTestApp(env: Record<string, string> = {}, options: { clock?: () => Date; smtpCa?: string } = {}) {
   // Admin calls count against the per-IP limit like any other; tests post far more than 60 a minute.
   const test = await buildTestApp({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', RATE_LIMIT_ANON_PER_MINUTE: '100000', RATE_LIMIT_ANON_PER_HOUR: '100000', ...env }, options);
   const worker = createAlertDeliveryWorker({
@@ -46,6 +46,7 @@ export async function buildAlertTestApp(env: Record<string, string> = {}, option
     policy: { allowPrivateTargets: true },
     retryScheduleMs: [0, 1, 1],
     timeoutMs: 2000,
+    mailer: test.app.fxMail.mailer,
   });
   /** Runs the worker until no delivery is pending or in flight (retries are 1 ms apart). */
   async function drain(): Promise<void> {

@@ -22,7 +22,7 @@ export function manualClock(start: string) {
 }
 
 /** A fresh fx app on its own database; `close()` releases everything. */
-export async function buildTestApp(env: Record<string, string> = {}, options: { clock?: () => Date; rateLimitKeyPrefix?: string; sourcesEnv?: Record<string, string> } = {}) {
+export async function buildTestApp(env: Record<string, string> = {}, options: { clock?: () => Date; rateLimitKeyPrefix?: string; sourcesEnv?: Record<string, string>; smtpCa?: string } = {}) {
   const dependencies = await createTestDependencies({ schemaName, migrationsFolder, schema: databaseSchema });
   const config = loadFxConfig({ LOG_LEVEL: 'silent', FX_ADMIN_TOKEN: ADMIN_TOKEN, ...env });
   const app = await buildApp({
@@ -30,6 +30,7 @@ export async function buildTestApp(env: Record<string, string> = {}, options: { 
     config,
     clock: options.clock,
     env: options.sourcesEnv ?? {},
+    ...(options.smtpCa ? { smtpCa: options.smtpCa } : {}),
     rateLimitKeyPrefix: options.rateLimitKeyPrefix ?? `fx-test:${randomBytes(6).toString('hex')}:`,
   });
   return {

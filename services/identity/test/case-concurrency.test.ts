@@ -1,7 +1,7 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { caseEvents, caseSessions, jobs, verificationCases } from '../src/db/schema.js';
-import { hashToken } from '../src/domain/common/credentials.js';
+import { hashToken } from '@svc/accounts';
 import { CAPTURE, createCase, partnerWithToken, startedCase, uploadPassportEvidence, type Partner } from './case-helpers.js';
 import { BASE, buildTestApp, manualClock, type TestApp } from './helpers.js';
 import { describeNeeding } from '@svc/db/testing';

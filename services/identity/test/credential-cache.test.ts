@@ -7,7 +7,7 @@ import { loadIdentityConfig } from '../src/config.js';
 import { migrationsFolder, schemaName } from '../src/db/migrations.js';
 import { databaseSchema, type IdentityDatabaseSchema } from '../src/db/schema.js';
 import { createCredentialCache, CREDENTIALS_CHANNEL, type CredentialCache } from '../src/domain/common/credential-cache.js';
-import { hashToken } from '../src/domain/common/credentials.js';
+import { hashToken } from '@svc/accounts';
 import { setTenantStatus } from '../src/domain/tenants/tenants.js';
 import { partnerWithToken, type Partner } from './case-helpers.js';
 import { BASE, buildTestApp, certificateHeader, type TestApp } from './helpers.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { auditLog, portalUsers, staffUsers } from '../src/db/schema.js';
-import { hashScryptPassword } from '../src/domain/common/credentials.js';
+import { hashScryptPassword } from '@svc/accounts';
 import { createStaffUser } from '../src/domain/accounts/staff.js';
 import { createPortalUser, createTenant } from '../src/domain/tenants/tenants.js';
 import { BASE, buildTestApp, manualClock, PASSWORD, type TestApp } from './helpers.js';

@@ -3,7 +3,7 @@ import { and, eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { itNeeding } from '@svc/db/testing';
 import { auditLog, portalInvitations } from '../src/db/schema.js';
-import { hashToken } from '../src/domain/common/credentials.js';
+import { hashToken } from '@svc/accounts';
 import { createPortalUser } from '../src/domain/tenants/tenants.js';
 import { BASE, buildTestApp, createLoggedInTenant, manualClock, PASSWORD, type LoggedInTenant, type TestApp } from './helpers.js';
 

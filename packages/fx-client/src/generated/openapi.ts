@@ -266,6 +266,126 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/developer/signup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign up; the same 202 whether or not the address has an account (it is mailed either way) */
+        post: operations["developerSignUp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/developer/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Confirm the address with the mailed token; signs in (session cookie) */
+        post: operations["developerVerify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/developer/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign in (session cookie); 5 failures within 15 minutes lock the account for 15 minutes */
+        post: operations["developerLogin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/developer/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign out: the session ends on the server and the cookie is cleared */
+        post: operations["developerLogout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/developer/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The signed-in account */
+        get: operations["developerMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/developer/clients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's API clients (never their private keys) */
+        get: operations["developerClients"];
+        put?: never;
+        /** Create an API client on the account’s plan (the private key is shown once, here) */
+        post: operations["developerCreateClient"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/developer/clients/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Rename one of the account's clients, or deactivate it (isActive: false; its keys then get 401, for good) */
+        patch: operations["developerUpdateClient"];
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -346,6 +466,19 @@ export interface components {
                 }[];
                 /** @description prices (crypto:BTC, gold:XAU, rates:MARKET:USD) served at their previous value: no fresh agreeing quotes */
                 stalePrices: string[];
+                /** @description The mail queue; null when the database is down */
+                mail: {
+                    /**
+                     * @description smtp: SMTP_URL; file: .eml files under $DATA_DIR/fx/mail
+                     * @enum {string}
+                     */
+                    transport: "smtp" | "file";
+                    /** @description Mails waiting or being sent */
+                    queued: number;
+                    /** @description Of those, mails whose last attempt failed (the mail server is down or refusing): degraded while above 0 */
+                    retrying: number;
+                    oldestQueuedAt: string | null;
+                } | null;
                 rateLimits: {
                     /**
                      * @description memory-fallback: Redis failing, limits counted per instance
@@ -2569,6 +2702,1035 @@ export interface operations {
             };
         };
     };
+    developerSignUp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email: string;
+                    password: string;
+                    /** @enum {string} */
+                    language?: "ar" | "en" | "de" | "tr" | "ku" | "kmr";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not an email address, or a password outside the rules (12 to 256 characters, not a common one) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Sign-up is closed (FX_SIGNUP=closed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    developerVerify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        email: string;
+                        emailVerified: boolean;
+                        /** @enum {string} */
+                        plan: "Free" | "Starter" | "Professional" | "Enterprise";
+                        /** @enum {string} */
+                        language: "ar" | "en" | "de" | "tr" | "ku" | "kmr";
+                    };
+                };
+            };
+            /** @description No token */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Unknown token */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The link was used or has expired */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    developerLogin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        email: string;
+                        emailVerified: boolean;
+                        /** @enum {string} */
+                        plan: "Free" | "Starter" | "Professional" | "Enterprise";
+                        /** @enum {string} */
+                        language: "ar" | "en" | "de" | "tr" | "ku" | "kmr";
+                    };
+                };
+            };
+            /** @description Malformed body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Wrong address or password */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The address is not confirmed yet */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Locked after repeated failures */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    developerLogout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    developerMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        email: string;
+                        emailVerified: boolean;
+                        /** @enum {string} */
+                        plan: "Free" | "Starter" | "Professional" | "Enterprise";
+                        /** @enum {string} */
+                        language: "ar" | "en" | "de" | "tr" | "ku" | "kmr";
+                    };
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    developerClients: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        clients: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            /** @enum {string} */
+                            plan: "Free" | "Starter" | "Professional" | "Enterprise";
+                            publicKey: string;
+                            isActive: boolean;
+                            createdUtc: string;
+                            lastUsedUtc: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    developerCreateClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        /** @enum {string} */
+                        plan: "Free" | "Starter" | "Professional" | "Enterprise";
+                        publicKey: string;
+                        /** @description svc_prv_…, shown only in this response */
+                        privateKey: string;
+                    };
+                };
+            };
+            /** @description Invalid name */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Address not confirmed, the plan’s client limit reached, or a cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    developerUpdateClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** @enum {boolean} */
+                    isActive?: false;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        /** @enum {string} */
+                        plan: "Free" | "Starter" | "Professional" | "Enterprise";
+                        publicKey: string;
+                        isActive: boolean;
+                        createdUtc: string;
+                        lastUsedUtc: string | null;
+                    };
+                };
+            };
+            /** @description Invalid id, name or change */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not one of the account's clients */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
 }
 type FlattenedDeepRequired<T> = {
     [K in keyof T]-?: FlattenedDeepRequired<T[K] extends unknown[] | undefined | null ? Extract<T[K], unknown[]>[number] : T[K]>;
@@ -2585,6 +3747,16 @@ export const pathsApiV1ConvertGetParametersQuerySourceValues: ReadonlyArray<Flat
 export const pathsApiV1ClientWebhooksPostRequestBodyContentApplicationJsonSourceValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/client/webhooks"]["post"]["requestBody"]["content"]["application/json"]["source"]> = ["CBS", "MARKET"];
 export const pathsApiV1ClientWebhooksPostResponses201ContentApplicationJsonSourceValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/client/webhooks"]["post"]["responses"]["201"]["content"]["application/json"]["source"]> = ["CBS", "MARKET"];
 export const pathsApiV1ClientWebhooksIdPutRequestBodyContentApplicationJsonSourceValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/client/webhooks/{id}"]["put"]["requestBody"]["content"]["application/json"]["source"]> = ["CBS", "MARKET"];
+export const pathsApiV1DeveloperSignupPostRequestBodyContentApplicationJsonLanguageValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/developer/signup"]["post"]["requestBody"]["content"]["application/json"]["language"]> = ["ar", "en", "de", "tr", "ku", "kmr"];
+export const pathsApiV1DeveloperVerifyPostResponses200ContentApplicationJsonPlanValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/developer/verify"]["post"]["responses"]["200"]["content"]["application/json"]["plan"]> = ["Free", "Starter", "Professional", "Enterprise"];
+export const pathsApiV1DeveloperVerifyPostResponses200ContentApplicationJsonLanguageValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/developer/verify"]["post"]["responses"]["200"]["content"]["application/json"]["language"]> = ["ar", "en", "de", "tr", "ku", "kmr"];
+export const pathsApiV1DeveloperLoginPostResponses200ContentApplicationJsonPlanValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/developer/login"]["post"]["responses"]["200"]["content"]["application/json"]["plan"]> = ["Free", "Starter", "Professional", "Enterprise"];
+export const pathsApiV1DeveloperLoginPostResponses200ContentApplicationJsonLanguageValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/developer/login"]["post"]["responses"]["200"]["content"]["application/json"]["language"]> = ["ar", "en", "de", "tr", "ku", "kmr"];
+export const pathsApiV1DeveloperMeGetResponses200ContentApplicationJsonPlanValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/developer/me"]["get"]["responses"]["200"]["content"]["application/json"]["plan"]> = ["Free", "Starter", "Professional", "Enterprise"];
+export const pathsApiV1DeveloperMeGetResponses200ContentApplicationJsonLanguageValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/developer/me"]["get"]["responses"]["200"]["content"]["application/json"]["language"]> = ["ar", "en", "de", "tr", "ku", "kmr"];
+export const pathsApiV1DeveloperClientsGetResponses200ContentApplicationJsonClientsPlanValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/developer/clients"]["get"]["responses"]["200"]["content"]["application/json"]["clients"]["plan"]> = ["Free", "Starter", "Professional", "Enterprise"];
+export const pathsApiV1DeveloperClientsPostResponses201ContentApplicationJsonPlanValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/developer/clients"]["post"]["responses"]["201"]["content"]["application/json"]["plan"]> = ["Free", "Starter", "Professional", "Enterprise"];
+export const pathsApiV1DeveloperClientsIdPatchResponses200ContentApplicationJsonPlanValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/developer/clients/{id}"]["patch"]["responses"]["200"]["content"]["application/json"]["plan"]> = ["Free", "Starter", "Professional", "Enterprise"];
 export const rateAlertWebhookSourceValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RateAlertWebhook"]["source"]> = ["CBS", "MARKET"];
 export const fxHealthStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FxHealth"]["status"]> = ["ok", "degraded", "down"];
 export const fxHealthChecksDatabaseStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FxHealth"]["checks"]["database"]["status"]> = ["ok", "down"];
@@ -2592,6 +3764,9 @@ export const fxHealthChecksDatabaseDriverValues: ReadonlyArray<FlattenedDeepRequ
 export const fxHealthChecksRedisStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FxHealth"]["checks"]["redis"]["status"]> = ["ok", "down", "not_configured"];
 export const fxHealthChecksRedisStoreValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FxHealth"]["checks"]["redis"]["store"]> = ["redis", "memory"];
 export const fxHealthChecksUpstreamsKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FxHealth"]["checks"]["upstreams"]["kind"]> = ["rates", "crypto", "gold"];
+export const fxHealthChecksMailAnyOf0TransportValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["FxHealth"]["checks"]["mail"], {
+    transport: unknown;
+}>["transport"]> = ["smtp", "file"];
 export const fxHealthChecksRateLimitsStoreValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FxHealth"]["checks"]["rateLimits"]["store"]> = ["redis", "memory", "memory-fallback"];
 export const goldPricesPricesUnitValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GoldPrices"]["prices"]["unit"]> = ["ounce", "gram"];
 export const rateHistorySourceValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RateHistory"]["source"]> = ["CBS", "MARKET"];

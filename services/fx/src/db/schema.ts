@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { defineDeliveryTable } from '@svc/outbox';
+import { defineDeliveryTable, defineJobTable } from '@svc/outbox';
 import { bigserial, boolean, index, integer, jsonb, numeric, pgSchema, smallint, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
 /** fx owns this Postgres schema; every table of the service is declared on it. */
@@ -111,6 +111,44 @@ export const goldPrices = fxSchema.table(
 
 const timestampTz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
+/**
+ * Developer-dashboard accounts (/developers): the address is stored lower-cased, the password only as
+ * its Argon2id hash (@svc/accounts). Failed sign-ins are counted on the row: 5 within 15 minutes lock it.
+ */
+export const developerAccounts = fxSchema.table(
+  'developer_accounts',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    email: text('email').notNull(),
+    passwordHash: text('password_hash').notNull(),
+    /** One of fx's six languages: the dashboard's and the mails'. */
+    language: text('language').notNull(),
+    plan: text('plan', { enum: ['Free', 'Starter', 'Professional', 'Enterprise'] }).notNull().default('Free'),
+    emailVerifiedUtc: timestamp('email_verified_utc', { withTimezone: true, mode: 'date' }),
+    failedSignIns: integer('failed_sign_ins').notNull().default(0),
+    failureWindowStartedUtc: timestamp('failure_window_started_utc', { withTimezone: true, mode: 'date' }),
+    lockedUntilUtc: timestamp('locked_until_utc', { withTimezone: true, mode: 'date' }),
+    createdUtc: timestamp('created_utc', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (table) => [uniqueIndex('developer_accounts_email_key').on(table.email)],
+);
+
+/** Session cookies and mailed verification links of developer accounts, stored only as SHA-256 (hex). */
+export const developerTokens = fxSchema.table(
+  'developer_tokens',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => developerAccounts.id, { onDelete: 'cascade' }),
+    purpose: text('purpose', { enum: ['session', 'verify'] }).notNull(),
+    expiresUtc: timestamp('expires_utc', { withTimezone: true, mode: 'date' }).notNull(),
+    usedUtc: timestamp('used_utc', { withTimezone: true, mode: 'date' }),
+    createdUtc: timestamp('created_utc', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (table) => [index('developer_tokens_account_idx').on(table.accountId, table.purpose)],
+);
+
 /** API-key clients: the private key is stored only as its SHA-256 (hex). */
 export const apiClients = fxSchema.table(
   'api_clients',
@@ -122,11 +160,15 @@ export const apiClients = fxSchema.table(
     privateKeyHash: text('private_key_hash').notNull(),
     /** Where notices about the client's account go (e.g. a disabled rate alert); optional. */
     email: text('email'),
+    /** The language of mails to `email` (one of fx's six); null: Arabic, fx's default. */
+    language: text('language'),
+    /** The developer account that made it on the dashboard; null for clients of the CLI and the admin API. */
+    accountId: uuid('account_id').references(() => developerAccounts.id),
     isActive: boolean('is_active').notNull().default(true),
     createdUtc: timestampTz('created_utc').notNull(),
     lastUsedUtc: timestampTz('last_used_utc'),
   },
-  (table) => [uniqueIndex('api_clients_public_key_key').on(table.publicKey)],
+  (table) => [uniqueIndex('api_clients_public_key_key').on(table.publicKey), index('api_clients_account_idx').on(table.accountId)],
 );
 
 /**
@@ -207,5 +249,8 @@ export const sourceLeases = fxSchema.table('source_leases', {
   state: jsonb('state'),
 });
 
-export const databaseSchema = { rateObservations, manualOverrides, outboxEvents, datasetFlags, cryptoPrices, goldPrices, apiClients, rateAlerts, usageCounters, alertDeliveries, streamEvents, sourceLeases };
+/** Background jobs on the shared leased queue (@svc/outbox): mails (kind send-mail, @svc/mailer). */
+export const jobs = defineJobTable(fxSchema, 'jobs');
+
+export const databaseSchema = { rateObservations, manualOverrides, outboxEvents, datasetFlags, cryptoPrices, goldPrices, apiClients, rateAlerts, usageCounters, alertDeliveries, streamEvents, sourceLeases, jobs, developerAccounts, developerTokens };
 export type FxDatabaseSchema = typeof databaseSchema;

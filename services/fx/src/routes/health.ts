@@ -1,4 +1,5 @@
 import type { Database } from '@svc/db';
+import { mailHealthSchema } from '@svc/mailer';
 import { healthResponseSchema, type HealthExtension } from '@svc/service-kit';
 import { z } from 'zod';
 import type { FxDatabaseSchema } from '../db/schema.js';
@@ -15,6 +16,8 @@ export interface FxHealthOptions {
   rateLimitStore: () => 'redis' | 'memory' | 'memory-fallback';
   /** The sources of FX_SOURCES_FILE (none when unset) and the prices they leave stale. */
   upstreams: () => Promise<{ sources: UpstreamStatus[]; stalePrices: string[] }>;
+  /** The mail transport and queue: mails failing and waiting for a retry → degraded. */
+  mail: () => Promise<{ transport: 'smtp' | 'file'; queued: number; retrying: number; oldestQueuedAt: Date | null }>;
 }
 
 const sourceSchema = z.object({ lastUpdateUtc: z.string().nullable(), ageSeconds: z.number().int().nullable(), stale: z.boolean() });
@@ -37,6 +40,7 @@ const fxHealthSchema = healthResponseSchema
       sources: z.object({ CBS: sourceSchema, MARKET: sourceSchema }),
       upstreams: z.array(upstreamSchema).describe('every source of FX_SOURCES_FILE'),
       stalePrices: z.array(z.string()).describe('prices (crypto:BTC, gold:XAU, rates:MARKET:USD) served at their previous value: no fresh agreeing quotes'),
+      mail: mailHealthSchema('fx'),
       rateLimits: z.object({ store: z.enum(['redis', 'memory', 'memory-fallback']).describe('memory-fallback: Redis failing, limits counted per instance') }),
     }),
   })
@@ -55,10 +59,11 @@ export function fxHealthExtension(options: FxHealthOptions): HealthExtension {
         : { CBS: stale, MARKET: stale };
       const rateLimitStore = options.rateLimitStore();
       const upstreams = await options.upstreams();
+      const mail = databaseUp ? await options.mail().catch(() => null) : null;
       return {
-        degraded: sources.CBS.stale || sources.MARKET.stale || rateLimitStore === 'memory-fallback' || upstreams.sources.some((source) => source.stale),
+        degraded: sources.CBS.stale || sources.MARKET.stale || rateLimitStore === 'memory-fallback' || upstreams.sources.some((source) => source.stale) || (mail?.retrying ?? 0) > 0,
         members: { demo: databaseUp ? await options.isDemo().catch(() => false) : false },
-        checks: { sources, upstreams: upstreams.sources, stalePrices: upstreams.stalePrices, rateLimits: { store: rateLimitStore } },
+        checks: { sources, upstreams: upstreams.sources, stalePrices: upstreams.stalePrices, rateLimits: { store: rateLimitStore }, mail: mail && { ...mail, oldestQueuedAt: mail.oldestQueuedAt?.toISOString() ?? null } },
       };
     },
   };

@@ -5,9 +5,10 @@ import { createSecretBox, type SecretBox, type ServiceMetrics } from '@svc/servi
 import { buildFxWebhookHeaders } from '@svc/webhook-signing';
 import { eq, inArray, sql } from 'drizzle-orm';
 import type { FxConfig } from '../config.js';
-import { alertDeliveries, rateAlerts, type FxDatabaseSchema } from '../db/schema.js';
+import { alertDeliveries, apiClients, rateAlerts, type FxDatabaseSchema } from '../db/schema.js';
 import type { FxExecutor } from '../db/executor.js';
 import { ALERT_DELIVERY_CHANNEL } from '../domain/alerts/evaluate-alerts.js';
+import type { FxMailer } from '../domain/mail/fx-mailer.js';
 
 /** Consecutive failed firings after which a webhook is disabled and no longer evaluated. */
 export const MAX_CONSECUTIVE_FAILURES = 10;
@@ -32,6 +33,8 @@ export interface AlertDeliveryOptions {
   logger?: { warn(object: object, message: string): void; error(object: object, message: string): void };
   /** Where the queue's depth (read at scrape time) and its attempts by outcome are reported. */
   metrics?: Pick<ServiceMetrics, 'watchQueue' | 'queueAttemptRecorder'>;
+  /** Mails the client's contact address, in the disabling transaction, when a webhook is disabled by failures. */
+  mailer?: FxMailer;
 }
 
 /** What the API process and the standalone worker both hand the alert worker. */
@@ -41,6 +44,7 @@ export interface AlertWorkerWiring {
   clock?: () => Date;
   logger: NonNullable<AlertDeliveryOptions['logger']>;
   metrics: NonNullable<AlertDeliveryOptions['metrics']>;
+  mailer?: FxMailer;
 }
 
 /** The alert worker as configured, built the same way wherever it runs (in the API process or alone). */
@@ -56,6 +60,7 @@ export function alertDeliveryWorkerFor(config: FxConfig, wiring: AlertWorkerWiri
     listen: wiring.database.listen,
     logger: wiring.logger,
     metrics: wiring.metrics,
+    ...(wiring.mailer ? { mailer: wiring.mailer } : {}),
     ...(wiring.clock ? { clock: wiring.clock } : {}),
   });
 }
@@ -67,7 +72,8 @@ export function alertDeliveryWorkerFor(config: FxConfig, wiring: AlertWorkerWiri
  * once through the SSRF-guarded dispatcher (no redirects, time limit).
  * Bookkeeping commits with the attempt's outcome: the last status always; a success resets
  * consecutiveFailures; a firing whose every attempt failed adds one, and the tenth disables
- * the webhook.
+ * the webhook, and (with a mailer) queues the "alert disabled" mail to the client's contact address in
+ * that same transaction, so the mail goes out exactly when the disable commits.
  */
 export function createAlertDeliveryWorker(options: AlertDeliveryOptions): DeliveryWorker & { close(): Promise<void> } {
   return createSignedDeliveryWorker({
@@ -106,17 +112,39 @@ export function createAlertDeliveryWorker(options: AlertDeliveryOptions): Delive
       if (succeeded) {
         await tx.update(rateAlerts).set({ lastDeliveryStatusCode: outcome.status, consecutiveFailures: 0 }).where(eq(rateAlerts.id, delivery.subscriptionId));
       } else if (final) {
-        await tx
+        const [after] = await tx
           .update(rateAlerts)
           .set({
             lastDeliveryStatusCode: outcome.status,
             consecutiveFailures: sql`${rateAlerts.consecutiveFailures} + 1`,
             isActive: sql`${rateAlerts.isActive} and ${rateAlerts.consecutiveFailures} + 1 < ${MAX_CONSECUTIVE_FAILURES}`,
           })
-          .where(eq(rateAlerts.id, delivery.subscriptionId));
+          .where(eq(rateAlerts.id, delivery.subscriptionId))
+          .returning({ id: rateAlerts.id, clientId: rateAlerts.clientId, webhookUrl: rateAlerts.webhookUrl, label: rateAlerts.label, failures: rateAlerts.consecutiveFailures });
+        // Exactly the firing that crossed the limit mails; later failures of in-flight firings do not mail again.
+        if (options.mailer && after?.failures === MAX_CONSECUTIVE_FAILURES) await mailDisabled(tx, options.mailer, after, outcome.status === 0 ? null : outcome.status, options.clock?.() ?? new Date());
       } else {
         await tx.update(rateAlerts).set({ lastDeliveryStatusCode: outcome.status }).where(eq(rateAlerts.id, delivery.subscriptionId));
       }
     },
   });
+}
+
+async function mailDisabled(
+  tx: Parameters<FxMailer['enqueue']>[0],
+  mailer: FxMailer,
+  alert: { id: string; clientId: string; webhookUrl: string; label: string | null; failures: number },
+  lastStatus: number | null,
+  now: Date,
+): Promise<void> {
+  const [client] = await (tx as FxExecutor)
+    .select({ name: apiClients.name, email: apiClients.email, language: apiClients.language })
+    .from(apiClients)
+    .where(eq(apiClients.id, alert.clientId));
+  if (!client?.email) return;
+  await mailer.enqueue(
+    tx,
+    { to: client.email, language: client.language, template: 'alert-disabled', data: { clientName: client.name, webhookUrl: alert.webhookUrl, label: alert.label, lastStatus, failures: alert.failures }, subjectId: alert.id },
+    now,
+  );
 }

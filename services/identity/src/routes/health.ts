@@ -1,5 +1,5 @@
 import type { Database } from '@svc/db';
-import { mailBacklog } from '@svc/mailer';
+import { mailBacklog, mailHealthSchema } from '@svc/mailer';
 import { queueDepth, type QueueDepth } from '@svc/outbox';
 import { healthResponseSchema, type HealthExtension } from '@svc/service-kit';
 import { z } from 'zod';
@@ -26,15 +26,7 @@ const identityHealthSchema = healthResponseSchema
         })
         .nullable()
         .describe('The retention backlog; null when the database is down'),
-      mail: z
-        .object({
-          transport: z.enum(['smtp', 'file']).describe('smtp: SMTP_URL; file: .eml files under $DATA_DIR/identity/mail'),
-          queued: z.number().int().describe('Mails waiting or being sent'),
-          retrying: z.number().int().describe('Of those, mails whose last attempt failed (the mail server is down or refusing): degraded while above 0'),
-          oldestQueuedAt: z.string().nullable(),
-        })
-        .nullable()
-        .describe('The mail queue; null when the database is down'),
+      mail: mailHealthSchema('identity'),
     }),
   })
   .meta({ id: 'IdentityHealth' });

@@ -7,7 +7,7 @@ import type { IdentityExecutor } from '../db/schema.js';
 import { pendingSignIns } from '../db/schema-second-factors.js';
 import { passkeyAuthenticationOptions, type RelyingParty } from '../domain/accounts/second-factors/passkeys.js';
 import { PENDING_SIGN_IN_PREFIX } from '../domain/accounts/second-factors/staged-sign-in.js';
-import { hashToken } from '../domain/common/credentials.js';
+import { hashToken } from '@svc/accounts';
 import { refuseCrossOrigin } from '../plugins/authentication.js';
 import { RATE_LIMITED } from './openapi.js';
 import { passkeyOptionsSchema } from './second-factor-schemas.js';

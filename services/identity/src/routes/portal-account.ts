@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { ForbiddenError, problemResponses } from '@svc/problem-json';
 import type { IdentityExecutor } from '../db/schema.js';
 import { changePassword, endAllSessionsOfUser, endOwnSession, listOwnSessions } from '../domain/accounts/portal-account.js';
-import { newPasswordSchema } from '../domain/accounts/passwords.js';
+import { newPasswordSchema } from '@svc/accounts';
 import type { CredentialCache } from '../domain/common/credential-cache.js';
 import { requirePrincipal } from '../plugins/authentication.js';
 import { portalSecurity, RATE_LIMITED } from './openapi.js';

@@ -4,7 +4,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { IdentityExecutor } from '../db/schema.js';
-import { hashPassword, newPasswordSchema } from '../domain/accounts/passwords.js';
+import { hashPassword, newPasswordSchema } from '@svc/accounts';
 import { confirmPortalPasswordReset, PASSWORD_RESET, requestPasswordReset } from '../domain/accounts/password-resets.js';
 import type { CredentialCache } from '../domain/common/credential-cache.js';
 import type { IdentityMails } from '../domain/mail/identity-mails.js';

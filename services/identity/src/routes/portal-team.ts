@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { problemResponses } from '@svc/problem-json';
 import type { IdentityExecutor } from '../db/schema.js';
 import { acceptInvitation, describeInvitation, INVITATION_HOURS, inviteColleague, listPendingInvitations, revokeInvitation } from '../domain/accounts/invitations.js';
-import { newPasswordSchema } from '../domain/accounts/passwords.js';
+import { newPasswordSchema } from '@svc/accounts';
 import { listTeamMembers, updateTeamMember } from '../domain/accounts/team-members.js';
 import { withCredentialsForgotten, type CredentialCache } from '../domain/common/credential-cache.js';
 import { login, PORTAL_SESSION_SECONDS } from '../domain/accounts/portal-sessions.js';

@@ -21,7 +21,8 @@ export const clientNameSchema = z.string().trim().min(1, 'must not be empty').ma
 
 const hashPrivateKey = (privateKey: string) => createHash('sha256').update(privateKey, 'utf8').digest();
 
-function parseField<T>(schema: z.ZodType<T>, value: unknown, field: string): T {
+/** One field against its schema, as a 400 problem naming the field. */
+export function parseField<T>(schema: z.ZodType<T>, value: unknown, field: string): T {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const message = result.error.issues[0]?.message ?? 'is invalid';

@@ -4,7 +4,7 @@ import { announceCredentialsChanged, type CredentialCache } from '../common/cred
 import { preparedPerDatabase } from '../../db/prepared.js';
 import { accessTokens, oauthClients, tenants, type IdentityExecutor } from '../../db/schema.js';
 import { x5tS256 } from './certificates.js';
-import { generateOpaqueToken, hashToken } from '../common/credentials.js';
+import { generateOpaqueToken, hashToken } from '@svc/accounts';
 import { invalidClient, OAuthError, tenantDisabled } from './oauth-errors.js';
 import { normaliseScopes, splitScopes } from './scopes.js';
 

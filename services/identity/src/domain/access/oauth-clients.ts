@@ -6,7 +6,7 @@ import { announceCredentialsChanged } from '../common/credential-cache.js';
 import { preparedPerDatabase } from '../../db/prepared.js';
 import { writeAudit } from '../common/audit.js';
 import { parseRegistrationCertificate } from './certificates.js';
-import { generateOpaqueToken } from '../common/credentials.js';
+import { generateOpaqueToken } from '@svc/accounts';
 import { parseAllowedScopes } from './scopes.js';
 
 export const MAX_ACTIVE_CLIENTS = 5;

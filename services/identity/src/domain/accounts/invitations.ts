@@ -2,10 +2,10 @@ import { AccountDisabledError, NotFoundError, ProblemError } from '@svc/problem-
 import { and, asc, eq, gt, isNull } from 'drizzle-orm';
 import { portalInvitations, portalUsers, tenants, type IdentityExecutor } from '../../db/schema.js';
 import { writeAudit } from '../common/audit.js';
-import { generateOpaqueToken, hashToken } from '../common/credentials.js';
+import { generateOpaqueToken, hashToken } from '@svc/accounts';
 import type { PortalPrincipal } from './portal-sessions.js';
 import type { PortalRole } from '../tenants/tenants.js';
-import { hashPassword } from './passwords.js';
+import { hashPassword } from '@svc/accounts';
 import type { IdentityMailer } from '../mail/identity-mailer.js';
 
 export const INVITATION_PREFIX = 'svc_inv_';

@@ -6,7 +6,7 @@ import { loginThrottle, portalSessions, portalUsers, tenants, type IdentityExecu
 import { passwordResets } from '../../db/schema-password-resets.js';
 import { announceCredentialsChanged } from '../common/credential-cache.js';
 import { writeAudit } from '../common/audit.js';
-import { hashToken } from '../common/credentials.js';
+import { hashToken } from '@svc/accounts';
 import type { IdentityMails, ResetRealm } from '../mail/identity-mails.js';
 import { issuePortalSession, type PortalSignIn } from './portal-sessions.js';
 import { hasSecondFactor } from './second-factors/factors.js';

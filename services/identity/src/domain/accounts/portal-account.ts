@@ -6,7 +6,7 @@ import { writeAudit } from '../common/audit.js';
 import { announceCredentialsChanged } from '../common/credential-cache.js';
 import { LOCKOUT, lockedForSeconds, recordFailure } from './login-throttle.js';
 import type { PortalPrincipal } from './portal-sessions.js';
-import { checkPassword, hashPassword } from './passwords.js';
+import { checkPassword, hashPassword } from '@svc/accounts';
 
 /** 403, not 401: the session is fine, and a 401 would send the portal back to its sign-in page. */
 export class WrongPasswordError extends ProblemError {

@@ -4,8 +4,8 @@ import { loginThrottle, portalSessions, portalUsers, tenants, type IdentityExecu
 import { announceCredentialsChanged, type CredentialCache } from '../common/credential-cache.js';
 import { writeAudit } from '../common/audit.js';
 import { LOCKOUT, lockedForSeconds, recordFailure } from './login-throttle.js';
-import { generateOpaqueToken, hashToken } from '../common/credentials.js';
-import { checkPassword, hashPassword, UNKNOWN_USER_PASSWORD_HASH } from './passwords.js';
+import { generateOpaqueToken, hashToken } from '@svc/accounts';
+import { checkPassword, hashPassword, UNKNOWN_USER_PASSWORD_HASH } from '@svc/accounts';
 import type { SecretBox } from '@svc/service-kit';
 import type { FactorAccount } from './second-factors/accounts.js';
 import { hasSecondFactor, type SecondStepProof } from './second-factors/factors.js';

@@ -6,7 +6,7 @@ import { portalSessions, portalUsers, staffSessions, staffUsers, type IdentityEx
 import { writeAudit } from '../common/audit.js';
 import { announceCredentialsChanged } from '../common/credential-cache.js';
 import { LOCKOUT, lockedForSeconds, recordFailure } from './login-throttle.js';
-import { checkPassword } from './passwords.js';
+import { checkPassword } from '@svc/accounts';
 import { WrongPasswordError } from './portal-account.js';
 import { InvalidCodeError, type FactorAccount } from './second-factors/accounts.js';
 import { spendSecondStepProof } from './second-factors/factors.js';

@@ -2,8 +2,8 @@ import { AccountLockedError, ConflictError, UnauthenticatedError, ValidationErro
 import { and, eq, isNull } from 'drizzle-orm';
 import { loginThrottle, staffSessions, staffUsers, type IdentityExecutor } from '../../db/schema.js';
 import { writeAudit } from '../common/audit.js';
-import { generateOpaqueToken, hashToken } from '../common/credentials.js';
-import { checkPassword, hashPassword, newPasswordSchema, UNKNOWN_USER_PASSWORD_HASH } from './passwords.js';
+import { generateOpaqueToken, hashToken } from '@svc/accounts';
+import { checkPassword, hashPassword, newPasswordSchema, UNKNOWN_USER_PASSWORD_HASH } from '@svc/accounts';
 import { LOCKOUT, lockedForSeconds, recordFailure } from './login-throttle.js';
 import { emailSchema } from '../tenants/tenants.js';
 import type { SecretBox } from '@svc/service-kit';

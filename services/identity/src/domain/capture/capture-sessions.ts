@@ -1,7 +1,7 @@
 import { ProblemError, UnauthenticatedError } from '@svc/problem-json';
 import { eq } from 'drizzle-orm';
 import { caseSessions, tenants, verificationCases, type IdentityExecutor } from '../../db/schema.js';
-import { generateOpaqueToken, hashToken } from '../common/credentials.js';
+import { generateOpaqueToken, hashToken } from '@svc/accounts';
 import { GoneProblem } from '../common/problems.js';
 import { isTerminal, REQUIRED_EVIDENCE, type CaseStatus, type DocumentType, type EvidenceType } from '../cases/case-states.js';
 import { InvalidCaseStateError, lockCase, transitionCase } from '../cases/case-transitions.js';

@@ -4,7 +4,7 @@ import { selectRows } from '@svc/db';
 import { and, eq, sql } from 'drizzle-orm';
 import { auditLog, caseEvents, caseSessions, tenants, verificationCases, type IdentityExecutor } from '../../db/schema.js';
 import { writeAudit } from '../common/audit.js';
-import { generateOpaqueToken, hashToken } from '../common/credentials.js';
+import { generateOpaqueToken, hashToken } from '@svc/accounts';
 import type { DocumentType } from './case-states.js';
 import { caseEventPayload } from './case-transitions.js';
 import { deliveriesInsert } from '../webhooks/fan-out.js';

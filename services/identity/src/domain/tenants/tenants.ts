@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { portalUsers, tenants, type IdentityExecutor } from '../../db/schema.js';
 import { announceCredentialsChanged } from '../common/credential-cache.js';
 import { writeAudit } from '../common/audit.js';
-import { hashPassword, newPasswordSchema } from '../accounts/passwords.js';
+import { hashPassword, newPasswordSchema } from '@svc/accounts';
 
 /** PartnerAdmin manages clients, cases and webhooks; PartnerReadOnly (support staff) reads everything and changes nothing. */
 export const PORTAL_ROLES = ['PartnerAdmin', 'PartnerReadOnly'] as const;

@@ -6,7 +6,7 @@ import { and, count, eq, isNotNull, isNull, or, lt } from 'drizzle-orm';
 import type { IdentityExecutor } from '../../../db/schema.js';
 import { recoveryCodes, secondFactors } from '../../../db/schema-second-factors.js';
 import { writeAudit } from '../../common/audit.js';
-import { hashToken } from '../../common/credentials.js';
+import { hashToken } from '@svc/accounts';
 import { InvalidCodeError, type FactorAccount } from './accounts.js';
 import { generateTotpSecret, matchingTotpStep, toBase32, totpUri } from './totp.js';
 

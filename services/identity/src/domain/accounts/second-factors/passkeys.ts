@@ -4,7 +4,7 @@ import { and, eq, gt, isNotNull, isNull, lt, type SQL } from 'drizzle-orm';
 import type { IdentityExecutor } from '../../../db/schema.js';
 import { secondFactors, webauthnChallenges } from '../../../db/schema-second-factors.js';
 import { writeAudit } from '../../common/audit.js';
-import { hashToken } from '../../common/credentials.js';
+import { hashToken } from '@svc/accounts';
 import type { FactorAccount } from './accounts.js';
 
 /**

@@ -4,7 +4,7 @@ import { and, eq, gt, isNull, sql } from 'drizzle-orm';
 import { loginThrottle, type IdentityExecutor } from '../../../db/schema.js';
 import { pendingSignIns } from '../../../db/schema-second-factors.js';
 import { writeAudit } from '../../common/audit.js';
-import { generateOpaqueToken, hashToken } from '../../common/credentials.js';
+import { generateOpaqueToken, hashToken } from '@svc/accounts';
 import { LOCKOUT, lockedForSeconds, recordFailure } from '../login-throttle.js';
 import { InvalidCodeError, type FactorAccount } from './accounts.js';
 import { spendSecondStepProof, type SecondStepProof } from './factors.js';

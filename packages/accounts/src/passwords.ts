@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { hash, verify } from '@node-rs/argon2';
 import { z } from 'zod';
-import { verifyPassword as verifyScryptPassword } from '../common/credentials.js';
+import { verifyPassword as verifyScryptPassword } from './credentials.js';
 
 /**
  * OWASP's Argon2id configuration (m = 19 MiB, t = 2, p = 1): about 40 ms a sign-in on this
@@ -16,7 +16,7 @@ export const ARGON2_PARAMETERS = { algorithm: 2, memoryCost: 19_456, timeCost: 2
  * list, shipped with the code so the check needs no network; found the same way from src/ and dist/.
  */
 const commonPasswords: ReadonlySet<string> = new Set(
-  readFileSync(new URL('../../../data/common-passwords.txt', import.meta.url), 'utf8')
+  readFileSync(new URL('../data/common-passwords.txt', import.meta.url), 'utf8')
     .split('\n')
     .filter((line) => line.length > 0),
 );

@@ -10,7 +10,7 @@ export function hashToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
-// The scheme of passwords set before Argon2id (accounts/passwords.ts): still verified, and replaced
+// The scheme of passwords set before Argon2id (passwords.ts): still verified, and replaced
 // by an Argon2id hash at the user's next sign-in.
 const SCRYPT = { N: 16_384, r: 8, p: 1, keyLength: 64, saltLength: 16 } as const;
 
