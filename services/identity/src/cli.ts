@@ -121,11 +121,10 @@ await runServiceCli({
   context: ({ database, config, secretsKey }) => ({
     db: database.db,
     vault: async () => {
-      const [{ createEvidenceVault }, { createEvidenceStorage }, { createEvidenceKeyRing }, { evidenceStorageConfig }] = await Promise.all([
+      const [{ createEvidenceVault }, { createEvidenceStorage, evidenceStorageConfig }, { createEvidenceKeyRing }] = await Promise.all([
         import('./domain/evidence/evidence-vault.js'),
-        import('./domain/evidence/evidence-storage.js'),
-        import('./domain/evidence/evidence-keys.js'),
         import('./domain/evidence/storage-config.js'),
+        import('./domain/evidence/evidence-keys.js'),
       ]);
       return createEvidenceVault(await createEvidenceStorage(evidenceStorageConfig(config)), createEvidenceKeyRing(config.EVIDENCE_KEYS, secretsKey));
     },

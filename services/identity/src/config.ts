@@ -230,7 +230,7 @@ export type IdentityConfig = Readonly<
 
 /**
  * Default pass marks per provider. `http`: a commercial provider's calibrated scores. `local`:
- * set from the synthetic set measured on this machine (docs/decisions.md, "Local checks"), with
+ * set from the synthetic set measured on this machine (docs/decisions/0192-thresholds.md), with
  * room below each for borderline cases to go to a person rather than pass.
  */
 export const checksThresholdDefaults: Record<ChecksProviderName, { ocr: number; face: number; liveness: number; faceRejectBelow: number }> = {

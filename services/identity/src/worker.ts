@@ -3,9 +3,8 @@ import { createSecretBox, runWorker } from '@svc/service-kit';
 import { createIdentityMailer } from './domain/mail/identity-mailer.js';
 import { configuredChecksProvider } from './domain/checks/configured-provider.js';
 import { createEvidenceKeyRing } from './domain/evidence/evidence-keys.js';
-import { createEvidenceStorage } from './domain/evidence/evidence-storage.js';
 import { createEvidenceVault } from './domain/evidence/evidence-vault.js';
-import { evidenceStorageConfig } from './domain/evidence/storage-config.js';
+import { createEvidenceStorage, evidenceStorageConfig } from './domain/evidence/storage-config.js';
 import { identityRuntime } from './service-runtime.js';
 import { createIdentityWorker } from './workers/identity-worker.js';
 

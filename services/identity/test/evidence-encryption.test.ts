@@ -8,7 +8,8 @@ import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHUNK_BYTES, sealedSize } from '../src/domain/evidence/envelope-stream.js';
 import { createEvidenceKeyRing, type KeyEncryptionKey } from '../src/domain/evidence/evidence-keys.js';
-import { createEvidenceStorage, type EvidenceStorage, type EvidenceStorageConfig } from '../src/domain/evidence/evidence-storage.js';
+import type { EvidenceStorage, EvidenceStorageConfig } from '../src/domain/evidence/evidence-storage.js';
+import { createEvidenceStorage } from '../src/domain/evidence/storage-config.js';
 import { createEvidenceVault, EvidenceKeyDestroyedError, EvidenceUnreadableError, type EvidenceObjectRef, type EvidenceVault } from '../src/domain/evidence/evidence-vault.js';
 
 const BUCKET = 'identity-evidence';

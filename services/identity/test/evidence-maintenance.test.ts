@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLog, evidence } from '../src/db/schema.js';
 import { encryptExistingEvidence, rekeyEvidence } from '../src/domain/evidence/evidence-maintenance.js';
 import { createEvidenceKeyRing, type KeyEncryptionKey } from '../src/domain/evidence/evidence-keys.js';
-import { createEvidenceStorage } from '../src/domain/evidence/evidence-storage.js';
+import { createEvidenceStorage } from '../src/domain/evidence/storage-config.js';
 import { createEvidenceVault } from '../src/domain/evidence/evidence-vault.js';
 import { jpegBytes, partnerWithToken, sha256, startedCase, uploadEvidence, type Partner } from './case-helpers.js';
 import { BASE, buildTestApp, type TestApp } from './helpers.js';

@@ -7,7 +7,8 @@ import type { Readable } from 'node:stream';
 import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEvidenceStorage, EvidenceObjectMissingError, type EvidenceStorage } from '../src/domain/evidence/evidence-storage.js';
+import { EvidenceObjectMissingError, type EvidenceStorage } from '../src/domain/evidence/evidence-storage.js';
+import { createEvidenceStorage } from '../src/domain/evidence/storage-config.js';
 
 const BUCKET = 'evidence-test';
 const S3_REGION = 'us-east-1';

@@ -131,7 +131,7 @@ const roundCross = (value: number) => Number(value.toFixed(CROSS_DECIMALS));
  * USD cross rates from effective SYP rates. 1 USD = mid(USD)/mid(X) units of X. The client
  * buying X per USD gets the worse side of both legs (buy(USD)/sell(X)), selling gets
  * sell(USD)/buy(X), so the spread only ever widens. Derived values, computed in floating
- * point and rounded to CROSS_DECIMALS on output (recorded in docs/decisions.md).
+ * point and rounded to CROSS_DECIMALS on output (recorded in docs/decisions/0036-usd-cross-rates.md).
  */
 export function usdCrossRates(effective: StoredRate[]): { rates: CrossRate[]; newest: Date | null } {
   const usd = effective.find((rate) => rate.currency === 'USD');

@@ -49,7 +49,7 @@ export function endUserActor(sessionId: string, correlationId: string) {
 /**
  * The one-time exchange of the partner-issued session token for a capture token: marks the
  * session used and moves the case to CaptureStarted, in one transaction. The capture token
- * lives as long as the session (its expiry bounds submission; see docs/decisions.md).
+ * lives as long as the session (its expiry bounds submission; see docs/decisions/0089-tokens.md).
  */
 export async function exchangeSessionToken(tx: IdentityExecutor, sessionToken: string, correlationId: string, now: Date) {
   if (!SESSION_TOKEN_SHAPE.test(sessionToken)) throw new UnauthenticatedError('Send the session token from the partner as Authorization: Bearer svc_st_….');

@@ -24,7 +24,7 @@ export function isTerminal(status: CaseStatus): boolean {
 export const DOCUMENT_TYPES = ['SyrianNationalId', 'SyrianPassport'] as const;
 export type DocumentType = (typeof DOCUMENT_TYPES)[number];
 
-/** What moves a case. Creation is not a trigger: a case is born SessionIssued (see docs/decisions.md). */
+/** What moves a case. Creation is not a trigger: a case is born SessionIssued (see docs/decisions/0085-requested.md). */
 export type CaseTrigger = 'start-capture' | 'submit-evidence' | 'start-checks' | 'flag-for-review' | 'approve' | 'reject' | 'fail' | 'expire' | 'cancel';
 
 interface Transition {

@@ -1,4 +1,3 @@
-import { mkdir } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 
 /** An object being read. The caller must consume or destroy `body`: it holds a file descriptor or a socket. */
@@ -33,25 +32,6 @@ export type EvidenceStorageConfig =
 
 export const PRIVATE_DIRECTORY_MODE = 0o700;
 export const PRIVATE_FILE_MODE = 0o600;
-
-/**
- * The implementations are imported on demand so a service on the file system store never
- * loads the AWS SDK (it is large and slows every start-up), and so neither implementation
- * module and this one import each other at load time.
- */
-export async function createEvidenceStorage(config: EvidenceStorageConfig): Promise<EvidenceStorage> {
-  switch (config.kind) {
-    case 'filesystem': {
-      const { FilesystemEvidenceStorage } = await import('./filesystem-storage.js');
-      return FilesystemEvidenceStorage.open(config.dir);
-    }
-    case 's3': {
-      const { S3EvidenceStorage } = await import('./s3-storage.js');
-      await mkdir(config.spoolDir, { recursive: true, mode: PRIVATE_DIRECTORY_MODE });
-      return new S3EvidenceStorage(config);
-    }
-  }
-}
 
 const MAX_KEY_LENGTH = 512;
 const KEY_SEGMENT = /^[0-9a-f-]{1,128}$/;
