@@ -249,6 +249,8 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
     requireSecondFactor: config.STAFF_REQUIRE_SECOND_FACTOR,
     relyingParty,
     openApiDocument: staffOpenApi,
+    mailer,
+    credentials,
   });
   return app;
 }
