@@ -203,6 +203,7 @@ export const internalReviewRoutes: FastifyPluginAsync<InternalReviewRouteOptions
     box: options.box,
     relyingParty: options.relyingParty,
     accountOf: staffAccountOf,
+    mailer: options.mailer,
     afterEnrolled: (request) => liftStaffEnrolmentOnly(db, requireStaff(request).staffId),
     beforeRemoval: async (account, factorId) => {
       if (options.requireSecondFactor) await refuseRemovingLastFactor(db, account, factorId, 'This service');
