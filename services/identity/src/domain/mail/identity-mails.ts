@@ -14,6 +14,8 @@ export interface IdentityMails {
   invitation: { tenantName: string; role: string; token: string; validHours: number };
   /** A change to how the account signs in, other than its password: told to the account's own address. */
   'security-notice': { realm: ResetRealm; email: string; change: SecurityChange; changedAt: string };
+  /** To each PartnerAdmin of the tenant: deliveries to this endpoint stopped without anyone asking. */
+  'webhook-endpoint-disabled': { url: string; lastError: string; disabledAt: string };
 }
 
 /** The sign-in changes an account is told about (a changed password has its own mail). */
@@ -191,7 +193,38 @@ const securityNotice = Object.fromEntries(
   }),
 ) as Record<MailLanguage, Write<IdentityMails['security-notice']>>;
 
+const webhookDisabled: Record<MailLanguage, Write<IdentityMails['webhook-endpoint-disabled']>> = {
+  en: ({ url, lastError, disabledAt }, { link }) => ({
+    subject: 'A webhook endpoint was disabled',
+    greeting: 'Hello,',
+    paragraphs: [`Deliveries to ${url} stopped at ${minute(disabledAt)}: the endpoint was disabled.`, `Last error: ${lastError}`],
+    action: { label: 'Open the webhooks screen', url: link('/portal/webhooks') },
+    footnote: 'Events are not delivered to this endpoint until it is enabled again.',
+  }),
+  ar: ({ url, lastError, disabledAt }, { link }) => ({
+    subject: 'تم تعطيل نقطة استقبال webhook',
+    greeting: 'مرحباً،',
+    paragraphs: [`توقفت عمليات التسليم إلى ${url} في ${minute(disabledAt)}: عُطّلت نقطة الاستقبال.`, `آخر خطأ: ${lastError}`],
+    action: { label: 'فتح شاشة webhooks', url: link('/portal/webhooks') },
+    footnote: 'لن تُسلَّم الأحداث إلى نقطة الاستقبال هذه حتى يُعاد تفعيلها.',
+  }),
+  ckb: ({ url, lastError, disabledAt }, { link }) => ({
+    subject: 'خاڵێکی webhook ناچالاک کرا',
+    greeting: 'سڵاو،',
+    paragraphs: [`گەیاندن بۆ ${url} لە ${minute(disabledAt)} وەستا: خاڵەکە ناچالاک کرا.`, `دوایین هەڵە: ${lastError}`],
+    action: { label: 'شاشەی webhooks بکەرەوە', url: link('/portal/webhooks') },
+    footnote: 'تا دووبارە چالاک نەکرێتەوە، هیچ ڕووداوێک بۆ ئەم خاڵە نانێردرێت.',
+  }),
+  kmr: ({ url, lastError, disabledAt }, { link }) => ({
+    subject: 'Xalek webhookê hat neçalakkirin',
+    greeting: 'Silav,',
+    paragraphs: [`Gihandina bo ${url} di ${minute(disabledAt)} de rawestiya: xal hat neçalakkirin.`, `Xeletiya dawî: ${lastError}`],
+    action: { label: 'Ekrana webhookan veke', url: link('/portal/webhooks') },
+    footnote: 'Heta ku dîsa çalak neyê kirin, tu bûyer nagihîjin vê xalê.',
+  }),
+};
+
 export const identityMailCatalog: MailCatalog<IdentityMails, MailLanguage> = {
   languages: MAIL_LANGUAGES,
-  templates: { 'password-reset': passwordReset, 'password-changed': passwordChanged, invitation, 'security-notice': securityNotice },
+  templates: { 'password-reset': passwordReset, 'password-changed': passwordChanged, invitation, 'security-notice': securityNotice, 'webhook-endpoint-disabled': webhookDisabled },
 };
