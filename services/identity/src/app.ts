@@ -208,7 +208,7 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
         allowedOrigins: [config.PUBLIC_BASE_URL],
         mailer,
       });
-      await api.register(portalSecondFactorRoutes, { db, clock, credentials, box, relyingParty });
+      await api.register(portalSecondFactorRoutes, { db, clock, credentials, box, relyingParty, mailer });
       await api.register(oauthClientRoutes, { db, clock, credentials });
       await api.register(oauthTokenRoutes, { db, clock, lastUsed, credentials });
       await api.register(verificationRoutes, { db, clock, sessionTtlSeconds: config.SESSION_TTL_SECONDS,
@@ -249,6 +249,8 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
     requireSecondFactor: config.STAFF_REQUIRE_SECOND_FACTOR,
     relyingParty,
     openApiDocument: staffOpenApi,
+    mailer,
+    credentials,
   });
   return app;
 }

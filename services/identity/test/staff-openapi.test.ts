@@ -16,6 +16,8 @@ type StaffDocument = Parameters<typeof expectLintReadyOpenApi>[0] & {
 // Every route of the internal API, so one added without documentation (or left out) fails here.
 const INTERNAL_OPERATIONS = [
   'post /login',
+  'post /password-reset',
+  'post /password-reset/confirm',
   'post /login/second-factor',
   'post /login/passkey',
   'post /login/passkey/options',
@@ -85,8 +87,9 @@ describe('the staff OpenAPI document', () => {
     const staffSession = [{ staffSession: [] }, { consoleCookie: [] }];
     for (const operation of operations) {
       const name = `${operation.method} ${operation.path}`;
-      // Signing in needs no session; everything after it needs the staff session.
-      expect(operation.security, name).toEqual(operation.path.startsWith(`${INTERNAL}/login`) ? [] : staffSession);
+      // Signing in and forgetting the password need no session; everything after it needs the staff session.
+      const signedOut = operation.path.startsWith(`${INTERNAL}/login`) || operation.path.startsWith(`${INTERNAL}/password-reset`);
+      expect(operation.security, name).toEqual(signedOut ? [] : staffSession);
     }
   });
 

@@ -93,7 +93,7 @@ export interface paths {
         put?: never;
         /**
          * Forgot password: mail a reset link
-         * @description Always 202 with the same body, whether or not the address has a portal account. A link to /portal/password-reset#<token> is mailed to an existing active account; it works once, within 60 minutes. At most 3 requests per address and 10 per IP address an hour.
+         * @description Always 202 with the same body, whether or not the address has an account. A link to /portal/password-reset#<token> is mailed to an existing active account; it works once, within 60 minutes. At most 3 requests per address and 10 per IP address an hour.
          */
         post: operations["requestPortalPasswordReset"];
         delete?: never;
@@ -1636,6 +1636,14 @@ export interface components {
              */
             freshUntil: string;
         };
+        /**
+         * @example {
+         *       "message": "If the address has an account, a link to choose a new password is on its way. It works once, within 60 minutes."
+         *     }
+         */
+        PasswordResetRequested: {
+            message: string;
+        };
         OAuthClient: {
             /** Format: uuid */
             id: string;
@@ -1738,14 +1746,6 @@ export interface components {
             /** Format: uri */
             service_documentation: string;
         };
-        /**
-         * @example {
-         *       "message": "If the address has an account, a link to choose a new password is on its way. It works once, within 60 minutes."
-         *     }
-         */
-        PasswordResetRequested: {
-            message: string;
-        };
         PortalSession: {
             /** Format: uuid */
             id: string;
@@ -1844,13 +1844,13 @@ export type TotpEnrolment = components['schemas']['TotpEnrolment'];
 export type SecondFactorList = components['schemas']['SecondFactorList'];
 export type PasskeyOptions = components['schemas']['PasskeyOptions'];
 export type Reauthenticated = components['schemas']['Reauthenticated'];
+export type PasswordResetRequested = components['schemas']['PasswordResetRequested'];
 export type OAuthClient = components['schemas']['OAuthClient'];
 export type RedactionAccepted = components['schemas']['RedactionAccepted'];
 export type WebhookEndpoint = components['schemas']['WebhookEndpoint'];
 export type WebhookDelivery = components['schemas']['WebhookDelivery'];
 export type OAuthError = components['schemas']['OAuthError'];
 export type OAuthAuthorizationServerMetadata = components['schemas']['OAuthAuthorizationServerMetadata'];
-export type PasswordResetRequested = components['schemas']['PasswordResetRequested'];
 export type PortalSession = components['schemas']['PortalSession'];
 export type TeamMember = components['schemas']['TeamMember'];
 export type PortalInvitation = components['schemas']['PortalInvitation'];

@@ -13,6 +13,7 @@ import { HistoryScreen } from './screens/history.js';
 import { QueueScreen } from './screens/queue.js';
 import { completeSecondStep, loadSession, type StaffSession, signIn, signOut } from './session.js';
 import { useIdleSignOut } from './use-idle.js';
+import { PasswordResetScreen } from '../../web-shared/password-reset/password-reset-screen.js';
 
 const CASE_PATH = /^\/cases\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
 
@@ -82,7 +83,7 @@ export function App() {
   const location = useLocation();
   const [session, setSession] = useState<StaffSession | null | undefined>(undefined);
   const [error, setError] = useState<unknown>();
-  const onSignInPage = location.path === '/sign-in';
+  const onSignInPage = location.path === '/sign-in' || location.path === '/password-reset';
 
   useEffect(() => {
     setUnauthenticatedListener(() => {
@@ -118,6 +119,18 @@ export function App() {
   // The server ends an idle session on its next request; the screen should not sit there showing evidence meanwhile.
   useIdleSignOut(session && !onSignInPage ? session.idleTimeoutSeconds : null, () => endSession(true));
 
+  if (location.path === '/password-reset') {
+    return (
+      <PasswordResetScreen
+        apiPath="/password-reset"
+        loadSession={loadSession}
+        onSignedIn={(signedIn) => {
+          setSession(signedIn);
+          navigate('/queue', { replace: true });
+        }}
+      />
+    );
+  }
   if (onSignInPage) {
     return (
       <>
@@ -130,6 +143,7 @@ export function App() {
           title={t('signInTitle')}
           intro={t('signInIntro')}
           loginPath="/login"
+          forgotPasswordHref="/password-reset"
           signIn={signIn}
           completeSecondStep={completeSecondStep}
           loadSession={loadSession}

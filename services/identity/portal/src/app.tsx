@@ -9,7 +9,7 @@ import { CasesArea } from './screens/cases/index.js';
 import { ClientsScreen } from './screens/clients/index.js';
 import { ReportsArea } from './screens/reports/index.js';
 import { InvitationScreen } from './screens/invitation/index.js';
-import { PasswordResetScreen } from './screens/password-reset/index.js';
+import { PasswordResetScreen } from '../../web-shared/password-reset/password-reset-screen.js';
 import { SignInScreen } from './screens/sign-in/index.js';
 import { TeamScreen } from './screens/team/index.js';
 import { SecuritySection } from '../../web-shared/second-factors/security-section.js';
@@ -110,6 +110,8 @@ export function App() {
   if (location.path === '/password-reset') {
     return (
       <PasswordResetScreen
+        apiPath="/portal/password-reset"
+        loadSession={loadSession}
         onSignedIn={(signedIn) => {
           setSession(signedIn);
           navigate('/cases', { replace: true });

@@ -32,6 +32,11 @@ import { bearerCredential, refuseCrossOrigin, SecondFactorEnrolmentRequiredError
 import { internalCaseRoutes } from './internal-cases.js';
 import { requireStaff } from './staff-request.js';
 import { RATE_LIMITED, staffSecurity } from './openapi.js';
+import type { Mailer } from '@svc/mailer';
+import type { IdentityMails } from '../domain/mail/identity-mails.js';
+import type { CredentialCache } from '../domain/common/credential-cache.js';
+import { staffResetAccounts } from '../domain/accounts/password-reset-accounts.js';
+import { passwordResetRoutes } from './password-reset-routes.js';
 
 export const INTERNAL_BASE_PATH = '/api/internal/v1';
 /** The console's session cookie: sent only to the internal API, never to the partner routes. */
@@ -52,6 +57,10 @@ export interface InternalReviewRouteOptions {
   requireSecondFactor: boolean;
   /** Where passkeys are used (WEBAUTHN_ORIGINS). */
   relyingParty: RelyingParty;
+  /** Mails the console's password reset links and notices. */
+  mailer: Mailer<IdentityMails>;
+  /** Ended sessions stop working on this instance before a password reset answers. */
+  credentials: CredentialCache;
   /** Builds the staff OpenAPI document (registerStaffOpenApi), served at /openapi.json to staff. */
   openApiDocument: () => unknown;
 }
@@ -69,6 +78,8 @@ const staffSessionSchema = z
 const signInProblems = problemResponses({ 400: 'VALIDATION_ERROR', 401: 'UNAUTHENTICATED', 403: 'CSRF_REJECTED', 429: `ACCOUNT_LOCKED (Retry-After); or ${RATE_LIMITED}` });
 
 const SAFE_METHODS = new Set(['GET', 'HEAD']);
+/** The routes of an operator who is not signed in: signing in, and forgetting the password. */
+const SIGNED_OUT_PATHS = ['/login', '/password-reset'];
 
 /**
  * The operators' manual review, apart from the partner API: its own base path, its own staff
@@ -86,7 +97,7 @@ export const internalReviewRoutes: FastifyPluginAsync<InternalReviewRouteOptions
   };
   app.decorateRequest('staff', null);
   app.addHook('onRequest', async (request) => {
-    if (request.routeOptions.url?.startsWith(`${INTERNAL_BASE_PATH}/login`)) return;
+    if (SIGNED_OUT_PATHS.some((path) => request.routeOptions.url?.startsWith(`${INTERNAL_BASE_PATH}${path}`))) return;
     const bearer = bearerCredential(request);
     const fromCookie = bearer?.startsWith(STAFF_SESSION_PREFIX) ? null : (request.cookies[CONSOLE_COOKIE] ?? null);
     if (fromCookie && !SAFE_METHODS.has(request.method)) refuseCrossOrigin(request, options.allowedOrigins);
@@ -172,6 +183,18 @@ export const internalReviewRoutes: FastifyPluginAsync<InternalReviewRouteOptions
     document: { tags: ['staff-session'], operationPrefix: 'staff' },
   });
 
+  await app.register(passwordResetRoutes, {
+    accounts: staffResetAccounts({ requireSecondFactor: options.requireSecondFactor }),
+    path: '',
+    document: { tags: ['staff-session'], operationNoun: 'Staff', loginRoute: 'POST /login', secondStepRoute: 'POST /login/second-factor' },
+    db,
+    clock,
+    mailer: options.mailer,
+    credentials: options.credentials,
+    allowedOrigins: options.allowedOrigins,
+    signInCookies,
+  });
+
   const staffAccountOf = async (request: FastifyRequest) => staffFactorAccount({ id: requireStaff(request).staffId, email: requireStaff(request).email });
 
   await app.register(secondFactorRoutes, {
@@ -180,6 +203,7 @@ export const internalReviewRoutes: FastifyPluginAsync<InternalReviewRouteOptions
     box: options.box,
     relyingParty: options.relyingParty,
     accountOf: staffAccountOf,
+    mailer: options.mailer,
     afterEnrolled: (request) => liftStaffEnrolmentOnly(db, requireStaff(request).staffId),
     beforeRemoval: async (account, factorId) => {
       if (options.requireSecondFactor) await refuseRemovingLastFactor(db, account, factorId, 'This service');

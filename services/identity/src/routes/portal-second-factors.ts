@@ -11,6 +11,7 @@ import { requirePrincipal } from '../plugins/authentication.js';
 import { portalSecurity, RATE_LIMITED } from './openapi.js';
 import { secondFactorRoutes } from './second-factor-routes.js';
 import { reauthenticationRoutes } from './reauthentication-routes.js';
+import type { IdentityMailer } from '../domain/mail/identity-mailer.js';
 import type { RelyingParty } from '../domain/accounts/second-factors/passkeys.js';
 
 export interface PortalSecondFactorRouteOptions {
@@ -19,6 +20,7 @@ export interface PortalSecondFactorRouteOptions {
   credentials: CredentialCache;
   box: SecretBox;
   relyingParty: RelyingParty;
+  mailer: IdentityMailer;
 }
 
 function portalPrincipal(request: FastifyRequest) {
@@ -41,6 +43,7 @@ export const portalSecondFactorRoutes: FastifyPluginAsync<PortalSecondFactorRout
     box: options.box,
     relyingParty: options.relyingParty,
     accountOf,
+    mailer: options.mailer,
     afterEnrolled: (request) => afterCredentialsChange(options.credentials, () => liftEnrolmentOnly(db, portalPrincipal(request))),
     beforeRemoval: (account, factorId) => refuseRemovingLastRequiredFactor(db, account, factorId),
     config: { enrolment: { auth: 'portal', allowsEnrolmentOnly: true }, other: { auth: 'portal' } },

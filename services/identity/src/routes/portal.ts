@@ -5,7 +5,8 @@ import type { IdentityExecutor } from '../db/schema.js';
 import { completePortalSecondStep, describePortalSession, endPortalSession, login, PORTAL_SESSION_SECONDS, signInWithPasskey } from '../domain/accounts/portal-sessions.js';
 import type { RelyingParty } from '../domain/accounts/second-factors/passkeys.js';
 import { passkeySignInRoutes } from './passkey-sign-in-routes.js';
-import { portalPasswordResetRoutes } from './portal-password-reset.js';
+import { passwordResetRoutes } from './password-reset-routes.js';
+import { portalResetAccounts } from '../domain/accounts/password-reset-accounts.js';
 import type { Mailer } from '@svc/mailer';
 import type { IdentityMails } from '../domain/mail/identity-mails.js';
 import { replyWithSignIn, secondFactorRequiredSchema, sessionIssuedSchema, type SignInCookies } from './sign-in-reply.js';
@@ -128,7 +129,11 @@ export const portalRoutes: FastifyPluginAsync<PortalRouteOptions> = async (app, 
     },
   );
 
-  await app.register(portalPasswordResetRoutes, { db: options.db, clock: options.clock, mailer: options.mailer, credentials: options.credentials, allowedOrigins: options.allowedOrigins, signInCookies });
+  await app.register(passwordResetRoutes, {
+    accounts: portalResetAccounts,
+    path: '/portal',
+    document: { tags: ['portal'], operationNoun: 'Portal', loginRoute: 'POST /portal/login', secondStepRoute: 'POST /portal/login/second-factor' },
+    db: options.db, clock: options.clock, mailer: options.mailer, credentials: options.credentials, allowedOrigins: options.allowedOrigins, signInCookies });
 
   await app.register(passkeySignInRoutes, {
     prefix: '/portal/login',

@@ -1,3 +1,5 @@
+import type { IdentityMailer } from '../domain/mail/identity-mailer.js';
+import type { SecurityNotices } from '../domain/mail/security-notices.js';
 import type { FastifyContextConfig, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -23,6 +25,8 @@ export interface SecondFactorRouteOptions {
   afterEnrolled: (request: FastifyRequest) => Promise<void>;
   /** Refuses a removal the account's rules forbid (the last factor a tenant requires). */
   beforeRemoval?: (account: FactorAccount, factorId: string) => Promise<void>;
+  /** Tells the account's own address about each change made here. */
+  mailer: IdentityMailer;
   /** Route config for the routes an enrolment-only session may use, and for the others. */
   config: { enrolment: FastifyContextConfig; other: FastifyContextConfig };
   /** OpenAPI: operation ids `<operationPrefix>ListSecondFactors`…, in the partner or the staff document by their path. */
@@ -41,6 +45,7 @@ const problems = problemResponses({ 400: 'VALIDATION_ERROR', 401: 'UNAUTHENTICAT
 export const secondFactorRoutes: FastifyPluginAsync<SecondFactorRouteOptions> = async (app, options) => {
   const typed = app.withTypeProvider<ZodTypeProvider>();
   const { db, box, clock, accountOf } = options;
+  const noticesFor = (request: FastifyRequest): SecurityNotices => ({ mailer: options.mailer, language: request.headers['accept-language'] });
   const describe = (operation: string, summary: string, description?: string) => ({
     operationId: `${options.document.operationPrefix}${operation.charAt(0).toUpperCase()}${operation.slice(1)}`,
     summary,
@@ -86,7 +91,7 @@ export const secondFactorRoutes: FastifyPluginAsync<SecondFactorRouteOptions> = 
     },
     async (request, reply) => {
       void reply.header('Cache-Control', 'no-store');
-      const result = await confirmTotpEnrolment(db, box, await accountOf(request), request.body.code, request.id, clock());
+      const result = await confirmTotpEnrolment(db, box, await accountOf(request), request.body.code, request.id, clock(), noticesFor(request));
       await options.afterEnrolled(request);
       return result;
     },
@@ -125,7 +130,7 @@ export const secondFactorRoutes: FastifyPluginAsync<SecondFactorRouteOptions> = 
       void reply.header('Cache-Control', 'no-store');
       const account = await accountOf(request);
       const now = clock();
-      const factor = await registerPasskey(db, options.relyingParty, account, { response: request.body.response as RegistrationResponseJSON, name: request.body.name }, request.id, now);
+      const factor = await registerPasskey(db, options.relyingParty, account, { response: request.body.response as RegistrationResponseJSON, name: request.body.name }, request.id, now, noticesFor(request));
       const { recoveryCodesLeft } = await listFactors(db, account);
       const recoveryCodes = recoveryCodesLeft > 0 ? null : await regenerateRecoveryCodes(db, account, request.id, now);
       await options.afterEnrolled(request);
@@ -163,7 +168,7 @@ export const secondFactorRoutes: FastifyPluginAsync<SecondFactorRouteOptions> = 
     async (request, reply) => {
       const account = await accountOf(request);
       await options.beforeRemoval?.(account, request.params.factorId);
-      await removeFactor(db, account, request.params.factorId, request.id, clock());
+      await removeFactor(db, account, request.params.factorId, request.id, clock(), noticesFor(request));
       return reply.code(204).send(null);
     },
   );
@@ -179,7 +184,7 @@ export const secondFactorRoutes: FastifyPluginAsync<SecondFactorRouteOptions> = 
     },
     async (request, reply) => {
       void reply.header('Cache-Control', 'no-store');
-      return { recoveryCodes: await regenerateRecoveryCodes(db, await accountOf(request), request.id, clock()) };
+      return { recoveryCodes: await regenerateRecoveryCodes(db, await accountOf(request), request.id, clock(), noticesFor(request)) };
     },
   );
 };

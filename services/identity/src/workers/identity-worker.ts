@@ -128,6 +128,7 @@ export function createIdentityWorker(options: IdentityWorkerOptions): IdentityWo
     ...(options.listen ? { listen: options.listen } : {}),
     ...(options.pollIntervalMs ? { pollIntervalMs: options.pollIntervalMs } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),
+    ...(options.mail ? { mailer: options.mail.mailer } : {}),
     logger: options.logger,
   });
   const timers = new Set<NodeJS.Timeout>();

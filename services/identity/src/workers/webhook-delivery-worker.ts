@@ -2,11 +2,13 @@ import type { TargetPolicy } from '@svc/outbound-http';
 import { createSignedDeliveryWorker, type DeliveryWorker, type Listen } from '@svc/outbox';
 import type { SecretBox, ServiceMetrics } from '@svc/service-kit';
 import { buildIdentityWebhookHeaders } from '@svc/webhook-signing';
-import { eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { IdentityConfig } from '../config.js';
 import { webhookDeliveries, webhookEndpoints, type IdentityExecutor } from '../db/schema.js';
 import { writeAudit } from '../domain/common/audit.js';
 import { WEBHOOK_DELIVERY_CHANNEL } from '../domain/webhooks/webhook-events.js';
+import { mailEndpointDisabled } from '../domain/webhooks/endpoint-notices.js';
+import type { IdentityMailer } from '../domain/mail/identity-mailer.js';
 
 const USER_AGENT = 'partner-services-identity-webhooks/1';
 
@@ -20,6 +22,8 @@ export interface WebhookDeliveryWorkerOptions {
   listen?: Listen;
   pollIntervalMs?: number;
   logger?: { warn(object: object, message: string): void; error(object: object, message: string): void };
+  /** Tells the tenant's PartnerAdmins when an endpoint is disabled (absent: nobody is told). */
+  mailer?: IdentityMailer;
   /** Where the queue's depth (read at scrape time) and its attempts by outcome are reported. */
   metrics?: Pick<ServiceMetrics, 'watchQueue' | 'queueAttemptRecorder'>;
 }
@@ -67,15 +71,18 @@ export function createWebhookDeliveryWorker(options: WebhookDeliveryWorkerOption
     interpret: (outcome) =>
       outcome.status === 410 ? { ...outcome, error: '410 Gone: the receiver asked for no more deliveries; the endpoint was deactivated', permanent: true } : outcome,
     onSettledFor: (outcome) => outcome.status === 410,
-    async onSettled(tx, { delivery }) {
+    async onSettled(tx, { delivery, outcome }) {
       const executor = tx as unknown as IdentityExecutor;
+      const now = options.clock();
+      // Only the update that turns the endpoint off tells anyone: a second 410 for an endpoint already off mails nothing.
       const [endpoint] = await executor
         .update(webhookEndpoints)
-        .set({ isActive: false, updatedAt: options.clock() })
-        .where(eq(webhookEndpoints.id, delivery.subscriptionId))
-        .returning({ tenantId: webhookEndpoints.tenantId, isActive: webhookEndpoints.isActive });
+        .set({ isActive: false, updatedAt: now })
+        .where(and(eq(webhookEndpoints.id, delivery.subscriptionId), eq(webhookEndpoints.isActive, true)))
+        .returning({ tenantId: webhookEndpoints.tenantId, url: webhookEndpoints.url });
       if (endpoint) {
-        await writeAudit(executor, { tenantId: endpoint.tenantId, actor: 'system:webhooks', action: 'webhook.deactivated', target: `webhook:${delivery.subscriptionId}`, after: { reason: '410 Gone' } }, options.clock());
+        await writeAudit(executor, { tenantId: endpoint.tenantId, actor: 'system:webhooks', action: 'webhook.deactivated', target: `webhook:${delivery.subscriptionId}`, after: { reason: '410 Gone' } }, now);
+        if (options.mailer) await mailEndpointDisabled(executor, options.mailer, { ...endpoint, lastError: outcome.error ?? `HTTP ${outcome.status}` }, now);
       }
     },
   });

@@ -1,14 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import type { Mailer } from '@svc/mailer';
 import { AccountDisabledError, ProblemError, RateLimitedError } from '@svc/problem-json';
-import { and, count, eq, gt, isNull, min } from 'drizzle-orm';
-import { loginThrottle, portalSessions, portalUsers, tenants, type IdentityExecutor } from '../../db/schema.js';
+import { and, count, eq, gt, min } from 'drizzle-orm';
+import type { IdentityExecutor } from '../../db/schema.js';
 import { passwordResets } from '../../db/schema-password-resets.js';
 import { announceCredentialsChanged } from '../common/credential-cache.js';
 import { writeAudit } from '../common/audit.js';
 import { hashToken } from '@svc/accounts';
-import type { IdentityMails, ResetRealm } from '../mail/identity-mails.js';
-import { issuePortalSession, type PortalSignIn } from './portal-sessions.js';
+import type { IdentityMails } from '../mail/identity-mails.js';
+import type { ResetAccounts } from './password-reset-accounts.js';
+import type { PortalSignIn } from './portal-sessions.js';
+import type { StaffSignIn } from './staff.js';
 import { hasSecondFactor } from './second-factors/factors.js';
 import { createPendingSignIn } from './second-factors/staged-sign-in.js';
 
@@ -31,7 +33,6 @@ export class ResetLinkUnusableError extends ProblemError {
 }
 
 export interface ResetRequest {
-  realm: ResetRealm;
   email: string;
   ipAddress: string | null;
   /** The request's Accept-Language: the mail is written in it when identity writes that language. */
@@ -44,25 +45,25 @@ export interface ResetRequest {
  * account, so neither the status, the body nor the time tells them apart. Both limits count
  * requests (not mails), known address or not, for the same reason.
  */
-export async function requestPasswordReset(db: IdentityExecutor, mailer: Mailer<IdentityMails>, request: ResetRequest, now: Date): Promise<void> {
+export async function requestPasswordReset(db: IdentityExecutor, mailer: Mailer<IdentityMails>, accounts: ResetAccounts, request: ResetRequest, now: Date): Promise<void> {
   const since = new Date(now.getTime() - HOUR_MS);
   const token = randomBytes(PASSWORD_RESET.tokenBytes).toString('base64url');
   await db.transaction(async (tx) => {
     if (request.ipAddress) await refuseBeyond(tx, eq(passwordResets.ipAddress, request.ipAddress), since, PASSWORD_RESET.perIpPerHour, now, 'from this network');
     await refuseBeyond(tx, eq(passwordResets.email, request.email), since, PASSWORD_RESET.perAddressPerHour, now, 'for this address');
-    const account = request.realm === 'portal' ? await activePortalUser(tx, request.email) : null;
+    const account = await accounts.findActive(tx, request.email);
     await tx.insert(passwordResets).values({
-      realm: request.realm,
+      realm: accounts.realm,
       email: request.email,
       ipAddress: request.ipAddress,
-      account: account ? `user:${account.id}` : null,
+      account: account?.account ?? null,
       tokenHash: account ? hashToken(token) : null,
       createdAt: now,
       expiresAt: new Date(now.getTime() + PASSWORD_RESET.validMinutes * 60_000),
     });
     if (!account) return;
-    await mailer.enqueue(tx, { to: request.email, language: request.language, template: 'password-reset', data: { realm: request.realm, token, validMinutes: PASSWORD_RESET.validMinutes }, subjectId: account.id }, now);
-    await writeAudit(tx, { tenantId: account.tenantId, actor: 'anonymous', action: 'password.reset_requested', target: `user:${account.id}`, correlationId: request.correlationId }, now);
+    await mailer.enqueue(tx, { to: request.email, language: request.language, template: 'password-reset', data: { realm: accounts.realm, token, validMinutes: PASSWORD_RESET.validMinutes }, subjectId: account.id }, now);
+    await writeAudit(tx, { tenantId: account.tenantId, actor: 'anonymous', action: 'password.reset_requested', target: account.account, correlationId: request.correlationId }, now);
   });
 }
 
@@ -71,15 +72,6 @@ async function refuseBeyond(tx: IdentityExecutor, where: ReturnType<typeof eq>, 
   if ((row?.requests ?? 0) < limit) return;
   const retryAfter = Math.max(1, Math.ceil(((row?.oldest?.getTime() ?? now.getTime()) + HOUR_MS - now.getTime()) / 1000));
   throw new RateLimitedError(retryAfter, `Too many password reset requests ${scope} in the last hour. Retry after ${Math.ceil(retryAfter / 60)} minutes.`);
-}
-
-async function activePortalUser(tx: IdentityExecutor, email: string) {
-  const [user] = await tx
-    .select({ id: portalUsers.id, tenantId: portalUsers.tenantId })
-    .from(portalUsers)
-    .innerJoin(tenants, eq(tenants.id, portalUsers.tenantId))
-    .where(and(eq(portalUsers.email, email), eq(portalUsers.status, 'active'), eq(tenants.status, 'active')));
-  return user ?? null;
 }
 
 export interface ResetConfirmation {
@@ -95,34 +87,26 @@ export interface ResetConfirmation {
 /**
  * Spends the link and sets the password; ends every session of the account, clears its lockout,
  * audits password.reset and mails "your password was changed", all in one transaction. Then
- * answers as a sign-in would: a session, or the second step when the account has a second factor.
+ * answers as the realm's sign-in would: a session, or the second step when the account has a second factor.
  */
-export async function confirmPortalPasswordReset(db: IdentityExecutor, mailer: Mailer<IdentityMails>, input: ResetConfirmation, now: Date): Promise<PortalSignIn> {
+export async function confirmPasswordReset(db: IdentityExecutor, mailer: Mailer<IdentityMails>, accounts: ResetAccounts, input: ResetConfirmation, now: Date): Promise<PortalSignIn | StaffSignIn> {
   return db.transaction(async (tx) => {
     const [reset] = await tx.select().from(passwordResets).where(eq(passwordResets.tokenHash, hashToken(input.token))).for('update');
-    if (!reset || reset.realm !== 'portal' || !reset.account?.startsWith('user:')) throw new ResetLinkUnusableError('RESET_LINK_NOT_FOUND');
+    if (!reset || reset.realm !== accounts.realm || !reset.account) throw new ResetLinkUnusableError('RESET_LINK_NOT_FOUND');
     if (reset.usedAt) throw new ResetLinkUnusableError('RESET_LINK_USED');
     if (reset.expiresAt.getTime() <= now.getTime()) throw new ResetLinkUnusableError('RESET_LINK_EXPIRED');
-    const userId = reset.account.slice('user:'.length);
-    const [user] = await tx
-      .select({ id: portalUsers.id, tenantId: portalUsers.tenantId, email: portalUsers.email, status: portalUsers.status, tenantStatus: tenants.status, requireSecondFactor: tenants.requireSecondFactor })
-      .from(portalUsers)
-      .innerJoin(tenants, eq(tenants.id, portalUsers.tenantId))
-      .where(eq(portalUsers.id, userId));
+    const user = await accounts.load(tx, reset.account);
     if (!user) throw new ResetLinkUnusableError('RESET_LINK_NOT_FOUND');
-    if (user.tenantStatus !== 'active' || user.status !== 'active') throw new AccountDisabledError();
+    if (!user.active) throw new AccountDisabledError();
     await tx.update(passwordResets).set({ usedAt: now }).where(eq(passwordResets.id, reset.id));
-    await tx.update(portalUsers).set({ passwordHash: input.passwordHash }).where(eq(portalUsers.id, user.id));
-    await tx.update(portalSessions).set({ endedAt: now }).where(and(eq(portalSessions.userId, user.id), isNull(portalSessions.endedAt)));
+    await accounts.setPassword(tx, user, input.passwordHash, now);
     await announceCredentialsChanged(tx);
-    await tx.delete(loginThrottle).where(eq(loginThrottle.email, user.email));
-    const account = `user:${user.id}`;
-    await writeAudit(tx, { tenantId: user.tenantId, actor: account, action: 'password.reset', target: account, correlationId: input.correlationId }, now);
-    await mailer.enqueue(tx, { to: user.email, language: input.language, template: 'password-changed', data: { realm: 'portal', email: user.email, changedAt: now.toISOString() }, subjectId: user.id }, now);
-    if (await hasSecondFactor(tx, account)) {
-      const pending = await createPendingSignIn(tx, { account, tenantId: user.tenantId, userAgent: input.userAgent, ipAddress: input.ipAddress }, now);
+    await writeAudit(tx, { tenantId: user.tenantId, actor: user.account, action: 'password.reset', target: user.account, correlationId: input.correlationId }, now);
+    await mailer.enqueue(tx, { to: user.email, language: input.language, template: 'password-changed', data: { realm: accounts.realm, email: user.email, changedAt: now.toISOString() }, subjectId: user.id }, now);
+    if (await hasSecondFactor(tx, user.account)) {
+      const pending = await createPendingSignIn(tx, { account: user.account, tenantId: user.tenantId, userAgent: input.userAgent, ipAddress: input.ipAddress }, now);
       return { kind: 'second-factor' as const, ...pending };
     }
-    return issuePortalSession(tx, { userId: user.id, tenantId: user.tenantId, enrolmentOnly: user.requireSecondFactor }, input, now);
+    return accounts.issueSession(tx, user, input, now);
   });
 }

@@ -36,7 +36,8 @@ export interface StaffPrincipal {
 }
 
 /** Staff and portal logins share the throttle table; the prefix keeps an address's two counts apart. */
-const throttleKey = (email: string) => `staff:${email}`;
+export const staffThrottleKey = (email: string) => `staff:${email}`;
+const throttleKey = staffThrottleKey;
 const INVALID_LOGIN = 'The email or password is incorrect.';
 
 export async function createStaffUser(tx: IdentityExecutor, input: { email: string; password: string; role?: string | undefined }, now: Date): Promise<{ staffId: string; role: StaffRole }> {
@@ -99,7 +100,7 @@ export async function staffLogin(
   });
 }
 
-async function issueStaffSession(tx: IdentityExecutor, staffId: string, enrolmentOnly: boolean, correlationId: string, now: Date): Promise<StaffSignIn & { kind: 'session' }> {
+export async function issueStaffSession(tx: IdentityExecutor, staffId: string, enrolmentOnly: boolean, correlationId: string, now: Date): Promise<StaffSignIn & { kind: 'session' }> {
   const sessionToken = generateOpaqueToken(STAFF_SESSION_PREFIX, 32);
   const expiresAt = new Date(now.getTime() + STAFF_SESSION_SECONDS * 1000);
   await tx.insert(staffSessions).values({ tokenHash: hashToken(sessionToken), staffId, createdAt: now, expiresAt, lastSeenAt: now, authenticatedAt: now, enrolmentOnly });

@@ -12,7 +12,15 @@ export interface IdentityMails {
   'password-reset': { realm: ResetRealm; token: string; validMinutes: number };
   'password-changed': { realm: ResetRealm; email: string; changedAt: string };
   invitation: { tenantName: string; role: string; token: string; validHours: number };
+  /** A change to how the account signs in, other than its password: told to the account's own address. */
+  'security-notice': { realm: ResetRealm; email: string; change: SecurityChange; changedAt: string };
+  /** To each PartnerAdmin of the tenant: deliveries to this endpoint stopped without anyone asking. */
+  'webhook-endpoint-disabled': { url: string; lastError: string; disabledAt: string };
 }
+
+/** The sign-in changes an account is told about (a changed password has its own mail). */
+export const SECURITY_CHANGES = ['authenticator-added', 'second-factor-removed', 'passkey-registered', 'recovery-codes-regenerated'] as const;
+export type SecurityChange = (typeof SECURITY_CHANGES)[number];
 
 type Write<Data> = (data: Data, context: TemplateContext) => MailContent;
 
@@ -113,7 +121,110 @@ const invitation: Record<MailLanguage, Write<IdentityMails['invitation']>> = {
   }),
 };
 
+const securityNoticeText: Record<MailLanguage, { subject: string; greeting: string; changes: Record<SecurityChange, string>; at: (email: string, when: string) => string; action: string; footnote: string }> = {
+  en: {
+    subject: 'A security setting of your account changed',
+    greeting: 'Hello,',
+    changes: {
+      'authenticator-added': 'An authenticator app was set up as a second factor.',
+      'second-factor-removed': 'A second factor was removed.',
+      'passkey-registered': 'A passkey was registered.',
+      'recovery-codes-regenerated': 'New recovery codes were made; the earlier ones no longer work.',
+    },
+    at: (email, when) => `Account ${email}, at ${when}.`,
+    action: 'Review your security settings',
+    footnote: 'If this was not you, reset your password at once and tell your administrator.',
+  },
+  ar: {
+    subject: 'تغيّر أحد إعدادات الأمان في حسابك',
+    greeting: 'مرحباً،',
+    changes: {
+      'authenticator-added': 'أُعدّ تطبيق مصادقة عاملاً ثانياً.',
+      'second-factor-removed': 'أُزيل عامل ثانٍ.',
+      'passkey-registered': 'سُجّل مفتاح مرور.',
+      'recovery-codes-regenerated': 'أُنشئت رموز استرداد جديدة؛ الرموز السابقة لم تعد تعمل.',
+    },
+    at: (email, when) => `الحساب ${email}، في ${when}.`,
+    action: 'مراجعة إعدادات الأمان',
+    footnote: 'إن لم تكن أنت من فعل ذلك فأعد تعيين كلمة المرور فوراً وأبلغ مسؤول حسابك.',
+  },
+  ckb: {
+    subject: 'ڕێکخستنێکی ئاسایشی هەژمارەکەت گۆڕدرا',
+    greeting: 'سڵاو،',
+    changes: {
+      'authenticator-added': 'ئەپێکی ناسینەوە وەک هۆکاری دووەم دانرا.',
+      'second-factor-removed': 'هۆکارێکی دووەم لابرا.',
+      'passkey-registered': 'کلیلی چوونەژوورەوە (passkey) تۆمار کرا.',
+      'recovery-codes-regenerated': 'کۆدی گەڕاندنەوەی نوێ دروست کران؛ کۆدەکانی پێشوو چیتر کار ناکەن.',
+    },
+    at: (email, when) => `هەژماری ${email}، لە ${when}.`,
+    action: 'ڕێکخستنەکانی ئاسایش ببینە',
+    footnote: 'ئەگەر تۆ نەتکردووە، دەستبەجێ وشەی نهێنی ڕێکبخەرەوە و بەڕێوەبەرەکەت ئاگادار بکەرەوە.',
+  },
+  kmr: {
+    subject: 'Mîhengeke ewlehiyê ya hesabê te hat guhertin',
+    greeting: 'Silav,',
+    changes: {
+      'authenticator-added': 'Sepaneke piştrastkirinê wek faktora duyem hat danîn.',
+      'second-factor-removed': 'Faktoreke duyem hat rakirin.',
+      'passkey-registered': 'Passkeyek hat tomarkirin.',
+      'recovery-codes-regenerated': 'Kodên vegerandinê yên nû hatin çêkirin; yên berê êdî naxebitin.',
+    },
+    at: (email, when) => `Hesabê ${email}, di ${when} de.`,
+    action: 'Mîhengên ewlehiyê binêre',
+    footnote: 'Heke ne tu bûyî, yekser şîfreyê nû bike û rêveberê xwe agahdar bike.',
+  },
+};
+
+/** The portal's and the console's screens where second factors are managed. */
+const securityPath = (realm: ResetRealm) => (realm === 'portal' ? '/portal/account' : '/console/security');
+
+const securityNotice = Object.fromEntries(
+  MAIL_LANGUAGES.map((language) => {
+    const text = securityNoticeText[language];
+    const write: Write<IdentityMails['security-notice']> = ({ realm, email, change, changedAt }, { link }) => ({
+      subject: text.subject,
+      greeting: text.greeting,
+      paragraphs: [text.changes[change], text.at(email, minute(changedAt))],
+      action: { label: text.action, url: link(securityPath(realm)) },
+      footnote: text.footnote,
+    });
+    return [language, write];
+  }),
+) as Record<MailLanguage, Write<IdentityMails['security-notice']>>;
+
+const webhookDisabled: Record<MailLanguage, Write<IdentityMails['webhook-endpoint-disabled']>> = {
+  en: ({ url, lastError, disabledAt }, { link }) => ({
+    subject: 'A webhook endpoint was disabled',
+    greeting: 'Hello,',
+    paragraphs: [`Deliveries to ${url} stopped at ${minute(disabledAt)}: the endpoint was disabled.`, `Last error: ${lastError}`],
+    action: { label: 'Open the webhooks screen', url: link('/portal/webhooks') },
+    footnote: 'Events are not delivered to this endpoint until it is enabled again.',
+  }),
+  ar: ({ url, lastError, disabledAt }, { link }) => ({
+    subject: 'تم تعطيل نقطة استقبال webhook',
+    greeting: 'مرحباً،',
+    paragraphs: [`توقفت عمليات التسليم إلى ${url} في ${minute(disabledAt)}: عُطّلت نقطة الاستقبال.`, `آخر خطأ: ${lastError}`],
+    action: { label: 'فتح شاشة webhooks', url: link('/portal/webhooks') },
+    footnote: 'لن تُسلَّم الأحداث إلى نقطة الاستقبال هذه حتى يُعاد تفعيلها.',
+  }),
+  ckb: ({ url, lastError, disabledAt }, { link }) => ({
+    subject: 'خاڵێکی webhook ناچالاک کرا',
+    greeting: 'سڵاو،',
+    paragraphs: [`گەیاندن بۆ ${url} لە ${minute(disabledAt)} وەستا: خاڵەکە ناچالاک کرا.`, `دوایین هەڵە: ${lastError}`],
+    action: { label: 'شاشەی webhooks بکەرەوە', url: link('/portal/webhooks') },
+    footnote: 'تا دووبارە چالاک نەکرێتەوە، هیچ ڕووداوێک بۆ ئەم خاڵە نانێردرێت.',
+  }),
+  kmr: ({ url, lastError, disabledAt }, { link }) => ({
+    subject: 'Xalek webhookê hat neçalakkirin',
+    greeting: 'Silav,',
+    paragraphs: [`Gihandina bo ${url} di ${minute(disabledAt)} de rawestiya: xal hat neçalakkirin.`, `Xeletiya dawî: ${lastError}`],
+    action: { label: 'Ekrana webhookan veke', url: link('/portal/webhooks') },
+    footnote: 'Heta ku dîsa çalak neyê kirin, tu bûyer nagihîjin vê xalê.',
+  }),
+};
+
 export const identityMailCatalog: MailCatalog<IdentityMails, MailLanguage> = {
   languages: MAIL_LANGUAGES,
-  templates: { 'password-reset': passwordReset, 'password-changed': passwordChanged, invitation },
+  templates: { 'password-reset': passwordReset, 'password-changed': passwordChanged, invitation, 'security-notice': securityNotice, 'webhook-endpoint-disabled': webhookDisabled },
 };

@@ -8,6 +8,7 @@ import { recoveryCodes, secondFactors } from '../../../db/schema-second-factors.
 import { writeAudit } from '../../common/audit.js';
 import { hashToken } from '@svc/accounts';
 import { InvalidCodeError, type FactorAccount } from './accounts.js';
+import { queueSecurityNotice, type SecurityNotices } from '../../mail/security-notices.js';
 import { generateTotpSecret, matchingTotpStep, toBase32, totpUri } from './totp.js';
 
 export const RECOVERY_CODE_COUNT = 10;
@@ -61,7 +62,7 @@ export async function startTotpEnrolment(db: IdentityExecutor, box: SecretBox, a
  * The first code proves the app holds the secret; the step it was made for is remembered so the
  * same code cannot be replayed at sign-in. The account's first factor comes with its recovery codes.
  */
-export async function confirmTotpEnrolment(db: IdentityExecutor, box: SecretBox, account: FactorAccount, code: string, correlationId: string, now: Date) {
+export async function confirmTotpEnrolment(db: IdentityExecutor, box: SecretBox, account: FactorAccount, code: string, correlationId: string, now: Date, notices?: SecurityNotices) {
   const [factor] = await db
     .select({ id: secondFactors.id, sealed: secondFactors.totpSecretSealed })
     .from(secondFactors)
@@ -72,19 +73,21 @@ export async function confirmTotpEnrolment(db: IdentityExecutor, box: SecretBox,
   return db.transaction(async (tx) => {
     await tx.update(secondFactors).set({ confirmedAt: now, totpLastStep: step, lastUsedAt: now }).where(eq(secondFactors.id, factor.id));
     await writeAudit(tx, { ...auditOf(account, correlationId), action: 'second_factor.enrolled', after: { kind: 'totp', factorId: factor.id } }, now);
+    await queueSecurityNotice(tx, notices, account, 'authenticator-added', now);
     const [left] = await tx.select({ left: count() }).from(recoveryCodes).where(and(eq(recoveryCodes.account, account.account), isNull(recoveryCodes.usedAt)));
     return { recoveryCodes: (left?.left ?? 0) > 0 ? null : await replaceRecoveryCodes(tx, account, now) };
   });
 }
 
 /** Removes a factor of the account's own; with the last one go the recovery codes, which would otherwise still sign in. */
-export async function removeFactor(db: IdentityExecutor, account: FactorAccount, factorId: string, correlationId: string, now: Date): Promise<void> {
+export async function removeFactor(db: IdentityExecutor, account: FactorAccount, factorId: string, correlationId: string, now: Date, notices?: SecurityNotices): Promise<void> {
   await db.transaction(async (tx) => {
     const [removed] = await tx.delete(secondFactors).where(and(mine(account), eq(secondFactors.id, factorId))).returning({ kind: secondFactors.kind });
     if (!removed) throw new NotFoundError(`You have no second factor with id ${factorId}.`);
     const [remaining] = await tx.select({ left: count() }).from(secondFactors).where(and(mine(account), isNotNull(secondFactors.confirmedAt)));
     if ((remaining?.left ?? 0) === 0) await tx.delete(recoveryCodes).where(eq(recoveryCodes.account, account.account));
     await writeAudit(tx, { ...auditOf(account, correlationId), action: 'second_factor.removed', before: { kind: removed.kind, factorId } }, now);
+    await queueSecurityNotice(tx, notices, account, 'second-factor-removed', now);
   });
 }
 
@@ -95,11 +98,12 @@ export async function refuseRemovingLastFactor(db: IdentityExecutor, account: Fa
 }
 
 /** Ten new codes in place of all earlier ones, used or not; shown once, stored as hashes. */
-export async function regenerateRecoveryCodes(db: IdentityExecutor, account: FactorAccount, correlationId: string, now: Date): Promise<string[]> {
+export async function regenerateRecoveryCodes(db: IdentityExecutor, account: FactorAccount, correlationId: string, now: Date, notices?: SecurityNotices): Promise<string[]> {
   if (!(await hasSecondFactor(db, account.account))) throw new ConflictError('Recovery codes come with a second factor: set one up first.');
   return db.transaction(async (tx) => {
     const codes = await replaceRecoveryCodes(tx, account, now);
     await writeAudit(tx, { ...auditOf(account, correlationId), action: 'recovery_codes.regenerated' }, now);
+    await queueSecurityNotice(tx, notices, account, 'recovery-codes-regenerated', now);
     return codes;
   });
 }

@@ -1,3 +1,4 @@
+import { queueSecurityNotice, type SecurityNotices } from '../../mail/security-notices.js';
 import { NotFoundError, ProblemError } from '@svc/problem-json';
 import type { AuthenticationResponseJSON, AuthenticatorTransportFuture, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { and, eq, gt, isNotNull, isNull, lt, type SQL } from 'drizzle-orm';
@@ -120,6 +121,7 @@ export async function registerPasskey(
   input: { response: RegistrationResponseJSON; name?: string | undefined },
   correlationId: string,
   now: Date,
+  notices?: SecurityNotices,
 ): Promise<{ id: string }> {
   const expectedChallenge = await spendChallenge(db, input.response.response.clientDataJSON, { purpose: 'registration', account: account.account }, now);
   const verification = await (await webauthn()).verifyRegistrationResponse({ response: input.response, expectedChallenge, expectedOrigin: rp.origins, expectedRPID: rp.id, requireUserVerification: false }).catch(
@@ -150,6 +152,7 @@ export async function registerPasskey(
       .returning({ id: secondFactors.id });
     if (!factor) throw new PasskeyAlreadyRegisteredError();
     await writeAudit(tx, { tenantId: account.tenantId, actor: account.account, target: account.account, correlationId, action: 'second_factor.enrolled', after: { kind: 'passkey', factorId: factor.id } }, now);
+    await queueSecurityNotice(tx, notices, account, 'passkey-registered', now);
     return factor;
   });
 }

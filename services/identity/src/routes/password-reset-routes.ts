@@ -5,7 +5,8 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { IdentityExecutor } from '../db/schema.js';
 import { hashPassword, newPasswordSchema } from '@svc/accounts';
-import { confirmPortalPasswordReset, PASSWORD_RESET, requestPasswordReset } from '../domain/accounts/password-resets.js';
+import { confirmPasswordReset, PASSWORD_RESET, requestPasswordReset } from '../domain/accounts/password-resets.js';
+import type { ResetAccounts } from '../domain/accounts/password-reset-accounts.js';
 import type { CredentialCache } from '../domain/common/credential-cache.js';
 import type { IdentityMails } from '../domain/mail/identity-mails.js';
 import { emailSchema } from '../domain/tenants/tenants.js';
@@ -13,7 +14,13 @@ import { refuseCrossOrigin } from '../plugins/authentication.js';
 import { RATE_LIMITED } from './openapi.js';
 import { replyWithSignIn, secondFactorRequiredSchema, sessionIssuedSchema, type SignInCookies } from './sign-in-reply.js';
 
-export interface PortalPasswordResetOptions {
+export interface PasswordResetRouteOptions {
+  /** The portal's users or the console's staff: the routes are the same flow for either. */
+  accounts: ResetAccounts;
+  /** Where the two routes sit under the plugin's prefix: '/portal' beside the portal's login, '' beside the console's. */
+  path: string;
+  /** How the OpenAPI document names them: tags, an operationId stem, and the login route to finish a second step with. */
+  document: { tags: string[]; operationNoun: string; secondStepRoute: string; loginRoute: string };
   db: IdentityExecutor;
   clock: () => Date;
   mailer: Mailer<IdentityMails>;
@@ -31,18 +38,21 @@ export const RESET_REQUESTED = { message: `If the address has an account, a link
 /** The token of the link's fragment: 32 random bytes, base64url. */
 export const resetTokenSchema = z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'must be the token from the link (43 characters)');
 
-export const portalPasswordResetRoutes: FastifyPluginAsync<PortalPasswordResetOptions> = async (app, options) => {
+/** "Forgot password" and its confirmation, mounted once for the portal and once for the console. */
+export const passwordResetRoutes: FastifyPluginAsync<PasswordResetRouteOptions> = async (app, options) => {
   const typed = app.withTypeProvider<ZodTypeProvider>();
+  const { realm } = options.accounts;
+  const { tags, operationNoun, secondStepRoute, loginRoute } = options.document;
 
   typed.post(
-    '/portal/password-reset',
+    `${options.path}/password-reset`,
     {
       config: { auth: 'public' },
       schema: {
-        operationId: 'requestPortalPasswordReset',
+        operationId: `request${operationNoun}PasswordReset`,
         summary: 'Forgot password: mail a reset link',
-        description: `Always 202 with the same body, whether or not the address has a portal account. A link to /portal/password-reset#<token> is mailed to an existing active account; it works once, within ${PASSWORD_RESET.validMinutes} minutes. At most ${PASSWORD_RESET.perAddressPerHour} requests per address and ${PASSWORD_RESET.perIpPerHour} per IP address an hour.`,
-        tags: ['portal'],
+        description: `Always 202 with the same body, whether or not the address has an account. A link to /${realm}/password-reset#<token> is mailed to an existing active account; it works once, within ${PASSWORD_RESET.validMinutes} minutes. At most ${PASSWORD_RESET.perAddressPerHour} requests per address and ${PASSWORD_RESET.perIpPerHour} per IP address an hour.`,
+        tags,
         security: [],
         body: z.strictObject({ email: emailSchema }),
         response: {
@@ -56,7 +66,8 @@ export const portalPasswordResetRoutes: FastifyPluginAsync<PortalPasswordResetOp
       await requestPasswordReset(
         options.db,
         options.mailer,
-        { realm: 'portal', email: request.body.email, ipAddress: request.ip, language: request.headers['accept-language'], correlationId: request.id },
+        options.accounts,
+        { email: request.body.email, ipAddress: request.ip, language: request.headers['accept-language'], correlationId: request.id },
         options.clock(),
       );
       return reply.code(202).header('Cache-Control', 'no-store').send(RESET_REQUESTED);
@@ -64,20 +75,20 @@ export const portalPasswordResetRoutes: FastifyPluginAsync<PortalPasswordResetOp
   );
 
   typed.post(
-    '/portal/password-reset/confirm',
+    `${options.path}/password-reset/confirm`,
     {
       config: { auth: 'public' },
       schema: {
-        operationId: 'confirmPortalPasswordReset',
+        operationId: `confirm${operationNoun}PasswordReset`,
         summary: 'Set a new password with a reset link',
         description:
-          "The token from the mailed link's fragment and the new password (the password rules of sign-up). Ends every session of the account, clears its lockout and mails a notice; then answers as POST /portal/login does: a session, or 202 when the account's second factor is still owed.",
-        tags: ['portal'],
+          `The token from the mailed link's fragment and the new password (the password rules of sign-up). Ends every session of the account, clears its lockout and mails a notice; then answers as ${loginRoute} does: a session, or 202 when the account's second factor is still owed.`,
+        tags,
         security: [],
         body: z.strictObject({ token: resetTokenSchema, password: newPasswordSchema }),
         response: {
           200: sessionIssuedSchema,
-          202: secondFactorRequiredSchema.describe('The password is set; the account has a second factor: complete the sign-in with POST /portal/login/second-factor'),
+          202: secondFactorRequiredSchema.describe(`The password is set; the account has a second factor: complete the sign-in with ${secondStepRoute}`),
           ...problemResponses({
             400: 'VALIDATION_ERROR: a malformed token, or a password that breaks the rules',
             403: 'ACCOUNT_DISABLED; CSRF_REJECTED',
@@ -92,9 +103,10 @@ export const portalPasswordResetRoutes: FastifyPluginAsync<PortalPasswordResetOp
       if (request.headers.origin !== undefined) refuseCrossOrigin(request, options.allowedOrigins);
       const passwordHash = await hashPassword(request.body.password);
       const seen = options.credentials.changesSeen;
-      const signIn = await confirmPortalPasswordReset(
+      const signIn = await confirmPasswordReset(
         options.db,
         options.mailer,
+        options.accounts,
         { token: request.body.token, passwordHash, correlationId: request.id, userAgent: request.headers['user-agent'], ipAddress: request.ip, language: request.headers['accept-language'] },
         options.clock(),
       );

@@ -1,9 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError } from '../../../../web-shared/api.js';
-import { ErrorNotice, LanguageToggle, NewPasswordField } from '../../../../web-shared/components/index.js';
-import { useLanguage, useMessages } from '../../../../web-shared/i18n.js';
-import { Link } from '../../../../web-shared/router.js';
-import { loadSession, type PortalSession } from '../../session.js';
+import { api, ApiError } from '../api.js';
+import { ErrorNotice, LanguageToggle, NewPasswordField } from '../components/index.js';
+import { useLanguage, useMessages } from '../i18n.js';
+import { Link } from '../router.js';
 import { passwordResetMessages } from './messages.js';
 
 const UNUSABLE = ['RESET_LINK_NOT_FOUND', 'RESET_LINK_EXPIRED', 'RESET_LINK_USED'] as const;
@@ -13,7 +12,7 @@ const unusableCode = (error: unknown): UnusableCode | undefined => (error instan
 /** The token travels in the link's fragment, which browsers never send to a server. */
 const tokenFromLocation = () => decodeURIComponent(window.location.hash.replace(/^#/, ''));
 
-function RequestForm() {
+function RequestForm(props: { apiPath: string }) {
   const t = useMessages(passwordResetMessages);
   const { language } = useLanguage();
   const [email, setEmail] = useState('');
@@ -26,7 +25,7 @@ function RequestForm() {
     setBusy(true);
     setError(undefined);
     try {
-      await api('POST', '/portal/password-reset', { body: { email: email.trim() }, quietUnauthenticated: true, language });
+      await api('POST', props.apiPath, { body: { email: email.trim() }, quietUnauthenticated: true, language });
       setSent(true);
     } catch (failure) {
       setError(failure);
@@ -62,7 +61,7 @@ function RequestForm() {
   );
 }
 
-function ChooseForm(props: { token: string; onSignedIn: (session: PortalSession) => void; onUnusable: (code: UnusableCode) => void }) {
+function ChooseForm<Session>(props: { apiPath: string; token: string; loadSession: () => Promise<Session | null>; onSignedIn: (session: Session) => void; onUnusable: (code: UnusableCode) => void }) {
   const t = useMessages(passwordResetMessages);
   const { language } = useLanguage();
   const [password, setPassword] = useState('');
@@ -75,12 +74,12 @@ function ChooseForm(props: { token: string; onSignedIn: (session: PortalSession)
     setBusy(true);
     setError(undefined);
     try {
-      const answer = await api<{ secondFactorRequired?: boolean }>('POST', '/portal/password-reset/confirm', { body: { token: props.token, password }, quietUnauthenticated: true, language });
+      const answer = await api<{ secondFactorRequired?: boolean }>('POST', `${props.apiPath}/confirm`, { body: { token: props.token, password }, quietUnauthenticated: true, language });
       if (answer.secondFactorRequired) {
         setSecondFactorOwed(true);
         return;
       }
-      const session = await loadSession();
+      const session = await props.loadSession();
       if (session) props.onSignedIn(session);
     } catch (failure) {
       const code = unusableCode(failure);
@@ -119,9 +118,10 @@ function ChooseForm(props: { token: string; onSignedIn: (session: PortalSession)
 
 /**
  * "Forgot password?": without a token, the form that mails a link; with the link's token in the
- * fragment, the new password, which signs in. A spent or expired link says what to do next.
+ * fragment, the new password, which signs in. A spent or expired link says what to do next. The
+ * portal and the console differ only in the API path and the session they load afterwards.
  */
-export function PasswordResetScreen(props: { onSignedIn: (session: PortalSession) => void }) {
+export function PasswordResetScreen<Session>(props: { apiPath: string; loadSession: () => Promise<Session | null>; onSignedIn: (session: Session) => void }) {
   const t = useMessages(passwordResetMessages);
   const [token, setToken] = useState(tokenFromLocation);
   const [unusable, setUnusable] = useState<UnusableCode>();
@@ -156,9 +156,9 @@ export function PasswordResetScreen(props: { onSignedIn: (session: PortalSession
           <Link href="/sign-in">{t('toSignIn')}</Link>
         </div>
       ) : token ? (
-        <ChooseForm token={token} onSignedIn={props.onSignedIn} onUnusable={setUnusable} />
+        <ChooseForm apiPath={props.apiPath} token={token} loadSession={props.loadSession} onSignedIn={props.onSignedIn} onUnusable={setUnusable} />
       ) : (
-        <RequestForm />
+        <RequestForm apiPath={props.apiPath} />
       )}
     </main>
   );
