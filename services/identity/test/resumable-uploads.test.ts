@@ -92,9 +92,10 @@ describe('tus resumable uploads at /api/capture/v1/uploads, over real HTTP', () 
     expect(sha256(Buffer.from(await downloaded.arrayBuffer()))).toBe(sha256(video));
     const detail = (await (await fetch(`${origin}${BASE}/verifications/${caseId}`, { headers: acme.headers })).json()) as { videoEvidence: { id: string }[] };
     expect(detail.videoEvidence.map((item) => item.id)).toEqual([record.id]);
-    // The part is gone once taken.
-    expect((await fetch(`${origin}${path}`, { method: 'HEAD', headers: auth(captureToken) })).status).toBe(404);
-    expect((await readdir(partialDir())).filter((name) => name.startsWith(path.split('/').pop()!))).toEqual([]);
+    // Its bytes are gone once taken; a client that lost the last answer learns the upload is whole, and cannot add to it.
+    expect(await offsetOf(captureToken, path)).toBe(video.length);
+    expect((await readdir(partialDir())).filter((name) => name.startsWith(path.split('/').pop()!))).toEqual([`${path.split('/').pop()!}.json`]);
+    expect((await patch(captureToken, path, video.length, Buffer.alloc(10))).status).toBeGreaterThanOrEqual(400);
   });
 
   it('tus-js-client uploads in 256 KB chunks and hands back the evidence record', async () => {

@@ -149,7 +149,8 @@ export async function uploadEvidence(
   for (let attempt = 0; ; attempt += 1) {
     await waitForOnline();
     const answer = await runOnce(upload);
-    if (answer.ok) return JSON.parse(answer.body) as UploadAnswer;
+    // An empty answer: the last chunk's reply was lost and the server said the upload is whole; it was taken, without advice.
+    if (answer.ok) return (answer.body ? JSON.parse(answer.body) : { quality: null }) as UploadAnswer;
     if (!isTransient(answer.status) || attempt >= 12) {
       const body = (() => {
         try {

@@ -87,23 +87,24 @@ export const captureUploadRoutes: FastifyPluginAsync<CaptureRouteOptions> = asyn
     onUploadFinish: async (req, upload) => {
       const { session, correlationId } = sessionOf(nodeRequest(req as never));
       const record = await store.record(upload.id);
-      if (!record) throw tusError(ERRORS.FILE_NOT_FOUND);
+      if (!record || record.finished) throw tusError(ERRORS.FILE_NOT_FOUND);
+      let taken: Awaited<ReturnType<typeof takeEvidence>>;
       try {
-        const taken = await takeEvidence(
+        taken = await takeEvidence(
           db,
           options.storage,
           session,
           { evidenceType: record.evidenceType, fileName: record.fileName, stream: store.openPlaintext(record), wasTruncated: () => false, signal: new AbortController().signal },
           { limits, correlationId, clock, uploadGraceMs: options.uploadGraceMs, qualityHints: options.qualityHints },
         );
-        return { status_code: 200, headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' }, body: JSON.stringify(taken) };
       } catch (error) {
         if (!(error instanceof ProblemError)) app.log.error({ err: error }, 'taking a finished resumable upload failed');
-        throw tusError(tusProblem(error));
-      } finally {
-        // Taken or refused, the part is done: a retry starts a new upload.
+        // Refused: the part is dropped, and a retry starts a new upload.
         await store.remove(upload.id);
+        throw tusError(tusProblem(error));
       }
+      await store.markFinished(record);
+      return { status_code: 200, headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' }, body: JSON.stringify(taken) };
     },
   });
 

@@ -33,6 +33,8 @@ export interface PartialUploadRecord {
   expiresAt: string;
   createdAt: string;
   sealedKey: SealedDataKey;
+  /** Taken as evidence: the bytes are gone, the record stays (until the sweep) so a client that lost the last answer finds the upload whole. */
+  finished?: boolean;
 }
 
 /** tus answers a thrown value by its status_code and body; an Error carrying them keeps the stack. */
@@ -106,6 +108,7 @@ export class PartialUploadStore extends DataStore {
   override async write(stream: Readable, id: string, offset: number): Promise<number> {
     const record = await this.record(id);
     if (!record) throw tusError(ERRORS.FILE_NOT_FOUND);
+    if (record.finished) throw tusError(ERRORS.INVALID_OFFSET);
     let written = 0;
     const count = new Transform({
       transform(chunk: Buffer, _encoding, callback) {
@@ -121,7 +124,7 @@ export class PartialUploadStore extends DataStore {
   override async getUpload(id: string): Promise<Upload> {
     const record = await this.record(id);
     if (!record) throw tusError(ERRORS.FILE_NOT_FOUND);
-    const info = await stat(this.path(id, PART)).catch(() => null);
+    const info = record.finished ? { size: record.sizeBytes } : await stat(this.path(id, PART)).catch(() => null);
     if (!info) throw tusError(ERRORS.FILE_NOT_FOUND);
     return new Upload({ id, size: record.sizeBytes, offset: info.size, creation_date: record.createdAt, metadata: { evidenceType: record.evidenceType, filename: record.fileName } });
   }
@@ -129,6 +132,16 @@ export class PartialUploadStore extends DataStore {
   /** The plaintext of a whole part, decrypted as it is read. */
   openPlaintext(record: PartialUploadRecord): Readable {
     return createReadStream(this.path(record.id, PART)).pipe(ctrAt(this.key(record), 0));
+  }
+
+  /**
+   * The part became evidence: its bytes go now, its record says it is whole. A connection lost
+   * while the last chunk's answer travelled back makes the client ask for the offset again: it
+   * learns the upload is complete instead of sending the whole piece anew.
+   */
+  async markFinished(record: PartialUploadRecord): Promise<void> {
+    await writeFile(this.path(record.id, RECORD), JSON.stringify({ ...record, finished: true }), { mode: 0o600 });
+    await rm(this.path(record.id, PART), { force: true });
   }
 
   override async remove(id: string): Promise<void> {
