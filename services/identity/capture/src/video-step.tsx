@@ -21,10 +21,6 @@ interface VideoStepProps {
   onNoCamera: () => void;
 }
 
-/** 640 px at 15 frames a second reads well at 600 kbit/s: about 450 KB for a 6-second clip. */
-const RECORDED_SIDE = 640;
-const RECORDED_BITS_PER_SECOND = 600_000;
-
 /** The liveness video: the motion said and shown, a countdown, then MediaRecorder for the length the checks need. */
 export function VideoStep(props: VideoStepProps) {
   const t = useMessages();
@@ -43,14 +39,8 @@ export function VideoStep(props: VideoStepProps) {
       setPhase({ kind: 'countdown', left });
       await new Promise((resolve) => setTimeout(resolve, 1000));
     }
-    // What the liveness check reads: 10 frames a second, at most 640 px on the longer side.
-    // More is bytes a slow uplink pays for and the check throws away (best effort: a camera may refuse).
-    await stream
-      .getVideoTracks()[0]
-      ?.applyConstraints({ width: { ideal: RECORDED_SIDE }, frameRate: { ideal: 15, max: 15 } })
-      .catch(() => undefined);
     const type = recorderType();
-    const recorder = new MediaRecorder(stream, type ? { mimeType: type, videoBitsPerSecond: RECORDED_BITS_PER_SECOND } : { videoBitsPerSecond: RECORDED_BITS_PER_SECOND });
+    const recorder = new MediaRecorder(stream, type ? { mimeType: type, videoBitsPerSecond: 2_500_000 } : { videoBitsPerSecond: 2_500_000 });
     const chunks: Blob[] = [];
     recorder.ondataavailable = (event) => event.data.size > 0 && chunks.push(event.data);
     const stopped = new Promise<void>((resolve) => (recorder.onstop = () => resolve()));
