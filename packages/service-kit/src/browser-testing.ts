@@ -86,3 +86,21 @@ export function screenshotPath(artifactsDir: string, name: string): string {
 export function removeQuietly(path: string) {
   rmSync(path, { recursive: true, force: true });
 }
+
+/** The WCAG 2.1 A and AA rules of axe-core: every page of every service is held to these. */
+export const WCAG_21_AA_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] as const;
+
+/**
+ * Rules switched off for every page, each with the reason it truly cannot be met. The one place
+ * to disable a rule: a page-level exception would hide a regression on the other pages.
+ */
+export const DISABLED_AXE_RULES: Readonly<Record<string, string>> = {};
+
+/** axe-core's WCAG 2.1 A/AA violations on the page as it is now, one line each (rule, impact, first targets). */
+export async function accessibilityViolations(page: Page): Promise<string[]> {
+  const { AxeBuilder } = await import('@axe-core/playwright');
+  const results = await new AxeBuilder({ page }).withTags([...WCAG_21_AA_TAGS]).disableRules(Object.keys(DISABLED_AXE_RULES)).analyze();
+  return results.violations.map(
+    (violation) => `${violation.id} (${violation.impact ?? 'n/a'}): ${violation.help} — ${violation.nodes.slice(0, 3).map((node) => node.target.join(' ')).join(' | ')}`,
+  );
+}

@@ -16,6 +16,7 @@ import { watchReviewQueue } from './plugins/review-queue-metrics.js';
 import { clientCertificatePlugin } from './plugins/client-certificate.js';
 import { registerIdentityRateLimit } from './plugins/rate-limit.js';
 import { captureRoutes, CAPTURE_BASE_PATH } from './routes/capture.js';
+import { captureUploadRoutes } from './routes/capture-uploads.js';
 import { captureSettingsRoutes } from './routes/capture-settings.js';
 import { identityHealthExtension } from './routes/health.js';
 import { INTERNAL_BASE_PATH, internalReviewRoutes } from './routes/internal-review.js';
@@ -224,8 +225,7 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
     },
     { prefix: API_BASE_PATH },
   );
-  await app.register(captureRoutes, {
-    prefix: CAPTURE_BASE_PATH,
+  const captureOptions = {
     db,
     clock,
     storage,
@@ -236,7 +236,9 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
     afterSubmit: () => worker.wake(),
     // Only the local checks have quick looks; an injected provider (tests, the bench) has none.
     qualityHints: ownProvider?.hints ? { hints: ownProvider.hints, budgetMs: config.CAPTURE_QUALITY_HINT_MS } : null,
-  });
+  };
+  await app.register(captureRoutes, { prefix: CAPTURE_BASE_PATH, ...captureOptions });
+  await app.register(captureUploadRoutes, { prefix: CAPTURE_BASE_PATH, ...captureOptions });
   await app.register(internalReviewRoutes, {
     prefix: INTERNAL_BASE_PATH,
     db,

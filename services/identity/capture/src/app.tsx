@@ -176,7 +176,8 @@ function CaptureFlow({ captureToken, initial, onDone, onFail }: { captureToken: 
     try {
       const answer = await uploadEvidence(captureToken, type, file, fileName, {
         onProgress: (fraction) => setUpload({ percent: Math.round(fraction * 100), retrying: false }),
-        onRetrying: () => setUpload({ percent: 0, retrying: true }),
+        // The bytes the server holds stay held: the bar keeps them while it tries again.
+        onRetrying: () => setUpload((before) => ({ percent: before?.percent ?? 0, retrying: true })),
       });
       if (answer.quality?.retake) {
         setServerProblem(t(type === 'Selfie' ? 'qualityFace' : 'qualityMrz'));

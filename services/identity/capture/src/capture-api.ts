@@ -1,3 +1,4 @@
+import { DetailedError, Upload } from 'tus-js-client';
 import type { CapturePreview, CaptureStatus, DocumentType, EvidenceType, LivenessChallenge, UploadedEvidence } from '@svc/identity-client/types';
 
 /**
@@ -81,45 +82,51 @@ function isTransient(status: number): boolean {
   return status === 0 || status === 408 || status === 429 || status === 502 || status === 503 || status === 504;
 }
 
-function sendOnce(captureToken: string, evidenceType: EvidenceType, file: Blob, fileName: string, onProgress: (fraction: number) => void) {
-  return new Promise<{ status: number; body: string; retryAfter: number | null }>((resolve) => {
-    const request = new XMLHttpRequest();
-    request.open('POST', `${BASE}/evidence`);
-    request.setRequestHeader('authorization', `Bearer ${captureToken}`);
-    request.upload.onprogress = (event) => {
-      if (event.lengthComputable) onProgress(event.loaded / event.total);
-    };
-    // A connection that drops mid-body can hang until the TCP stack gives up: once the browser
-    // knows it is offline (the event, or a look each second where the event does not come) the
-    // attempt ends at once, and the loop waits to be online again.
-    const offline = () => !navigator.onLine && request.abort();
-    window.addEventListener('offline', offline);
-    const watch = window.setInterval(offline, 1000);
-    const settle = (answer: { status: number; body: string; retryAfter: number | null }) => {
-      window.removeEventListener('offline', offline);
-      window.clearInterval(watch);
-      resolve(answer);
-    };
-    request.onload = () => settle({ status: request.status, body: request.responseText, retryAfter: Number(request.getResponseHeader('retry-after')) || null });
-    request.onerror = () => settle({ status: 0, body: '', retryAfter: null });
-    request.ontimeout = () => settle({ status: 0, body: '', retryAfter: null });
-    request.onabort = () => settle({ status: 0, body: '', retryAfter: null });
-    const form = new FormData();
-    form.set('evidenceType', evidenceType);
-    form.set('file', file, fileName);
-    request.send(form);
-  });
-}
-
 function waitForOnline(): Promise<void> {
   if (navigator.onLine) return Promise.resolve();
   return new Promise((resolve) => window.addEventListener('online', () => resolve(), { once: true }));
 }
 
+/** Bytes per PATCH: small enough that a slow uplink (25 KB/s) acknowledges one every ~10 s, so a drop loses little. */
+export const UPLOAD_CHUNK_BYTES = 256 * 1024;
+
+type Attempt = { ok: true; body: string } | { ok: false; status: number; body: string; retryAfter: number | null };
+
+/** One run of the tus upload until it finishes or fails; a later run of the same Upload resumes from the server's offset. */
+function runOnce(upload: Upload): Promise<Attempt> {
+  return new Promise((resolve) => {
+    // A connection that drops mid-chunk can hang until the TCP stack gives up: once the browser
+    // knows it is offline (the event, or a look each second where the event does not come) the
+    // chunk is abandoned at once, and the caller waits to be online again.
+    const offline = () => {
+      if (navigator.onLine) return;
+      void upload.abort();
+      settle({ ok: false, status: 0, body: '', retryAfter: null });
+    };
+    window.addEventListener('offline', offline);
+    const watch = window.setInterval(offline, 1000);
+    let settled = false;
+    const settle = (attempt: Attempt) => {
+      if (settled) return;
+      settled = true;
+      window.removeEventListener('offline', offline);
+      window.clearInterval(watch);
+      resolve(attempt);
+    };
+    upload.options.onSuccess = (payload) => settle({ ok: true, body: payload.lastResponse.getBody() });
+    upload.options.onError = (error) => {
+      const response = error instanceof DetailedError ? error.originalResponse : null;
+      settle({ ok: false, status: response?.getStatus() ?? 0, body: response?.getBody() ?? '', retryAfter: Number(response?.getHeader('retry-after')) || null });
+    };
+    upload.start();
+  });
+}
+
 /**
- * One upload with progress; a lost connection or a busy server is retried with backoff (1 s,
- * 2 s, 4 s… at most 30 s, or the server's Retry-After), waiting for the browser to be online
- * again, so the user never starts over. The whole file is sent again: the API takes a piece whole.
+ * One upload over the tus resumable protocol (docs/capture-page.md), in 256 KB chunks, each
+ * acknowledged; the progress is the bytes the server holds. A lost connection or a busy server
+ * is retried with backoff (1 s, 2 s, 4 s… at most 30 s, or the server's Retry-After), waiting for
+ * the browser to be online again, and the upload resumes from the server's offset, not from 0.
  */
 export async function uploadEvidence(
   captureToken: string,
@@ -128,10 +135,22 @@ export async function uploadEvidence(
   fileName: string,
   events: { onProgress: (fraction: number) => void; onRetrying: () => void },
 ): Promise<UploadAnswer> {
+  const upload = new Upload(file, {
+    endpoint: `${BASE}/uploads`,
+    chunkSize: UPLOAD_CHUNK_BYTES,
+    headers: { authorization: `Bearer ${captureToken}` },
+    metadata: { evidenceType, filename: fileName },
+    // Retries are this loop's (it waits to be online); nothing about the upload is kept beyond the tab.
+    retryDelays: [],
+    storeFingerprintForResuming: false,
+    removeFingerprintOnSuccess: true,
+    onChunkComplete: (_chunk, accepted, total) => events.onProgress(total > 0 ? accepted / total : 0),
+  });
   for (let attempt = 0; ; attempt += 1) {
     await waitForOnline();
-    const answer = await sendOnce(captureToken, evidenceType, file, fileName, events.onProgress);
-    if (answer.status === 201) return JSON.parse(answer.body) as UploadAnswer;
+    const answer = await runOnce(upload);
+    // An empty answer: the last chunk's reply was lost and the server said the upload is whole; it was taken, without advice.
+    if (answer.ok) return (answer.body ? JSON.parse(answer.body) : { quality: null }) as UploadAnswer;
     if (!isTransient(answer.status) || attempt >= 12) {
       const body = (() => {
         try {
@@ -142,8 +161,6 @@ export async function uploadEvidence(
       })();
       throw new CaptureError(answer.status, body.code, body.detail ?? `HTTP ${answer.status}`);
     }
-    // Progress first: the other order would overwrite "trying again" with a plain 0 %.
-    events.onProgress(0);
     events.onRetrying();
     const delay = answer.retryAfter ? answer.retryAfter * 1000 : Math.min(30_000, 1000 * 2 ** attempt);
     await new Promise((resolve) => setTimeout(resolve, delay));

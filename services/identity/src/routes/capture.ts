@@ -6,8 +6,9 @@ import { z } from 'zod';
 import type { IdentityExecutor } from '../db/schema.js';
 import { assertCapturing, authenticateCaptureToken, exchangeSessionToken, previewSessionToken } from '../domain/capture/capture-sessions.js';
 import { CAPTURE_LANGUAGES, captureContext, recordConsent } from '../domain/capture/consent.js';
-import { receiveEvidence, type UploadLimits } from '../domain/capture/evidence-upload.js';
-import { hintKindOf, QUALITY_REASONS, qualityHint } from '../domain/capture/quality-hint.js';
+import type { UploadLimits } from '../domain/capture/evidence-upload.js';
+import { takeEvidence } from '../domain/capture/take-evidence.js';
+import { QUALITY_REASONS } from '../domain/capture/quality-hint.js';
 import type { QualityHints } from '@svc/checks-local';
 import type { UploadSlots } from '../domain/capture/upload-slots.js';
 import { captureStatus, submitEvidence } from '../domain/capture/submit-evidence.js';
@@ -223,17 +224,14 @@ export const captureRoutes: FastifyPluginAsync<CaptureRouteOptions> = async (app
           const type = checkEvidenceType(evidenceType);
           if (part.fieldname !== 'file') throw new ValidationError('Send the file in the multipart field "file".', [{ path: `body.${part.fieldname.slice(0, 50)}`, message: 'unexpected file field' }]);
           assertCapturing(session, clock());
-          const hints = options.qualityHints && !session.sandbox && hintKindOf(session.documentType, type) ? options.qualityHints : null;
-          const copy: Buffer[] | undefined = hints ? [] : undefined;
-          const record = await receiveEvidence(
+          const taken = await takeEvidence(
             db,
             options.storage,
             session,
-            { evidenceType: type, fileName: part.filename, stream: part.file, wasTruncated: () => part.file.truncated, signal, ...(copy ? { copy } : {}) },
-            { limits: options.limits, correlationId: request.id, clock, uploadGraceMs: options.uploadGraceMs },
+            { evidenceType: type, fileName: part.filename, stream: part.file, wasTruncated: () => part.file.truncated, signal },
+            { limits: options.limits, correlationId: request.id, clock, uploadGraceMs: options.uploadGraceMs, qualityHints: options.qualityHints },
           );
-          const quality = hints && copy ? await qualityHint(hints.hints, { documentType: session.documentType, evidenceType: type, contentType: record.contentType, bytes: Buffer.concat(copy) }, hints.budgetMs) : null;
-          return await reply.code(201).send({ ...record, quality });
+          return await reply.code(201).send(taken);
         } catch (error) {
           // Unread bytes would stall the parser: drain them before answering.
           part.file.resume();

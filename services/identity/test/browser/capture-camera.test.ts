@@ -164,7 +164,7 @@ describeEmbeddedOnly('the hosted capture page with a camera (Chromium fake camer
     const { captureUrl } = await partner.call<{ captureUrl: string }>('POST', '/verifications', { documentType: 'SyrianPassport' });
     const blurred = await cameraPage(feeds.blurredPassport, 'en');
     const uploads: string[] = [];
-    blurred.page.on('request', (request) => request.url().endsWith('/evidence') && uploads.push(request.url()));
+    blurred.page.on('request', (request) => (request.url().endsWith('/evidence') || request.url().includes('/api/capture/v1/uploads')) && uploads.push(request.url()));
     await blurred.page.goto(captureUrl);
     await blurred.page.getByTestId('consent-check').check();
     await blurred.page.getByTestId('start').click();
@@ -178,7 +178,8 @@ describeEmbeddedOnly('the hosted capture page with a camera (Chromium fake camer
     await noMrz.page.goto(captureUrl);
     await expect.poll(() => noMrz.page.getByTestId('take-photo').isEnabled()).toBe(true);
     await noMrz.page.getByTestId('take-photo').click();
-    const answer = noMrz.page.waitForResponse((response) => response.url().endsWith('/evidence'));
+    // The last chunk's answer of the resumable upload is the evidence record.
+    const answer = noMrz.page.waitForResponse((response) => response.url().includes('/api/capture/v1/uploads/') && response.request().method() === 'PATCH' && response.status() === 200);
     await noMrz.page.getByTestId('confirm-photo').click();
     expect(await (await answer).json()).toMatchObject({ quality: { mrzReadable: false, retake: true, reason: 'MRZ_UNREADABLE' } });
     const problem = noMrz.page.getByTestId('frame-problem');
@@ -226,14 +227,15 @@ describeEmbeddedOnly('the hosted capture page with a camera (Chromium fake camer
     // The first attempt is held on its way, so the connection is lost mid-upload whatever the
     // machine's speed (on loopback a video is sent before a test could react); later attempts pass straight through.
     let held = 0;
-    await page.route('**/api/capture/v1/evidence', async (route) => {
+    await page.route('**/api/capture/v1/uploads**', async (route) => {
+      if (route.request().method() !== 'PATCH') return route.continue();
       held += 1;
       if (held > 1) return route.continue();
       await expect.poll(() => page.evaluate(() => navigator.onLine), { timeout: 60_000 }).toBe(false);
       await route.continue().catch(() => undefined);
     });
     const failed: string[] = [];
-    page.on('requestfailed', (request) => request.url().endsWith('/evidence') && failed.push(request.failure()?.errorText ?? 'failed'));
+    page.on('requestfailed', (request) => request.url().includes('/api/capture/v1/uploads/') && failed.push(request.failure()?.errorText ?? 'failed'));
     await page.getByTestId('confirm-video').click();
     const upload = page.getByTestId('upload');
     // The request is out and the bar shows (Chromium reports no body progress for a request a route holds).
@@ -243,11 +245,11 @@ describeEmbeddedOnly('the hosted capture page with a camera (Chromium fake camer
     await context.setOffline(true);
     await expect.poll(() => upload.getAttribute('data-state')).toBe('retrying');
     await page.screenshot({ path: captureScreenshot('camera-ar-5-upload-retrying'), fullPage: true });
-    // Nothing is sent while offline; back online, the page sends the video again by itself.
+    // Nothing is sent while offline; back online, the page resumes the video by itself (the held chunk never arrived: from its offset).
     expect(held).toBe(1);
     await context.setOffline(false);
     await page.locator('[data-testid=step][data-step=submit]').waitFor({ timeout: 60_000 });
-    expect(held).toBe(2);
+    expect(held).toBeGreaterThanOrEqual(2);
     expect(failed).toHaveLength(1);
     const status = await sandboxPartner.call<{ videoEvidence: unknown[] }>('GET', `/verifications/${caseId}`);
     expect(status.videoEvidence).toHaveLength(1);

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sampleCase } from '@svc/checks-local/synthetic';
 import { buildViteApp, screenshotPath as screenshotIn } from '@svc/service-kit/browser-testing';
-import { SERVICE_DIR } from './portal-fixture.js';
+import type { Browser } from 'playwright-core';
+import { createTenant, launchChromium, partnerApi, removeQuietly, SERVICE_DIR, startIdentity, tearDownPortalTest, type IdentityService, type PartnerApi, type WatchedPage } from './portal-fixture.js';
 
 export const CAPTURE_ARTIFACTS_DIR = join(SERVICE_DIR, 'test', 'browser', 'artifacts');
 
@@ -71,4 +72,27 @@ export function cameraFeeds(media: CaptureMedia): { passport: string; face: stri
   // The page's top 62 %: printed fields and portrait, sharp, but the MRZ is out of the picture.
   clip(media.passport, 'crop=iw:ih*0.62:0:0,', feeds.passportWithoutMrz);
   return feeds;
+}
+
+export interface SandboxCaptureService {
+  webRoot: string;
+  media: CaptureMedia;
+  service: IdentityService;
+  partner: PartnerApi;
+  browser: Browser;
+}
+
+/** The capture page built, identity started on the embedded default with a sandbox tenant, and one Chromium (no camera). */
+export async function startSandboxCapture(): Promise<SandboxCaptureService> {
+  const webRoot = buildCapturePage();
+  const media = await captureMedia();
+  const service = await startIdentity('/nonexistent-portal-build', { CAPTURE_WEB_ROOT: webRoot });
+  const admin = await createTenant(service, { sandbox: true, name: 'Sandbox Bank' });
+  const partner = await partnerApi(service.baseUrl, admin);
+  return { webRoot, media, service, partner, browser: await launchChromium() };
+}
+
+export async function stopSandboxCapture(started: Partial<SandboxCaptureService>, opened: WatchedPage[]): Promise<void> {
+  await tearDownPortalTest({ opened, browser: started.browser, service: started.service, webRoot: started.webRoot ?? '' });
+  if (started.media) removeQuietly(started.media.dir);
 }
