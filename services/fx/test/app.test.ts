@@ -35,6 +35,7 @@ describe('fx health', () => {
         sources: { CBS: { lastUpdateUtc: null, ageSeconds: null, stale: true }, MARKET: { lastUpdateUtc: null, ageSeconds: null, stale: true } },
         upstreams: [],
         stalePrices: [],
+        mail: { transport: 'file', queued: 0, retrying: 0, oldestQueuedAt: null },
         rateLimits: { store: process.env.REDIS_URL ? 'redis' : 'memory' },
       },
     });
