@@ -17,6 +17,9 @@ export function sharedVitestConfig(packageName: string) {
       // processes (tsx) or a browser need minutes, not seconds, when the machine is loaded.
       testTimeout: 90_000,
       hookTimeout: 180_000,
+      // expect.poll waits on a condition; its default of 1 s is a fixed time in disguise and
+      // fails a browser test whose page is merely slow on a busy machine.
+      expect: { poll: { timeout: 30_000, interval: 50 } },
       reporters: reportDir ? ['default', ['json', { outputFile: join(reportDir, `${packageName.replace(/[@/]/g, '_')}.json`) }]] : ['default'],
     },
   });
