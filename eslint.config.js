@@ -40,7 +40,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.test.ts', '**/test/**/*.ts', 'packages/service-kit/src/*-suite.ts'],
+    files: ['**/*.test.ts', '**/test/**/*.ts', 'packages/*/testing/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-member-access': 'off',
       '@typescript-eslint/no-unsafe-assignment': 'off',
@@ -49,25 +49,19 @@ export default tseslint.config(
     },
   },
   {
-    // Runtime code must never reach a test tool. The files in `ignores` are the test harness that still
-    // lives beside runtime code and is exported only through test entry points; nothing else may join them.
+    // Runtime code must never reach a test tool. Test harness lives in each package's `testing/`
+    // folder (exported as `<package>/testing`), so no file under `src/` needs an exemption.
     files: ['packages/*/src/**/*.{ts,tsx}', 'services/*/src/**/*.{ts,tsx}'],
-    ignores: [
-      'packages/db/src/server-requirements.ts',
-      'packages/service-kit/src/base-app-suite.ts',
-      'packages/service-kit/src/browser-testing.ts',
-      'packages/service-kit/src/cli-expectations.ts',
-      'packages/service-kit/src/listener-suite.ts',
-      'packages/service-kit/src/openapi-expectations.ts',
-      'packages/service-kit/src/service-process-suite.ts',
-    ],
     rules: {
       'no-restricted-imports': ['error', {
         paths: [
           { name: 'vitest', message: 'Runtime code may not import a test tool; put test helpers in a test entry point.' },
           { name: 'playwright-core', message: 'Runtime code may not import a test tool; put test helpers in a test entry point.' },
         ],
-        patterns: [{ group: ['vitest/*', '@playwright/*', 'playwright-core/*'], message: 'Runtime code may not import a test tool.' }],
+        patterns: [
+          { group: ['vitest/*', '@playwright/*', 'playwright-core/*'], message: 'Runtime code may not import a test tool.' },
+          { group: ['@svc/*/testing', '@svc/*/browser-testing'], message: 'Runtime code may not import test harness.' },
+        ],
       }],
     },
   },

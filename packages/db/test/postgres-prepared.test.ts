@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { selectRows } from '../src/database.js';
-import { createTestDatabase, describeNeeding, type TestDatabase } from '../src/testing.js';
+import { createTestDatabase, describeNeeding, type TestDatabase } from '../testing/index.js';
 import { migrationOptions } from './helpers.js';
 
 /** Named statements this session holds for texts carrying `marker` (unnamed ones are not listed). */

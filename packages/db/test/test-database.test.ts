@@ -3,7 +3,7 @@ import postgres from 'postgres';
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { migratePostgresDatabase } from '../src/index.js';
-import { createTestDatabase, describeNeeding, itNeeding } from '../src/testing.js';
+import { createTestDatabase, describeNeeding, itNeeding } from '../testing/index.js';
 import { migrationOptions } from './helpers.js';
 
 describe('createTestDatabase', () => {

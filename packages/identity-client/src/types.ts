@@ -35,6 +35,8 @@ type Json<Path extends keyof paths, Method extends 'get' | 'post', Status extend
   ? Body
   : never;
 
+export { CANCELLABLE_CASE_STATUSES, DECIDED_CASE_STATUSES, OPEN_CASE_STATUSES, TERMINAL_CASE_STATUSES, UNDECIDED_CASE_STATUSES } from './case-status-sets.js';
+
 /** Every case status, in the lifecycle's order. */
 export const CASE_STATUSES = caseStatusValues;
 export const DOCUMENT_TYPES = documentTypeValues;

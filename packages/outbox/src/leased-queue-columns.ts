@@ -3,6 +3,8 @@ import { index, integer, text, timestamp, type PgColumn } from 'drizzle-orm/pg-c
 
 export const QUEUE_STATUSES = ['pending', 'in_flight', 'succeeded', 'failed'] as const;
 export type QueueStatus = (typeof QUEUE_STATUSES)[number];
+/** Rows still to be worked (waiting or leased): what the due index covers and what depth counts as open. */
+export const OPEN_QUEUE_STATUSES = ['pending', 'in_flight'] as const satisfies readonly QueueStatus[];
 
 /**
  * The columns every leased queue table has (deliveries, jobs). The claim and settle SQL in
@@ -29,5 +31,5 @@ export function leasedQueueColumns() {
 
 /** The claim query's index: due pending rows and expired leases, oldest first. */
 export function dueIndex(tableName: string, table: { status: PgColumn; nextAttemptAt: PgColumn }) {
-  return index(`${tableName}_due_idx`).on(table.status, table.nextAttemptAt).where(sql`${table.status} in ('pending', 'in_flight')`);
+  return index(`${tableName}_due_idx`).on(table.status, table.nextAttemptAt).where(sql`${table.status} in (${sql.raw(OPEN_QUEUE_STATUSES.map((status) => `'${status}'`).join(', '))})`);
 }

@@ -1,6 +1,7 @@
 import { count, inArray, min } from 'drizzle-orm';
 import type { DeliveryTable } from './delivery-table.js';
 import type { JobTable } from './job-table.js';
+import { OPEN_QUEUE_STATUSES } from './leased-queue-columns.js';
 import type { AnyDatabase } from './leased-queue.js';
 
 export interface QueueDepth {
@@ -11,7 +12,7 @@ export interface QueueDepth {
   oldestCreatedAt: Date | null;
 }
 
-const OPEN_STATUSES: QueueDepth['status'][] = ['pending', 'in_flight'];
+const OPEN_STATUSES: QueueDepth['status'][] = [...OPEN_QUEUE_STATUSES];
 
 /**
  * What is waiting, running or given up in a queue, by kind (topic for deliveries), for

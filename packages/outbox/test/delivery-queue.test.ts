@@ -124,8 +124,7 @@ describe('delivery queue', () => {
       deliver: () => new Promise<AttemptOutcome>((resolve) => (release = resolve)),
     });
     const stuckRun = stuck.runOnce();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(await row(id!)).toMatchObject({ status: 'in_flight', attemptCount: 1 });
+    await expect.poll(() => row(id!), { interval: 10 }).toMatchObject({ status: 'in_flight', attemptCount: 1 });
 
     const rescuer = createDeliveryWorker({ db: db(), table: deliveries, clock, leaseMs: 60_000, retryScheduleMs: [0, 5000], deliver: async () => ({ status: 200 }) });
     expect(await rescuer.runOnce()).toBe(0); // lease still held
@@ -207,7 +206,7 @@ describe('delivery queue', () => {
       now = new Date();
       await enqueue(2);
       worker.wake();
-      for (let i = 0; i < 100 && bodies.length < 2; i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+      await expect.poll(() => bodies.length, { timeout: 2_000, interval: 20 }).toBe(2);
       expect(bodies.sort()).toEqual(['{"n":0}', '{"n":1}']);
     } finally {
       await worker.stop();

@@ -1,5 +1,5 @@
 import type { TestDatabase } from '@svc/db/testing';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createDeliveryWorker, enqueueDeliveries, type AttemptOutcome } from '../src/index.js';
 import { deliveries } from './fixtures/schema.js';
 import type * as schema from './fixtures/schema.js';
@@ -15,14 +15,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await testDatabase.cleanup();
 });
-
-async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 describe('per-subscription fairness', () => {
   it("keeps one subscription's backlog to its share of the slots, so another subscription's deliveries go out meanwhile", async () => {
@@ -55,14 +47,14 @@ describe('per-subscription fairness', () => {
     });
     worker.start();
     try {
-      await waitFor(() => fastDone.length === 5);
+      await expect.poll(() => fastDone.length, { timeout: 5_000, interval: 10 }).toBe(5);
       // Never over the share: a claim gives a subscription only what its rows in flight leave of it.
       expect(slowPeak).toBe(3);
       expect(slowInFlight).toBeLessThanOrEqual(3);
     } finally {
       // Release every slow send (including those claimed as earlier ones finish) so stop() can drain.
       const releaser = setInterval(() => releases.splice(0).forEach((release) => release({ status: 204 })), 5);
-      await waitFor(() => slowInFlight === 0 && releases.length === 0, 10_000).catch(() => undefined);
+      await vi.waitFor(() => expect(slowInFlight === 0 && releases.length === 0).toBe(true), { timeout: 10_000, interval: 10 }).catch(() => undefined);
       await worker.stop();
       clearInterval(releaser);
     }
@@ -99,7 +91,7 @@ describe('per-subscription fairness', () => {
     });
     worker.start();
     try {
-      await waitFor(() => sent >= BACKLOG, 30_000);
+      await expect.poll(() => sent, { timeout: 30_000, interval: 10 }).toBeGreaterThanOrEqual(BACKLOG);
     } finally {
       await worker.stop();
     }

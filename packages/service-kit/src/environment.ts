@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { emptyAsUndefined } from './blank-values.js';
 import { listenerVariables } from './listener-guards.js';
 
 /**
@@ -14,7 +15,6 @@ export class ConfigError extends Error {
 }
 
 /** Empty strings count as unset, so `FOO=` in a .env file falls back to the default. */
-const emptyAsUndefined = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
 
 export const optionalString = z.preprocess(emptyAsUndefined, z.string().optional());
 

@@ -25,6 +25,7 @@ export {
   secretsKeyVariable,
   telemetryVariables,
 } from './environment.js';
+export { emptyAsUndefined } from './blank-values.js';
 export { healthResponseSchema, healthRoute, type HealthExtension, type HealthResponse, type HealthRouteOptions } from './health.js';
 export { createBaseApp, type BaseAppOptions, type ServiceApp } from './base-app.js';
 export { serverOptions } from './logging.js';

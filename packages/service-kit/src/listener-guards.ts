@@ -3,8 +3,8 @@ import type { Socket } from 'node:net';
 import { rawProblemResponse, RequestTimeoutError, replyWithProblem, ShuttingDownError, type ProblemError } from '@svc/problem-json';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { emptyAsUndefined } from './blank-values.js';
 
-const emptyAsUndefined = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
 const milliseconds = (fallback: number, min: number, max: number) =>
   z.preprocess(
     emptyAsUndefined,

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBaseApp, startMetricsServer, type QueueDepthRow, type ServiceApp } from '../src/index.js';
-import { createTestDependencies } from '../src/testing.js';
+import { createTestDependencies } from '../testing/index.js';
 
 const migrationsFolder = fileURLToPath(new URL('./fixtures/migrations', import.meta.url));
 let dependencies: Awaited<ReturnType<typeof createTestDependencies>>;

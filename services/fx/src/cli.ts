@@ -15,6 +15,7 @@ import { loadSourcesFile } from './sources/sources-file.js';
 import { SourceLease } from './workers/source-lease.js';
 import { SourceRunner } from './workers/source-runner.js';
 import { SUPPORTED_CURRENCIES } from './domain/rates/currencies.js';
+import { RATE_SOURCES } from './domain/rates/rate-types.js';
 
 const HELP = `usage: pnpm --filter @svc/fx cli <command> [flags]
 
@@ -59,7 +60,7 @@ const COMMANDS: Record<string, CliCommand<Context>> = {
         const result = await seedDemoData(tx, demoSeedOptions(config, now, days));
         // Open live streams (and resumes) see the seeded values as they would an admin write.
         const live = liveRecorderOf(config);
-        for (const kind of ['CBS', 'MARKET'] as const) await live.ratesChanged(tx, { kind, currencies: Object.keys(SUPPORTED_CURRENCIES) }, now);
+        for (const kind of RATE_SOURCES) await live.ratesChanged(tx, { kind, currencies: Object.keys(SUPPORTED_CURRENCIES) }, now);
         await live.cryptoChanged(tx, (await loadLatestCrypto(tx)).map((price) => price.symbol), now);
         await live.goldChanged(tx, GOLD_UNITS.flatMap((unit) => GOLD_KARATS.map((karat) => ({ unit, karat }))), now);
         return result;

@@ -1,8 +1,7 @@
-import { baseServiceEnvironment, deliveryQueueVariables, parseEnvironment, requireHeadersWithinRequestTimeout, requireSecretsKeyWithDatabase, retryScheduleVariable } from '@svc/service-kit';
+import { baseServiceEnvironment, deliveryQueueVariables, emptyAsUndefined, parseEnvironment, requireHeadersWithinRequestTimeout, requireSecretsKeyWithDatabase, retryScheduleVariable } from '@svc/service-kit';
 import { mailEnvironmentVariables } from '@svc/mailer';
 import { z } from 'zod';
 
-const emptyAsUndefined = (value: unknown) => (value === '' ? undefined : value);
 const positiveInteger = (fallback: number) => z.preprocess(emptyAsUndefined, z.coerce.number().int().positive().default(fallback));
 
 export const fxEnvironmentSchema = baseServiceEnvironment(3002)

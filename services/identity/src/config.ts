@@ -1,12 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { baseServiceEnvironment, deliveryQueueVariables, LOOPBACK_PROXIES, parseEnvironment, requireHeadersWithinRequestTimeout, requireSecretsKeyWithDatabase, retryScheduleVariable, trustedProxiesVariable } from '@svc/service-kit';
+import { baseServiceEnvironment, deliveryQueueVariables, emptyAsUndefined, LOOPBACK_PROXIES, parseEnvironment, requireHeadersWithinRequestTimeout, requireSecretsKeyWithDatabase, retryScheduleVariable, trustedProxiesVariable } from '@svc/service-kit';
 import { mailEnvironmentVariables } from '@svc/mailer';
 import { z } from 'zod';
 import { CRASH_POINTS } from './domain/common/crash-points.js';
 import { evidenceKeysVariable } from './domain/evidence/evidence-keys.js';
 import { WEBHOOK_ATTEMPTS } from './domain/webhooks/webhook-events.js';
 
-const emptyAsUndefined = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
 const positiveInteger = (fallback: number) => z.preprocess(emptyAsUndefined, z.coerce.number().int().positive().default(fallback));
 const booleanFlag = (fallback: boolean) =>
   z.preprocess(emptyAsUndefined, z.enum(['true', 'false'], { error: 'must be true or false' }).default(fallback ? 'true' : 'false').transform((value) => value === 'true'));

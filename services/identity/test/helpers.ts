@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { expect } from 'vitest';
 import { createTestDependencies } from '@svc/service-kit/testing';
 import { buildApp } from '../src/app.js';
 import { loadIdentityConfig } from '../src/config.js';
@@ -64,11 +65,7 @@ export async function buildTestApp(env: Record<string, string> = {}, options: { 
     async announced<Result>(change: () => Promise<Result>): Promise<Result> {
       const before = cache.generation;
       const result = await change();
-      const deadline = Date.now() + 5000;
-      while (cache.generation === before) {
-        if (Date.now() > deadline) throw new Error('the credential change was never announced');
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      }
+      await expect.poll(() => cache.generation, { timeout: 5_000, interval: 5, message: 'the credential change was never announced' }).not.toBe(before);
       return result;
     },
     evidenceDir,

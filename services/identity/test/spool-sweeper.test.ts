@@ -16,14 +16,6 @@ async function spoolFile(dir: string, name: string, ageMs: number): Promise<stri
   return path;
 }
 
-async function waitFor(what: string, condition: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 describe('the upload spool sweeper', () => {
   let dir: string;
   beforeEach(async () => {
@@ -51,7 +43,7 @@ describe('the upload spool sweeper', () => {
       expect(await sweeper.firstSweep).toBe(1);
       await spoolFile(dir, 'written-during-the-hour.upload', 5 * 60_000);
       await spoolFile(dir, 'abandoned-later.upload', 11 * 60_000);
-      await waitFor('the next sweep', async () => !(await readdir(dir)).includes('abandoned-later.upload'));
+      await expect.poll(async () => (await readdir(dir)).includes('abandoned-later.upload'), { timeout: 5_000, interval: 20 }).toBe(false);
       expect(await readdir(dir)).toEqual(['written-during-the-hour.upload']);
     } finally {
       sweeper.stop();
@@ -66,7 +58,7 @@ describe('the upload spool sweeper', () => {
     await spoolFile(spool, 'in-flight.upload', 60_000);
     const test = await buildTestApp({ EVIDENCE_DIR: evidenceDir, HTTP_REQUEST_TIMEOUT_MS: String(10 * 60_000) });
     try {
-      await waitFor('the orphan to be removed', async () => !(await readdir(spool)).includes('orphan.upload'));
+      await expect.poll(async () => (await readdir(spool)).includes('orphan.upload'), { timeout: 5_000, interval: 20 }).toBe(false);
       expect(await readdir(spool)).toEqual(['in-flight.upload']);
     } finally {
       await test.close();

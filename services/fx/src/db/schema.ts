@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { defineDeliveryTable, defineJobTable } from '@svc/outbox';
 import { bigserial, boolean, index, integer, jsonb, numeric, pgSchema, smallint, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { RATE_SOURCES } from '../domain/rates/rate-types.js';
 
 /** fx owns this Postgres schema; every table of the service is declared on it. */
 export const fxSchema = pgSchema('fx');
@@ -10,7 +11,7 @@ export const rateObservations = fxSchema.table(
   'rate_observations',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    source: text('source', { enum: ['CBS', 'MARKET'] }).notNull(),
+    source: text('source', { enum: RATE_SOURCES }).notNull(),
     currency: text('currency').notNull(),
     buy: numeric('buy').notNull(),
     sell: numeric('sell').notNull(),
@@ -184,7 +185,7 @@ export const rateAlerts = fxSchema.table(
     clientId: uuid('client_id').notNull().references(() => apiClients.id),
     webhookUrl: text('webhook_url').notNull(),
     currency: text('currency').notNull(),
-    source: text('source', { enum: ['CBS', 'MARKET'] }).notNull(),
+    source: text('source', { enum: RATE_SOURCES }).notNull(),
     alertType: smallint('alert_type').notNull(),
     thresholdValue: numeric('threshold_value').notNull(),
     label: text('label'),

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { parseCurrencyList } from '../domain/rates/currencies.js';
 import { ingestRates } from '../domain/rates/ingest-rates.js';
 import type { FxExecutor } from '../db/executor.js';
-import type { RateChangeListener } from '../domain/rates/rate-types.js';
+import { RATE_SOURCES, type RateChangeListener } from '../domain/rates/rate-types.js';
 import { removeOverride, setOverride } from '../domain/rates/overrides.js';
 import type { LiveRecorder } from '../domain/live/live-recorder.js';
 import type { ResponseCache } from '../http/response-cache.js';
@@ -43,7 +43,7 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, op
         tags: ['admin'],
         security,
         body: z.strictObject({
-          source: z.enum(['CBS', 'MARKET']),
+          source: z.enum(RATE_SOURCES),
           timestampUtc: z.iso.datetime().optional(),
           force: z.boolean().optional(),
           rates: z.array(z.strictObject({ currency: z.string().min(3).max(3), buy: positiveAmount, sell: positiveAmount, mid: positiveAmount.optional() })).min(1).max(200),

@@ -7,6 +7,7 @@ import { alertFieldsSchema, createRateAlert, deleteRateAlert, listRateAlerts, ro
 import { clientProfile, INVALID_API_KEY, type ApiClient } from '../domain/clients/api-clients.js';
 import type { FxExecutor } from '../db/executor.js';
 import { tooManyRequestsSchema } from './openapi.js';
+import { RATE_SOURCES } from '../domain/rates/rate-types.js';
 
 export interface ClientRouteOptions extends AlertContext {
   db: FxExecutor;
@@ -21,7 +22,7 @@ const webhookSchema = z
     id: z.uuid(),
     webhookUrl: z.string(),
     currency: z.string(),
-    source: z.enum(['CBS', 'MARKET']),
+    source: z.enum(RATE_SOURCES),
     alertType: z.int().meta({ description: '0 ABOVE, 1 BELOW, 2 CHANGE_INCREASE, 3 CHANGE_DECREASE' }),
     thresholdValue: z.number(),
     label: z.string().nullable(),

@@ -11,6 +11,7 @@ import { sendCached } from '../http/send-cached.js';
 import { HISTORY_INTERVALS, historyCsv, historyNdjson } from '../domain/rates/history-buckets.js';
 import { disclaimerFor, negotiateLanguage, RATE_LANGUAGES } from '../i18n/languages.js';
 import { publicReadErrors, publicReadSecurity } from './openapi.js';
+import { RATE_SOURCES } from '../domain/rates/rate-types.js';
 
 export interface RatesRouteOptions {
   db: FxExecutor;
@@ -57,7 +58,7 @@ const usdBasedSchema = z
 const historySchema = z
   .object({
     currency: z.string(),
-    source: z.enum(['CBS', 'MARKET']),
+    source: z.enum(RATE_SOURCES),
     startDate: z.string(),
     endDate: z.string(),
     denomination: z.enum(['current', 'original']),
@@ -176,7 +177,7 @@ export const ratesRoutes: FastifyPluginAsync<RatesRouteOptions> = async (app, op
         security: publicReadSecurity,
         querystring: z.strictObject({
           currency: z.string().describe('ISO 4217 code'),
-          source: z.enum(['CBS', 'MARKET']).default('MARKET'),
+          source: z.enum(RATE_SOURCES).default('MARKET'),
           days: z.coerce
             .number({ error: 'must be a whole number of days' })
             .int('must be a whole number of days')

@@ -12,6 +12,7 @@ import { serialisedResponse, type ResponseCache } from '../http/response-cache.j
 import { negotiateLanguage, RATE_LANGUAGES } from '../i18n/languages.js';
 import { publicReadErrors, publicReadSecurity } from './openapi.js';
 import { sendCached } from '../http/send-cached.js';
+import { RATE_SOURCES } from '../domain/rates/rate-types.js';
 
 export interface ReferenceRouteOptions {
   db: FxExecutor;
@@ -44,7 +45,7 @@ const conversionSchema = z
     from: z.string(),
     to: z.string(),
     amount: z.number(),
-    source: z.enum(['CBS', 'MARKET']),
+    source: z.enum(RATE_SOURCES),
     rate: z.number().describe('units of `to` per one `from` (mid rates, crossed through SYP), 10 significant digits'),
     rateTimestampUtc: z.string().describe('time of the older rate used'),
     result: z.number().describe('amount × rate, to 8 decimals'),
@@ -57,7 +58,7 @@ const currenciesSchema = z
       z.object({
         code: z.string(),
         name: z.string().describe('in the requested language (Sorani: Arabic names)'),
-        sources: z.array(z.enum(['CBS', 'MARKET'])).describe('the sources that quote it'),
+        sources: z.array(z.enum(RATE_SOURCES)).describe('the sources that quote it'),
         firstDate: z.string().nullable().describe('first UTC day with a rate; null without history'),
         lastDate: z.string().nullable(),
       }),
@@ -82,7 +83,7 @@ export const referenceRoutes: FastifyPluginAsync<ReferenceRouteOptions> = async 
           from: conversionCode('from'),
           to: conversionCode('to'),
           amount: amountParameter,
-          source: z.enum(['CBS', 'MARKET']).default('MARKET'),
+          source: z.enum(RATE_SOURCES).default('MARKET'),
           date: z.iso.date().optional().describe('YYYY-MM-DD, today or earlier'),
         }),
         response: {

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { CONNECTOR_NAMES, CONNECTORS, EXCHANGE_CONNECTORS } from './connectors/index.js';
+import { RATE_SOURCES } from '../domain/rates/rate-types.js';
 
 /** A problem in the sources file; the message names the file and the line. */
 export class SourcesFileError extends Error {
@@ -43,7 +44,7 @@ const sourceSchema = z
     headers: z.record(z.string().regex(/^[A-Za-z0-9-]+$/, 'must be a header name'), z.string()).default({}),
     mapping: mappingSchema.optional(),
     /** Rates only: which published rate these quotes are. */
-    rateSource: z.enum(['CBS', 'MARKET']).optional(),
+    rateSource: z.enum(RATE_SOURCES).optional(),
     /** Crypto connectors: the coins to ask for (default BTC, ETH, USDT, BNB, SOL where the source has them). */
     symbols: z.array(z.string().regex(/^[A-Z0-9]{2,10}$/, 'must be an upper-case coin symbol')).min(1).optional(),
     /** Keyed connectors (coingecko, goldapi, metalsdev): the environment variable holding the key. */

@@ -1,4 +1,5 @@
 import type { AppDatabase } from '@svc/db';
+import { OPEN_CASE_STATUSES } from '@svc/identity-client/types';
 import { defineDeliveryTable, defineJobTable } from '@svc/outbox';
 import { sql } from 'drizzle-orm';
 import { bigint, bigserial, boolean, doublePrecision, index, integer, jsonb, pgSchema, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
@@ -203,7 +204,7 @@ export const verificationCases = identitySchema.table(
     // The expiry sweep scans only cases that are still open.
     index('verification_cases_open_created_idx')
       .on(table.createdAt)
-      .where(sql`${table.status} in ('Requested', 'SessionIssued', 'CaptureStarted', 'EvidenceUploaded', 'AutomatedChecksRunning', 'PendingManualReview')`),
+      .where(sql`${table.status} in (${sql.raw(OPEN_CASE_STATUSES.map((status) => `'${status}'`).join(', '))})`),
   ],
 );
 

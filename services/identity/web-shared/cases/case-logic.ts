@@ -1,8 +1,9 @@
+import { CANCELLABLE_CASE_STATUSES, TERMINAL_CASE_STATUSES } from '@svc/identity-client/types';
 import { CASE_STATUSES, type CaseStatus } from './case-types.js';
 
 /** The spec's cancel sources (case-states.ts TRANSITIONS.cancel): other open states are being processed. */
-const CANCELLABLE: readonly CaseStatus[] = ['Requested', 'SessionIssued', 'CaptureStarted', 'PendingManualReview'];
-const TERMINAL: readonly CaseStatus[] = ['Approved', 'Rejected', 'Expired', 'Cancelled', 'Failed'];
+const CANCELLABLE: readonly CaseStatus[] = CANCELLABLE_CASE_STATUSES;
+const TERMINAL: readonly CaseStatus[] = TERMINAL_CASE_STATUSES;
 
 export const canCancel = (status: CaseStatus) => CANCELLABLE.includes(status);
 /** The server corrects OCR fields until the case is closed (case-commands.ts correctOcrFields). */

@@ -12,6 +12,7 @@ import { isSupportedCurrency } from '../rates/currencies.js';
 import type { FxExecutor } from '../../db/executor.js';
 import { watchedMid } from '../rates/current-rate.js';
 import { MAX_AMOUNT, MIN_STORED_AMOUNT } from '../rates/decimal.js';
+import { RATE_SOURCES } from '../rates/rate-types.js';
 
 export type RateAlertRow = typeof rateAlerts.$inferSelect;
 
@@ -21,7 +22,7 @@ export const alertFieldsSchema = z.object({
     .string()
     .transform((code) => code.trim().toUpperCase())
     .refine(isSupportedCurrency, { error: 'is not a supported currency code' }),
-  source: z.enum(['CBS', 'MARKET']),
+  source: z.enum(RATE_SOURCES),
   alertType: z.int({ error: 'must be an integer from 0 to 3' }).min(0, 'must be an integer from 0 to 3').max(3, 'must be an integer from 0 to 3').meta({ description: '0 ABOVE, 1 BELOW, 2 CHANGE_INCREASE, 3 CHANGE_DECREASE' }),
   // The bounds of a stored rate: a finer level could never be told apart from the rates it is compared with.
   thresholdValue: z

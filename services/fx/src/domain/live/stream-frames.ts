@@ -1,8 +1,9 @@
 import { disclaimerFor, type Language } from '../../i18n/languages.js';
 import type { RateEntry } from '../rates/latest-rates.js';
+import { RATE_SOURCES } from '../rates/rate-types.js';
 import type { StreamEvent } from './stream-events.js';
 
-export const STREAM_SOURCES = ['CBS', 'MARKET', 'crypto', 'gold'] as const;
+export const STREAM_SOURCES = [...RATE_SOURCES, 'crypto', 'gold'] as const;
 export type StreamSource = (typeof STREAM_SOURCES)[number];
 
 /** What one stream asked for; streams with equal filters share each event's encoded frame. */

@@ -1,7 +1,7 @@
 import { ValidationError } from '@svc/problem-json';
 import { ingestRates, type RateInput } from './ingest-rates.js';
 import type { FxExecutor } from '../../db/executor.js';
-import type { RateChangeListener, RateSource } from './rate-types.js';
+import { RATE_SOURCES, type RateChangeListener, type RateSource } from './rate-types.js';
 import type { LiveRecorder } from '../live/live-recorder.js';
 
 const HEADER = ['source', 'currency', 'buy', 'sell', 'mid', 'timestampUtc'];
@@ -37,7 +37,7 @@ export async function importRatesCsv(tx: FxExecutor, text: string, options: { fo
     for (const rate of accepted) changed[batch.source].add(rate.currency);
   }
   // Live streams get the imported rates as they are served now, once per source, as the admin API sends them.
-  for (const source of ['CBS', 'MARKET'] as const) {
+  for (const source of RATE_SOURCES) {
     if (changed[source].size > 0) await options.live?.ratesChanged(tx, { kind: source, currencies: [...changed[source]] }, options.now);
   }
   return { rows, batches: ordered.length };

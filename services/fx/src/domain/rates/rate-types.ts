@@ -1,6 +1,8 @@
 import type { FxExecutor } from '../../db/executor.js';
 
-export type RateSource = 'CBS' | 'MARKET';
+/** The two rate sources: the central bank's official rate and the market rate. */
+export const RATE_SOURCES = ['CBS', 'MARKET'] as const;
+export type RateSource = (typeof RATE_SOURCES)[number];
 
 /** A move of a watched mid (CBS: the official mid; MARKET: the effective one, overrides included). */
 export interface RateChange {

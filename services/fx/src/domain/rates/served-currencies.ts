@@ -3,7 +3,7 @@ import type { FxExecutor } from '../../db/executor.js';
 import { rateObservations } from '../../db/schema.js';
 import type { Language } from '../../i18n/languages.js';
 import { SUPPORTED_CURRENCIES } from './currencies.js';
-import type { RateSource } from './rate-types.js';
+import { RATE_SOURCES, type RateSource } from './rate-types.js';
 
 /**
  * Names come from the runtime's ICU data (CLDR), not a table of our own. ICU has no currency
@@ -37,7 +37,7 @@ export async function listServedCurrencies(db: FxExecutor, language: Language): 
       return {
         code,
         name: names.of(code) ?? code,
-        sources: (['CBS', 'MARKET'] as const).filter((source) => quoted.some((row) => row.source === source)),
+        sources: RATE_SOURCES.filter((source) => quoted.some((row) => row.source === source)),
         firstDate: firsts[0] ?? null,
         lastDate: lasts[lasts.length - 1] ?? null,
       };

@@ -1,3 +1,5 @@
+import { CANCELLABLE_CASE_STATUSES, OPEN_CASE_STATUSES, TERMINAL_CASE_STATUSES } from '@svc/identity-client/types';
+
 /** The eleven case states of the spec, in the order a case moves through them. */
 export const CASE_STATUSES = [
   'Requested',
@@ -14,8 +16,9 @@ export const CASE_STATUSES = [
 ] as const;
 export type CaseStatus = (typeof CASE_STATUSES)[number];
 
-export const TERMINAL_STATUSES: readonly CaseStatus[] = ['Approved', 'Rejected', 'Expired', 'Cancelled', 'Failed'];
-export const OPEN_STATUSES: readonly CaseStatus[] = CASE_STATUSES.filter((status) => !TERMINAL_STATUSES.includes(status));
+// The subsets come from the client package so the screens and the server read the same lists.
+export const TERMINAL_STATUSES: readonly CaseStatus[] = TERMINAL_CASE_STATUSES;
+export const OPEN_STATUSES: readonly CaseStatus[] = OPEN_CASE_STATUSES;
 
 export function isTerminal(status: CaseStatus): boolean {
   return TERMINAL_STATUSES.includes(status);
@@ -48,7 +51,7 @@ export const TRANSITIONS: Readonly<Record<CaseTrigger, Transition>> = {
   reject: { from: ['AutomatedChecksRunning', 'PendingManualReview'], to: 'Rejected' },
   fail: { from: ['EvidenceUploaded', 'AutomatedChecksRunning'], to: 'Failed' },
   expire: { from: OPEN_STATUSES, to: 'Expired' },
-  cancel: { from: ['Requested', 'SessionIssued', 'CaptureStarted', 'PendingManualReview'], to: 'Cancelled' },
+  cancel: { from: CANCELLABLE_CASE_STATUSES, to: 'Cancelled' },
 };
 
 /** The next state, or null when the trigger is not allowed from `status`. */

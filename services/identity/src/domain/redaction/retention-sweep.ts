@@ -1,4 +1,5 @@
 import { selectRows } from '@svc/db';
+import { DECIDED_CASE_STATUSES, UNDECIDED_CASE_STATUSES } from '@svc/identity-client/types';
 import { notifyWorkers } from '@svc/outbox';
 import { and, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import { auditLog, jobs, tenants, verificationCases, type IdentityExecutor } from '../../db/schema.js';
@@ -6,8 +7,8 @@ import { JOBS_CHANNEL, REDACT_CASE_JOB } from '../jobs/job-kinds.js';
 import { enqueueRedaction, markRequested } from './request-redaction.js';
 
 const DAY_MS = 86_400_000;
-const DECIDED = ['Approved', 'Rejected'];
-const UNDECIDED = ['Expired', 'Cancelled', 'Failed'];
+const DECIDED = DECIDED_CASE_STATUSES;
+const UNDECIDED = UNDECIDED_CASE_STATUSES;
 
 export interface RetentionPolicy {
   now: Date;

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ServiceDependencies } from './dependencies.js';
+import type { ServiceDependencies } from '@svc/service-kit';
 import { itNeeding } from '@svc/db/testing';
 
 interface TestApp {

@@ -5,7 +5,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import postgres from 'postgres';
-import { migratePostgresDatabase, openDatabase, type Database, type MigrationOptions } from './database.js';
+import { migratePostgresDatabase, openDatabase, type Database, type MigrationOptions } from '@svc/db';
 
 /**
  * Fresh, migrated databases for tests, one per test file, in milliseconds:

@@ -1,7 +1,6 @@
 import { createTestDatabase } from '@svc/db/testing';
 import { randomBytes } from 'node:crypto';
-import { connectRedis } from './redis.js';
-import type { ServiceDependencies } from './dependencies.js';
+import { connectRedis, type ServiceDependencies } from '@svc/service-kit';
 
 /**
  * Dependencies for one test file: its own freshly migrated database (PGlite clone, or a

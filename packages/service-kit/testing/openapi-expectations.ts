@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { withoutUnusedSchemas } from './openapi.js';
+import { withoutUnusedSchemas } from '@svc/service-kit';
 
 export interface DocumentedOperation {
   method: string;
