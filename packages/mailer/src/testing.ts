@@ -20,6 +20,16 @@ export interface SmtpSink {
   readonly sessions: { secure: boolean; user: string | undefined }[];
   /** The certificate it offers in STARTTLS: the transport's `ca`. */
   readonly certPem: string;
+  /**
+   * From now on each message is read whole but its DATA is not answered, as a server that
+   * stalls after the final dot: the sender cannot know whether it was accepted. Lets a test
+   * tell that a send is in flight (held > 0) and crash the sender there.
+   */
+  holdData(): void;
+  /** Messages read and waiting for their DATA reply; one whose sender disconnects is dropped (never accepted). */
+  readonly held: number;
+  /** Accepts the held messages and stops holding. */
+  releaseData(): void;
   stop(): Promise<void>;
   start(): Promise<void>;
 }
@@ -45,6 +55,8 @@ export async function startSmtpSink(options: { certPem?: string; keyPem?: string
   const sessions: SmtpSink['sessions'] = [];
   let server: SMTPServer | undefined;
   let port = options.port ?? 0;
+  let holding = false;
+  const held: { sessionId: string; message: ParsedMail; answer: () => void }[] = [];
 
   const create = () =>
     new SMTPServer({
@@ -59,11 +71,18 @@ export async function startSmtpSink(options: { certPem?: string; keyPem?: string
           callback(null, { user: auth.username });
         } else callback(new Error('Invalid username or password'));
       },
-      onData(stream, _session, callback) {
+      onClose(session) {
+        // A sender gone before its DATA reply: the message was never accepted, as on a real server.
+        for (let index = held.length - 1; index >= 0; index--) if (held[index]?.sessionId === session.id) held.splice(index, 1);
+      },
+      onData(stream, session, callback) {
         simpleParser(stream)
           .then((parsed) => {
-            messages.push(parsed);
-            callback();
+            if (holding) held.push({ sessionId: session.id, message: parsed, answer: () => callback() });
+            else {
+              messages.push(parsed);
+              callback();
+            }
           })
           .catch((error: Error) => callback(error));
       },
@@ -89,6 +108,19 @@ export async function startSmtpSink(options: { certPem?: string; keyPem?: string
     messages,
     sessions,
     certPem: tls.certPem,
+    holdData() {
+      holding = true;
+    },
+    get held() {
+      return held.length;
+    },
+    releaseData() {
+      holding = false;
+      for (const { message, answer } of held.splice(0)) {
+        messages.push(message);
+        answer();
+      }
+    },
     start,
     async stop() {
       const closing = server;

@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import type { SmtpSink } from '@svc/mailer/testing';
 import { and, eq, isNull } from 'drizzle-orm';
 import type { ParsedMail } from 'mailparser';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { auditLog, loginThrottle } from '../src/db/schema.js';
 import { createStaffUser } from '../src/domain/accounts/staff.js';
 import { createTenant } from '../src/domain/tenants/tenants.js';
 import { expectNoTimingGap } from './no-enumeration-timing.js';
-import { BASE, manualClock, PASSWORD, type TestApp } from './helpers.js';
-import { mailArriving, startMailingApp } from './smtp-mail-fixture.js';
+import { BASE, PASSWORD } from './helpers.js';
+import { mailArriving, useMailingApp } from './smtp-mail-fixture.js';
 import { authenticatorCode } from './second-factor-helpers.js';
 
 const INTERNAL = '/api/internal/v1';
@@ -16,34 +15,23 @@ const NEW_PASSWORD = 'a freshly chosen passphrase 7';
 const HOUR = 3_600_000;
 
 describe("the console's forgot password, over a real SMTP server", () => {
-  let test: TestApp;
-  let sink: SmtpSink;
-  const clock = manualClock(new Date('2026-11-28T10:00:00Z'));
-  let nextAddress = 1;
-  const remoteAddress = () => `10.1.${Math.floor(nextAddress / 250)}.${(nextAddress++ % 250) + 1}`;
-
-  beforeAll(async () => {
-    ({ test, sink } = await startMailingApp(clock.now, { STAFF_REQUIRE_SECOND_FACTOR: 'false' }));
-  });
-  afterAll(async () => {
-    await test?.close();
-    await sink?.stop();
-  });
+  const suite = useMailingApp('10.1', { STAFF_REQUIRE_SECOND_FACTOR: 'false' });
+  const { clock, remoteAddress } = suite;
 
   async function newStaff() {
     const email = `reviewer-${randomUUID()}@example.com`;
-    const { staffId } = await test.db.transaction((tx) => createStaffUser(tx, { email, password: PASSWORD }, clock.now()));
+    const { staffId } = await suite.test.db.transaction((tx) => createStaffUser(tx, { email, password: PASSWORD }, clock.now()));
     return { email, staffId };
   }
   const call = (path: string, payload: object, headers: Record<string, string> = {}, address = remoteAddress()) =>
-    test.app.inject({ method: 'POST', url: `${INTERNAL}${path}`, payload, headers, remoteAddress: address });
+    suite.test.app.inject({ method: 'POST', url: `${INTERNAL}${path}`, payload, headers, remoteAddress: address });
   const forgot = (email: string, headers: Record<string, string> = {}, address = remoteAddress()) => call('/password-reset', { email }, headers, address);
   const confirm = (token: string, password = NEW_PASSWORD) => call('/password-reset/confirm', { token, password });
   const signIn = (email: string, password: string) => call('/login', { email, password });
-  const session = (token: string) => test.app.inject({ method: 'GET', url: `${INTERNAL}/session`, headers: { authorization: `Bearer ${token}` } });
+  const session = (token: string) => suite.test.app.inject({ method: 'GET', url: `${INTERNAL}/session`, headers: { authorization: `Bearer ${token}` } });
   const tokenOf = (response: { json: <T>() => T }) => response.json<{ sessionToken: string }>().sessionToken;
 
-  const mailTo = (to: string, subject: string) => mailArriving(test, sink, to, subject);
+  const mailTo = (to: string, subject: string) => mailArriving(suite.test, suite.sink, to, subject);
   const consoleToken = (mail: ParsedMail) => {
     const match = /https:\/\/kyc\.example\.test\/console\/password-reset#([A-Za-z0-9_-]{43})/.exec(mail.text ?? '');
     if (!match?.[1]) throw new Error(`no console reset link in: ${mail.text}`);
@@ -85,10 +73,10 @@ describe("the console's forgot password, over a real SMTP server", () => {
     expect(confirmed.headers['set-cookie']).toEqual(expect.arrayContaining([expect.stringMatching(/^svc_console_session=svc_ss_/)]));
     expect((await session(tokenOf(confirmed))).json()).toMatchObject({ staff: { id: staffId, email } });
     expect((await session(oldSession)).statusCode).toBe(401);
-    expect(await test.db.select().from(loginThrottle).where(eq(loginThrottle.email, `staff:${email}`))).toEqual([]);
+    expect(await suite.test.db.select().from(loginThrottle).where(eq(loginThrottle.email, `staff:${email}`))).toEqual([]);
     expect((await signIn(email, NEW_PASSWORD)).statusCode).toBe(200);
     expect((await signIn(email, PASSWORD)).statusCode).toBe(401);
-    const audits = await test.db.select({ actor: auditLog.actor }).from(auditLog).where(and(isNull(auditLog.tenantId), eq(auditLog.action, 'password.reset'), eq(auditLog.target, `staff:${staffId}`)));
+    const audits = await suite.test.db.select({ actor: auditLog.actor }).from(auditLog).where(and(isNull(auditLog.tenantId), eq(auditLog.action, 'password.reset'), eq(auditLog.target, `staff:${staffId}`)));
     expect(audits).toEqual([{ actor: `staff:${staffId}` }]);
     const notice = await mailTo(email, 'Your password was changed');
     expect(notice.text).toContain('https://kyc.example.test/console/');
@@ -102,9 +90,9 @@ describe("the console's forgot password, over a real SMTP server", () => {
   it('still asks for the second factor of a reviewer who has one', async () => {
     const { email } = await newStaff();
     const bearer = { authorization: `Bearer ${tokenOf(await signIn(email, PASSWORD))}` };
-    const started = await test.app.inject({ method: 'POST', url: `${INTERNAL}/account/second-factors/totp`, headers: bearer });
+    const started = await suite.test.app.inject({ method: 'POST', url: `${INTERNAL}/account/second-factors/totp`, headers: bearer });
     const { secret } = started.json<{ secret: string }>();
-    const enrolled = await test.app.inject({ method: 'POST', url: `${INTERNAL}/account/second-factors/totp/confirm`, headers: bearer, payload: { code: authenticatorCode(secret, clock.now()) } });
+    const enrolled = await suite.test.app.inject({ method: 'POST', url: `${INTERNAL}/account/second-factors/totp/confirm`, headers: bearer, payload: { code: authenticatorCode(secret, clock.now()) } });
     expect(enrolled.statusCode, enrolled.body).toBe(200);
     await forgot(email);
     const confirmed = await confirm(consoleToken(await mailTo(email, 'Reset your password')));
@@ -135,15 +123,15 @@ describe("the console's forgot password, over a real SMTP server", () => {
 
   it("keeps the realms apart: a portal user's address gets no console link, a console link does not confirm on the portal", async () => {
     const portalEmail = `user-${randomUUID()}@example.com`;
-    await test.db.transaction((tx) => createTenant(tx, { name: 'Acme', adminEmail: portalEmail, adminPassword: PASSWORD }, clock.now()));
+    await suite.test.db.transaction((tx) => createTenant(tx, { name: 'Acme', adminEmail: portalEmail, adminPassword: PASSWORD }, clock.now()));
     expect((await forgot(portalEmail)).statusCode).toBe(202);
-    await test.worker.sendMails();
-    expect(sink.messages.some((message) => message.to && !Array.isArray(message.to) && message.to.text === portalEmail)).toBe(false);
+    await suite.test.worker.sendMails();
+    expect(suite.sink.messages.some((message) => message.to && !Array.isArray(message.to) && message.to.text === portalEmail)).toBe(false);
 
     const { email } = await newStaff();
     await forgot(email);
     const token = consoleToken(await mailTo(email, 'Reset your password'));
-    const onPortal = await test.app.inject({ method: 'POST', url: `${BASE}/portal/password-reset/confirm`, payload: { token, password: NEW_PASSWORD } });
+    const onPortal = await suite.test.app.inject({ method: 'POST', url: `${BASE}/portal/password-reset/confirm`, payload: { token, password: NEW_PASSWORD } });
     expect(onPortal.statusCode).toBe(404);
     expect((await confirm(token)).statusCode).toBe(200);
   });

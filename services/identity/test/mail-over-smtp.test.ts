@@ -1,45 +1,32 @@
 import { randomUUID } from 'node:crypto';
-import type { SmtpSink } from '@svc/mailer/testing';
 import { and, eq } from 'drizzle-orm';
 import type { ParsedMail } from 'mailparser';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { auditLog, loginThrottle } from '../src/db/schema.js';
 import { createTenant } from '../src/domain/tenants/tenants.js';
 import { expectNoTimingGap } from './no-enumeration-timing.js';
-import { BASE, manualClock, PASSWORD, type TestApp } from './helpers.js';
-import { mailArriving, startMailingApp } from './smtp-mail-fixture.js';
+import { BASE, PASSWORD } from './helpers.js';
+import { mailArriving, useMailingApp } from './smtp-mail-fixture.js';
 
 const NEW_PASSWORD = 'a freshly chosen passphrase 7';
 const HOUR = 3_600_000;
 
 describe('mails over a real SMTP server: forgot password, invitations', () => {
-  let test: TestApp;
-  let sink: SmtpSink;
-  const clock = manualClock(new Date('2026-11-28T10:00:00Z'));
-  // Each test its own network address: the per-IP limit is not what most of them are about.
-  let nextAddress = 1;
-  const remoteAddress = () => `10.0.${Math.floor(nextAddress / 250)}.${(nextAddress++ % 250) + 1}`;
-
-  beforeAll(async () => {
-    ({ test, sink } = await startMailingApp(clock.now, { MAIL_REPLY_TO: 'support@example.test' }));
-  });
-  afterAll(async () => {
-    await test?.close();
-    await sink?.stop();
-  });
+  const suite = useMailingApp('10.0', { MAIL_REPLY_TO: 'support@example.test' });
+  const { clock, remoteAddress } = suite;
 
   async function newUser() {
     const email = `user-${randomUUID()}@example.com`;
-    const { tenantId, adminUserId } = await test.db.transaction((tx) => createTenant(tx, { name: 'Acme', adminEmail: email, adminPassword: PASSWORD }, clock.now()));
+    const { tenantId, adminUserId } = await suite.test.db.transaction((tx) => createTenant(tx, { name: 'Acme', adminEmail: email, adminPassword: PASSWORD }, clock.now()));
     return { email, tenantId, userId: adminUserId };
   }
   const forgot = (email: string, headers: Record<string, string> = {}, address = remoteAddress()) =>
-    test.app.inject({ method: 'POST', url: `${BASE}/portal/password-reset`, payload: { email }, headers, remoteAddress: address });
-  const confirm = (token: string, password = NEW_PASSWORD) => test.app.inject({ method: 'POST', url: `${BASE}/portal/password-reset/confirm`, payload: { token, password } });
-  const signIn = (email: string, password: string) => test.app.inject({ method: 'POST', url: `${BASE}/portal/login`, payload: { email, password } });
-  const whoAmI = (token: string) => test.app.inject({ method: 'GET', url: `${BASE}/portal/session`, headers: { authorization: `Bearer ${token}` } });
+    suite.test.app.inject({ method: 'POST', url: `${BASE}/portal/password-reset`, payload: { email }, headers, remoteAddress: address });
+  const confirm = (token: string, password = NEW_PASSWORD) => suite.test.app.inject({ method: 'POST', url: `${BASE}/portal/password-reset/confirm`, payload: { token, password } });
+  const signIn = (email: string, password: string) => suite.test.app.inject({ method: 'POST', url: `${BASE}/portal/login`, payload: { email, password } });
+  const whoAmI = (token: string) => suite.test.app.inject({ method: 'GET', url: `${BASE}/portal/session`, headers: { authorization: `Bearer ${token}` } });
 
-  const mailTo = (to: string, subject: string | RegExp) => mailArriving(test, sink, to, subject);
+  const mailTo = (to: string, subject: string | RegExp) => mailArriving(suite.test, suite.sink, to, subject);
   const tokenIn = (mail: ParsedMail) => {
     const match = /https:\/\/kyc\.example\.test\/portal\/password-reset#([A-Za-z0-9_-]{43})/.exec(mail.text ?? '');
     if (!match?.[1]) throw new Error(`no reset link in: ${mail.text}`);
@@ -59,8 +46,8 @@ describe('mails over a real SMTP server: forgot password, invitations', () => {
     expect(mail.html).toContain('dir="ltr"');
     expect(mail.html).not.toMatch(/<img|<link|<script|src=/i);
     expect(mail.html).toContain(`https://kyc.example.test/portal/password-reset#${tokenIn(mail)}`);
-    expect(sink.sessions.length).toBeGreaterThan(0);
-    expect(sink.sessions.every((session) => session.secure)).toBe(true);
+    expect(suite.sink.sessions.length).toBeGreaterThan(0);
+    expect(suite.sink.sessions.every((session) => session.secure)).toBe(true);
   });
 
   it('writes to an Arabic reader in Arabic, right to left', async () => {
@@ -87,10 +74,10 @@ describe('mails over a real SMTP server: forgot password, invitations', () => {
     const newSession = confirmed.json<{ sessionToken: string }>().sessionToken;
     expect((await whoAmI(newSession)).statusCode).toBe(200);
     expect((await whoAmI(oldSession)).statusCode).toBe(401);
-    expect(await test.db.select().from(loginThrottle).where(eq(loginThrottle.email, email))).toEqual([]);
+    expect(await suite.test.db.select().from(loginThrottle).where(eq(loginThrottle.email, email))).toEqual([]);
     expect((await signIn(email, NEW_PASSWORD)).statusCode).toBe(200);
     expect((await signIn(email, PASSWORD)).statusCode).toBe(401);
-    const audits = await test.db.select({ actor: auditLog.actor }).from(auditLog).where(and(eq(auditLog.tenantId, tenantId), eq(auditLog.action, 'password.reset')));
+    const audits = await suite.test.db.select({ actor: auditLog.actor }).from(auditLog).where(and(eq(auditLog.tenantId, tenantId), eq(auditLog.action, 'password.reset')));
     expect(audits).toEqual([{ actor: `user:${userId}` }]);
     const notice = await mailTo(email, 'Your password was changed');
     expect(notice.text).toContain(email);
@@ -126,7 +113,7 @@ describe('mails over a real SMTP server: forgot password, invitations', () => {
     expect(unknown.statusCode).toBe(known.statusCode);
     expect(unknown.body).toBe(known.body);
     await mailTo(email, 'Reset your password');
-    expect(sink.messages.some((message) => message.to && !Array.isArray(message.to) && message.to.text === stranger)).toBe(false);
+    expect(suite.sink.messages.some((message) => message.to && !Array.isArray(message.to) && message.to.text === stranger)).toBe(false);
   });
 
   it('takes about the same time for a known and an unknown address (median of 20 under 50 ms apart)', async () => {
@@ -152,24 +139,24 @@ describe('mails over a real SMTP server: forgot password, invitations', () => {
 
   it('keeps mails while the SMTP server is down, reports mail degraded, and delivers each exactly once when it is back', async () => {
     clock.advance(HOUR + 1000);
-    const queued = async () => (await test.app.inject({ method: 'GET', url: '/health' })).json<{ checks: { mail: { queued: number } } }>().checks.mail.queued;
+    const queued = async () => (await suite.test.app.inject({ method: 'GET', url: '/health' })).json<{ checks: { mail: { queued: number } } }>().checks.mail.queued;
     // What the earlier tests queued goes out first, so the backlog below is these three alone.
-    await expect.poll(async () => (await test.worker.sendMails()) + (await queued()), { timeout: 60_000 }).toBe(0);
+    await expect.poll(async () => (await suite.test.worker.sendMails()) + (await queued()), { timeout: 60_000 }).toBe(0);
     const users = await Promise.all([newUser(), newUser(), newUser()]);
-    await sink.stop();
+    await suite.sink.stop();
     for (const user of users) expect((await forgot(user.email)).statusCode).toBe(202);
-    await test.worker.sendMails();
-    const health = await test.app.inject({ method: 'GET', url: '/health' });
+    await suite.test.worker.sendMails();
+    const health = await suite.test.app.inject({ method: 'GET', url: '/health' });
     expect(health.json()).toMatchObject({ status: 'degraded', checks: { mail: { transport: 'smtp', queued: 3, retrying: 3 } } });
 
-    await sink.start();
+    await suite.sink.start();
     clock.advance(2000);
     const arrived = await Promise.all(users.map((user) => mailTo(user.email, 'Reset your password')));
     // Later runs find nothing more to send: each Message-ID arrived once.
-    await test.worker.sendMails();
+    await suite.test.worker.sendMails();
     const ids = arrived.map((mail) => mail.messageId);
-    for (const id of ids) expect(sink.messages.filter((message) => message.messageId === id)).toHaveLength(1);
-    const after = await test.app.inject({ method: 'GET', url: '/health' });
+    for (const id of ids) expect(suite.sink.messages.filter((message) => message.messageId === id)).toHaveLength(1);
+    const after = await suite.test.app.inject({ method: 'GET', url: '/health' });
     expect(after.json()).toMatchObject({ checks: { mail: { queued: 0, retrying: 0 } } });
   });
 
@@ -178,7 +165,7 @@ describe('mails over a real SMTP server: forgot password, invitations', () => {
     const session = (await signIn(email, PASSWORD)).json<{ sessionToken: string }>().sessionToken;
     const colleague = `colleague-${randomUUID()}@example.com`;
     const invite = (language: string) =>
-      test.app.inject({ method: 'POST', url: `${BASE}/portal/team/invitations`, headers: { authorization: `Bearer ${session}`, 'accept-language': language }, payload: { email: colleague, role: 'PartnerReadOnly' } });
+      suite.test.app.inject({ method: 'POST', url: `${BASE}/portal/team/invitations`, headers: { authorization: `Bearer ${session}`, 'accept-language': language }, payload: { email: colleague, role: 'PartnerReadOnly' } });
     const first = await invite('en');
     expect(first.statusCode, first.body).toBe(201);
     const firstMail = await mailTo(colleague, "You are invited to Acme's partner portal");
@@ -197,7 +184,7 @@ describe('mails over a real SMTP server: forgot password, invitations', () => {
   it('sends a security notice to the account\'s own address when its password is changed from the account screen', async () => {
     const { email } = await newUser();
     const session = (await signIn(email, PASSWORD)).json<{ sessionToken: string }>().sessionToken;
-    const changed = await test.app.inject({
+    const changed = await suite.test.app.inject({
       method: 'POST',
       url: `${BASE}/portal/account/password`,
       headers: { authorization: `Bearer ${session}`, 'accept-language': 'ar' },

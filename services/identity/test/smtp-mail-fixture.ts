@@ -1,8 +1,8 @@
 import { startSmtpSink, type SmtpSink } from '@svc/mailer/testing';
 import type { ParsedMail } from 'mailparser';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { makeCertificate } from './certificates.js';
-import { buildTestApp, type TestApp } from './helpers.js';
+import { buildTestApp, manualClock, type TestApp } from './helpers.js';
 
 export const MAIL_FROM = '"Acme Verification" <no-reply@mail.example.test>';
 
@@ -15,6 +15,42 @@ export async function startMailingApp(clock: () => Date, env: Record<string, str
     { clock, smtpCa: certificate.certPem },
   );
   return { test, sink };
+}
+
+export interface MailingSuite {
+  readonly test: TestApp;
+  readonly sink: SmtpSink;
+  readonly clock: ReturnType<typeof manualClock>;
+  /** A new network address on each call, under `network`: the per-IP limit is not what most tests are about. */
+  readonly remoteAddress: () => string;
+}
+
+/** Registers the suite's hooks: a mailing app and its SMTP server on a hand-moved clock, both closed after the suite. */
+export function useMailingApp(network: string, env: Record<string, string> = {}): MailingSuite {
+  const clock = manualClock(new Date('2026-11-28T10:00:00Z'));
+  let started: { test: TestApp; sink: SmtpSink } | undefined;
+  let nextAddress = 1;
+  beforeAll(async () => {
+    started = await startMailingApp(clock.now, env);
+  });
+  afterAll(async () => {
+    await started?.test.close();
+    await started?.sink.stop();
+  });
+  const running = () => {
+    if (!started) throw new Error('the mailing app starts in beforeAll');
+    return started;
+  };
+  return {
+    get test() {
+      return running().test;
+    },
+    get sink() {
+      return running().sink;
+    },
+    clock,
+    remoteAddress: () => `${network}.${Math.floor(nextAddress / 250)}.${(nextAddress++ % 250) + 1}`,
+  };
 }
 
 /** Sends what is due until a mail to `to` with this subject has arrived. */

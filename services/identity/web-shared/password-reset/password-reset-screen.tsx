@@ -1,3 +1,4 @@
+import type { operations } from '@svc/identity-client/types';
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from '../api.js';
 import { ErrorNotice, LanguageToggle, NewPasswordField } from '../components/index.js';
@@ -9,6 +10,28 @@ const UNUSABLE = ['RESET_LINK_NOT_FOUND', 'RESET_LINK_EXPIRED', 'RESET_LINK_USED
 type UnusableCode = (typeof UNUSABLE)[number];
 const unusableCode = (error: unknown): UnusableCode | undefined => (error instanceof ApiError ? UNUSABLE.find((code) => code === error.code) : undefined);
 
+/** What confirm answers: a session (200) or a second factor still owed (202); the console's route answers the same shapes. */
+type ConfirmAnswer = { [Status in 200 | 202]: operations['confirmPortalPasswordReset']['responses'][Status]['content']['application/json'] }[200 | 202];
+
+/** A form's one submit action with its busy flag and its error; `handled` takes failures the form shows otherwise. */
+function useSubmit(action: () => Promise<void>, handled: (failure: unknown) => boolean = () => false) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      await action();
+    } catch (failure) {
+      if (!handled(failure)) setError(failure);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, submit };
+}
+
 /** The token travels in the link's fragment, which browsers never send to a server. */
 const tokenFromLocation = () => decodeURIComponent(window.location.hash.replace(/^#/, ''));
 
@@ -16,23 +39,11 @@ function RequestForm(props: { apiPath: string }) {
   const t = useMessages(passwordResetMessages);
   const { language } = useLanguage();
   const [email, setEmail] = useState('');
-  const [busy, setBusy] = useState(false);
   const [sent, setSent] = useState(false);
-  const [error, setError] = useState<unknown>();
-
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      await api('POST', props.apiPath, { body: { email: email.trim() }, quietUnauthenticated: true, language });
-      setSent(true);
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error, submit } = useSubmit(async () => {
+    await api('POST', props.apiPath, { body: { email: email.trim() }, quietUnauthenticated: true, language });
+    setSent(true);
+  });
 
   return (
     <form class="card sign-in-card" onSubmit={(event) => void submit(event)} aria-describedby="reset-intro" data-testid="password-reset-request">
@@ -65,30 +76,23 @@ function ChooseForm<Session>(props: { apiPath: string; token: string; loadSessio
   const t = useMessages(passwordResetMessages);
   const { language } = useLanguage();
   const [password, setPassword] = useState('');
-  const [busy, setBusy] = useState(false);
   const [secondFactorOwed, setSecondFactorOwed] = useState(false);
-  const [error, setError] = useState<unknown>();
-
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      const answer = await api<{ secondFactorRequired?: boolean }>('POST', `${props.apiPath}/confirm`, { body: { token: props.token, password }, quietUnauthenticated: true, language });
-      if (answer.secondFactorRequired) {
+  const { busy, error, submit } = useSubmit(
+    async () => {
+      const answer = await api<ConfirmAnswer>('POST', `${props.apiPath}/confirm`, { body: { token: props.token, password }, quietUnauthenticated: true, language });
+      if ('secondFactorRequired' in answer) {
         setSecondFactorOwed(true);
         return;
       }
       const session = await props.loadSession();
       if (session) props.onSignedIn(session);
-    } catch (failure) {
+    },
+    (failure) => {
       const code = unusableCode(failure);
       if (code) props.onUnusable(code);
-      else setError(failure);
-    } finally {
-      setBusy(false);
-    }
-  };
+      return code !== undefined;
+    },
+  );
 
   if (secondFactorOwed) {
     return (
