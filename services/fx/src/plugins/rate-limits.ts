@@ -27,7 +27,7 @@ export interface FxRateLimitOptions {
   keyPrefix?: string;
   /** Keyed counters live here when there is no Redis, so monthly quotas survive restarts. */
   db: FxExecutor;
-  /** Told of every keyed request on a data route once it is answered (the dashboard's daily counts); must be cheap. */
+  /** Told of every keyed request once it is answered (the dashboard's daily counts, /client/* included); must be cheap. */
   onKeyedData?: (clientId: string, atMs: number, allowed: boolean) => void;
 }
 
@@ -119,7 +119,7 @@ export async function registerRateLimits(app: FastifyInstance, options: FxRateLi
   if (onKeyedData)
     app.addHook('onResponse', (request, _reply, done) => {
       const client = request.apiClient;
-      if (client && request.rateLimit && !routingPath(request).startsWith(CLIENT_PATH_PREFIX)) onKeyedData(client.id, now(), request.rateLimit.allowed);
+      if (client && request.rateLimit) onKeyedData(client.id, now(), request.rateLimit.allowed);
       done();
     });
   const limits: FxRateLimits = {

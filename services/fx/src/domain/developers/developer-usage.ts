@@ -7,7 +7,7 @@ const DAY_MS = 86_400_000;
 const utcDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 /**
- * Daily requests per client, counted in memory and upserted in one statement per interval (and on
+ * Daily keyed requests per client (every route a key calls, /client/* included), counted in memory and upserted in one statement per interval (and on
  * close), so a request never waits for, or causes, a write of its own. Keys are `clientId/day`;
  * figures are [requests, limited].
  */
@@ -32,7 +32,7 @@ export function createDailyUsage(db: FxExecutor, options: { flushIntervalMs: num
   });
   return {
     batcher,
-    /** One request of a client on a data route at `atMs`, refused (429) or not. */
+    /** One keyed request of a client at `atMs`, refused (429) or not. */
     record: (clientId: string, atMs: number, allowed: boolean): void => batcher.add(`${clientId}/${utcDate(atMs)}`, allowed ? [1, 0] : [1, 1]),
   };
 }
