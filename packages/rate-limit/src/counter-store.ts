@@ -11,6 +11,8 @@ export interface CounterStore {
   increment(counters: CounterIncrement[]): Promise<number[]>;
   /** The same, answered at once: only a store that needs no round trip has it (the limiter then decides without a promise). */
   incrementNow?(counters: CounterIncrement[]): number[];
+  /** The current counts of the keys without counting (0 for a missing or expired key): what a dashboard shows. */
+  peek?(keys: string[]): Promise<number[]>;
   readonly kind: 'memory' | 'redis' | 'database';
 }
 
@@ -45,6 +47,14 @@ export class MemoryCounterStore implements CounterStore {
       }
     }
     return counts;
+  }
+
+  peek(keys: string[]): Promise<number[]> {
+    const now = this.clock();
+    return Promise.resolve(keys.map((key) => {
+      const entry = this.counters.get(key);
+      return entry && entry.expiresAt > now ? entry.count : 0;
+    }));
   }
 
   /** Number of live keys, for tests and metrics. */
@@ -125,6 +135,12 @@ export class RedisCounterStore implements CounterStore {
     });
   }
 
+  async peek(keys: string[]): Promise<number[]> {
+    if (keys.length === 0) return [];
+    const values = await this.redis.mget(...keys.map((key) => `${this.prefix}${key}`));
+    return values.map((value) => (value === null ? 0 : Number(value)));
+  }
+
   private flush(): void {
     const batch = this.pending;
     this.pending = [];
@@ -186,5 +202,11 @@ export class FallbackCounterStore implements CounterStore {
       this.lastFailed = true;
       return this.fallback.increment(counters);
     }
+  }
+
+  /** Read from the store that is counting now: the fallback while the primary fails. */
+  peek(keys: string[]): Promise<number[]> {
+    const store = this.lastFailed ? this.fallback : this.primary;
+    return store.peek ? store.peek(keys) : Promise.resolve(keys.map(() => 0));
   }
 }

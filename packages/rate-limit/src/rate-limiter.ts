@@ -48,6 +48,8 @@ export interface RateLimiter {
   check(key: string): Promise<RateLimitDecision>;
   /** The decision, without a promise when the store answers at once (in memory): the per-request path. */
   decide(key: string): RateLimitDecision | Promise<RateLimitDecision>;
+  /** The key's windows as they stand, without counting a request (the store must support peek). */
+  peek(key: string): Promise<WindowState[]>;
 }
 
 export interface RateLimiterOptions {
@@ -166,9 +168,22 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     return store.increment(increments).then((counts) => decisionOf(counts, now, countedResets, countedPolicy));
   }
 
+  async function peek(key: string): Promise<WindowState[]> {
+    if (!store.peek) throw new Error(`rate limiter: the ${store.kind} store cannot be read without counting`);
+    const now = clock();
+    const slots = windows.map((window) => windowAt(window, now));
+    const counts = await store.peek(slots.map((slot, i) => `${keyPrefixes[i]}${key}:${slot.index}`));
+    return windows.map((window, i) => {
+      const count = counts[i] ?? 0;
+      const slot = slots[i]!;
+      return { name: window.name, limit: window.limit, windowMs: slot.resetAtMs - slot.startMs, count, remaining: Math.max(0, window.limit - count), resetAt: new Date(slot.resetAtMs) };
+    });
+  }
+
   return {
     windows,
     decide,
+    peek,
     check: async (key) => decide(key),
   };
 }

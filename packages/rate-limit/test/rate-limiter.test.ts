@@ -151,3 +151,18 @@ describe('calendar-month windows (monthly quotas)', () => {
     expect((await limiter.check('a')).allowed).toBe(true);
   });
 });
+
+describe('peek', () => {
+  it('reads the counts the decisions were made on without counting, and 0 in a new window', async () => {
+    const limiter = createRateLimiter({ store: memoryStore(), windows: [{ name: 'minute', limit: 2, windowMs: MINUTE }, { name: 'month', limit: 300, windowMs: 0, calendar: 'utc-month' }], keyPrefix: 't', clock });
+    expect((await limiter.peek('k')).map((w) => w.count)).toEqual([0, 0]);
+    for (let i = 0; i < 3; i += 1) await limiter.check('k');
+    const last = await limiter.check('k');
+    const peeked = await limiter.peek('k');
+    expect(peeked.map((w) => [w.name, w.count, w.remaining])).toEqual(last.windows.map((w) => [w.name, w.count, w.remaining]));
+    expect(peeked[1]?.resetAt.toISOString()).toBe('2026-12-01T00:00:00.000Z');
+    expect((await limiter.peek('k')).map((w) => w.count)).toEqual([4, 4]);
+    now += MINUTE;
+    expect((await limiter.peek('k')).map((w) => w.count)).toEqual([0, 4]);
+  });
+});

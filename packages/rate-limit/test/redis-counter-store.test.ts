@@ -27,6 +27,14 @@ describeNeeding('REDIS_URL')('RedisCounterStore on the real Redis', () => {
     expect(ttlB).toBeLessThanOrEqual(3_600_000);
   });
 
+  it('peeks at counts without counting, 0 for a missing key', async () => {
+    const store = new RedisCounterStore(redis, { prefix });
+    await store.increment([{ key: 'seen', ttlMs: 60_000 }]);
+    await store.increment([{ key: 'seen', ttlMs: 60_000 }]);
+    expect(await store.peek(['seen', 'never'])).toEqual([2, 0]);
+    expect(await store.peek(['seen'])).toEqual([2]);
+  });
+
   it('restores an expiry on a key that lost it', async () => {
     const store = new RedisCounterStore(redis, { prefix });
     await redis.set(`${prefix}orphan`, '5');

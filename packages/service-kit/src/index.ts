@@ -37,6 +37,7 @@ export { createSecretBox, GENERATED_KEY_FILE, loadSecretsKey, type SecretBox } f
 export { rotateSecretBodySchema, ROTATE_SECRET_DESCRIPTION, signingSecretSchema } from './secret-rotation.js';
 export { resolveUserPath, runCli, runCommandCli, runServiceCli, UsageError, type CliCommand, type CliFlags } from './cli.js';
 export { createAddressMatcher, LOOPBACK_PROXIES, trustedProxiesVariable } from './trusted-proxies.js';
+export { CountBatcher } from './count-batcher.js';
 export { LastUsedBatcher } from './last-used.js';
 export { routeConfig, routePattern, routingPath } from './request-path.js';
 export { createServiceMetrics, registerHttpMetrics, UNMATCHED_ROUTE, type LimiterStoreState, type QueueDepthRow, type ServiceMetrics, type ServiceMetricsOptions } from './metrics.js';

@@ -15,6 +15,7 @@ import { adminRoutes } from './routes/admin.js';
 import { adminClientRoutes } from './routes/admin-clients.js';
 import { clientRoutes } from './routes/client.js';
 import { developerRoutes } from './routes/developer.js';
+import { createDailyUsage } from './domain/developers/developer-usage.js';
 import { fxHealthExtension } from './routes/health.js';
 import { adminPriceRoutes, priceRoutes } from './routes/prices.js';
 import { pricingRoutes } from './routes/pricing.js';
@@ -87,9 +88,11 @@ export async function buildApp(dependencies: FxAppDependencies): Promise<Service
   const db = database.db;
   const lastUsed = createClientLastUsed(db, { flushIntervalMs: dependencies.lastUsedFlushMs ?? 10_000, onError: (error) => app.log.warn({ err: error }, 'lastUsedUtc flush failed') });
   lastUsed.start();
+  const dailyUsage = createDailyUsage(db, { flushIntervalMs: dependencies.lastUsedFlushMs ?? 10_000, onError: (error) => app.log.warn({ err: error }, 'daily usage flush failed') });
+  dailyUsage.batcher.start();
   // Keys first: the limiter picks per-key limits from request.apiClient.
   await app.register(apiKeysPlugin, { db, clock, lastUsed });
-  const rateLimits = await registerRateLimits(app, { limits, redis, clock, nowMs: dependencies.clock ? undefined : Date.now, keyPrefix: dependencies.rateLimitKeyPrefix ?? config.RATE_LIMIT_KEY_PREFIX, db });
+  const rateLimits = await registerRateLimits(app, { limits, redis, clock, nowMs: dependencies.clock ? undefined : Date.now, keyPrefix: dependencies.rateLimitKeyPrefix ?? config.RATE_LIMIT_KEY_PREFIX, db, onKeyedData: dailyUsage.record });
   limiter.current = rateLimits;
   const box = createSecretBox(dependencies.secretsKey);
   const policy = { allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS };
@@ -112,6 +115,7 @@ export async function buildApp(dependencies: FxAppDependencies): Promise<Service
     await mailWorker.stop();
     mailTransport.close();
     await lastUsed.stop();
+    await dailyUsage.batcher.stop();
     rateLimits.close();
     await cache.stop();
   });
@@ -130,7 +134,7 @@ export async function buildApp(dependencies: FxAppDependencies): Promise<Service
   // The public rates page (/ and /{lang}), in its own context so its strict headers stay off the API.
   await app.register(webPagePlugin, { root: config.FX_WEB_ROOT });
   await app.register(clientRoutes, { db, clock, box, policy, limits });
-  await app.register(developerRoutes, { db, clock, mailer, publicBaseUrl: config.PUBLIC_BASE_URL, signup: config.FX_SIGNUP });
+  await app.register(developerRoutes, { db, clock, mailer, publicBaseUrl: config.PUBLIC_BASE_URL, signup: config.FX_SIGNUP, usage: { daily: dailyUsage, limits, monthWindow: rateLimits.monthWindow } });
   const pollerWiring = {
     config,
     db,

@@ -1,6 +1,7 @@
 import { startSmtpSink, type SmtpSink } from '@svc/mailer/testing';
 import type { ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useDeveloperApp } from './developer-helpers.js';
 import { buildTestApp, type TestApp } from './helpers.js';
 
 const BASE = 'http://localhost:3002';
@@ -59,7 +60,10 @@ describe('the developer dashboard API: sign-up, verification, sessions, keys', (
 
     const verified = await post('verify', { token });
     expect(verified.statusCode).toBe(200);
-    expect(verified.json()).toEqual({ email, emailVerified: true, plan: 'Free', language: 'en' });
+    // The verified account holds its Free client at once; the private key is in this answer only.
+    const { client: keys, ...account } = verified.json<{ client: { id: string; publicKey: string; privateKey: string; plan: string; name: string } }>();
+    expect(account).toEqual({ email, emailVerified: true, plan: 'Free', language: 'en' });
+    expect(keys).toMatchObject({ name: 'My first key', plan: 'Free', publicKey: expect.stringMatching(/^svc_pub_/), privateKey: expect.stringMatching(/^svc_prv_[0-9a-f]{64}$/) });
     const setCookie = String(verified.headers['set-cookie']);
     expect(setCookie).toMatch(/^fx_developer_session=fxs_[0-9a-f]{64}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=604800$/);
     expect((await post('verify', { token })).statusCode).toBe(410);
@@ -67,12 +71,8 @@ describe('the developer dashboard API: sign-up, verification, sessions, keys', (
 
     const cookie = cookieOf(verified);
     expect((await get('/api/v1/developer/me', { cookie })).json()).toMatchObject({ email, emailVerified: true, plan: 'Free' });
-    const created = await post('clients', { name: 'My app' }, { cookie });
-    expect(created.statusCode, created.body).toBe(201);
-    const keys = created.json<{ id: string; publicKey: string; privateKey: string; plan: string; name: string }>();
-    expect(keys).toMatchObject({ name: 'My app', plan: 'Free', publicKey: expect.stringMatching(/^svc_pub_/), privateKey: expect.stringMatching(/^svc_prv_[0-9a-f]{64}$/) });
     const listed = await get('/api/v1/developer/clients', { cookie });
-    expect(listed.json()).toEqual({ clients: [{ id: keys.id, name: 'My app', plan: 'Free', publicKey: keys.publicKey, isActive: true, createdUtc: expect.any(String), lastUsedUtc: null }] });
+    expect(listed.json()).toEqual({ clients: [{ id: keys.id, name: 'My first key', plan: 'Free', publicKey: keys.publicKey, isActive: true, createdUtc: expect.any(String), lastUsedUtc: null }] });
     expect(listed.body).not.toContain(keys.privateKey);
     const clientMe = await get('/api/v1/client/me', { 'X-Api-Key': keys.publicKey, 'X-Api-Secret': keys.privateKey });
     expect(clientMe.statusCode, clientMe.body).toBe(200);
@@ -143,15 +143,20 @@ describe('the developer dashboard API: sign-up, verification, sessions, keys', (
     expect(forged.statusCode).toBe(403);
     expect((await post('clients', { name: 'Forged' }, { cookie, 'sec-fetch-site': 'cross-site' })).statusCode).toBe(403);
     expect((await post('logout', {}, { cookie, origin: 'https://evil.example' })).statusCode).toBe(403);
-    expect((await get('/api/v1/developer/clients', { cookie })).json()).toEqual({ clients: [] });
-    expect((await post('clients', { name: 'Mine' }, { cookie, origin: BASE, 'sec-fetch-site': 'same-origin' })).statusCode).toBe(201);
+    const { clients } = (await get('/api/v1/developer/clients', { cookie })).json<{ clients: { id: string; name: string }[] }>();
+    expect(clients.map((client) => client.name)).toEqual(['My first key']);
+    const sameOrigin = await test.app.inject({ method: 'PATCH', url: `/api/v1/developer/clients/${clients[0]?.id}`, payload: { name: 'Mine' }, headers: { cookie, origin: BASE, 'sec-fetch-site': 'same-origin' } });
+    expect(sameOrigin.statusCode).toBe(200);
   });
 
   it('keeps accounts apart, needs a session, and ends it on sign-out', async () => {
     const first = await verifiedAccount();
     const second = await verifiedAccount();
-    expect((await post('clients', { name: 'First app' }, { cookie: first.cookie })).statusCode).toBe(201);
-    expect((await get('/api/v1/developer/clients', { cookie: second.cookie })).json()).toEqual({ clients: [] });
+    const names = async (cookie: string) => (await get('/api/v1/developer/clients', { cookie })).json<{ clients: { id: string }[] }>().clients.map((client) => client.id);
+    const [firstClients, secondClients] = [await names(first.cookie), await names(second.cookie)];
+    expect(firstClients).toHaveLength(1);
+    expect(secondClients).toHaveLength(1);
+    expect(secondClients).not.toContain(firstClients[0]);
     expect((await get('/api/v1/developer/clients')).statusCode).toBe(401);
     expect((await get('/api/v1/developer/me', { cookie: 'fx_developer_session=fxs_forged' })).statusCode).toBe(401);
     const out = await post('logout', {}, { cookie: first.cookie });
@@ -176,35 +181,9 @@ describe('FX_SIGNUP=closed', () => {
 });
 
 describe('the developer dashboard API: renaming and deactivating clients', () => {
-  let test: TestApp;
-  let sink: SmtpSink;
-  beforeAll(async () => {
-    sink = await startSmtpSink();
-    test = await buildTestApp({ SMTP_URL: sink.url, PUBLIC_BASE_URL: BASE, MAIL_RETRY_SCHEDULE_MS: '0,50' }, { smtpCa: sink.certPem });
-  });
-  afterAll(async () => {
-    await test?.close();
-    await sink?.stop();
-  });
-
-  async function accountWithClient() {
-    const email = newEmail('keys');
-    await test.app.inject({ method: 'POST', url: '/api/v1/developer/signup', payload: { email, password: PASSWORD, language: 'en' } });
-    let token: string | undefined;
-    await expect
-      .poll(async () => {
-        await test.app.fxMail.worker.runOnce();
-        const mail = sink.messages.find((message) => !Array.isArray(message.to) && message.to?.text === email);
-        token = /verify#(fxv_[0-9a-f]{64})/.exec(mail?.text ?? '')?.[1];
-        return token !== undefined;
-      }, { timeout: 30_000 })
-      .toBe(true);
-    const verified = await test.app.inject({ method: 'POST', url: '/api/v1/developer/verify', payload: { token } });
-    const cookie = String(verified.headers['set-cookie']).split(';')[0] as string;
-    const keys = (await test.app.inject({ method: 'POST', url: '/api/v1/developer/clients', payload: { name: 'First' }, headers: { cookie } })).json<{ id: string; publicKey: string; privateKey: string }>();
-    return { cookie, keys };
-  }
-  const patch = (id: string, cookie: string, payload: unknown) => test.app.inject({ method: 'PATCH', url: `/api/v1/developer/clients/${id}`, payload: payload as Record<string, unknown>, headers: { cookie } });
+  const started = useDeveloperApp();
+  const accountWithClient = () => started.developer('keys');
+  const patch = (id: string, cookie: string, payload: unknown) => started.app().app.inject({ method: 'PATCH', url: `/api/v1/developer/clients/${id}`, payload: payload as Record<string, unknown>, headers: { cookie } });
 
   it("renames and deactivates the account's own client (its keys then get 401), and 404s another account's", async () => {
     const mine = await accountWithClient();
@@ -217,10 +196,10 @@ describe('the developer dashboard API: renaming and deactivating clients', () =>
     expect((await patch(mine.keys.id, mine.cookie, { isActive: true })).statusCode).toBe(400);
     expect((await patch('not-a-uuid', mine.cookie, { name: 'x' })).statusCode).toBe(400);
     const keyHeaders = { 'X-Api-Key': mine.keys.publicKey, 'X-Api-Secret': mine.keys.privateKey };
-    expect((await test.app.inject({ method: 'GET', url: '/api/v1/client/me', headers: keyHeaders })).statusCode).toBe(200);
+    expect((await started.app().app.inject({ method: 'GET', url: '/api/v1/client/me', headers: keyHeaders })).statusCode).toBe(200);
     expect((await patch(mine.keys.id, mine.cookie, { isActive: false })).json()).toMatchObject({ isActive: false });
-    expect((await test.app.inject({ method: 'GET', url: '/api/v1/client/me', headers: keyHeaders })).statusCode).toBe(401);
+    expect((await started.app().app.inject({ method: 'GET', url: '/api/v1/client/me', headers: keyHeaders })).statusCode).toBe(401);
     const other = { 'X-Api-Key': theirs.keys.publicKey, 'X-Api-Secret': theirs.keys.privateKey };
-    expect((await test.app.inject({ method: 'GET', url: '/api/v1/client/me', headers: other })).statusCode).toBe(200);
+    expect((await started.app().app.inject({ method: 'GET', url: '/api/v1/client/me', headers: other })).statusCode).toBe(200);
   });
 });

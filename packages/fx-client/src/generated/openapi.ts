@@ -369,6 +369,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/developer/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Requests over all the account's clients: this month against the quota, and per UTC day (with 429s) for the last `days` days */
+        get: operations["developerUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/developer/clients/{id}": {
         parameters: {
             query?: never;
@@ -2843,6 +2860,17 @@ export interface operations {
                         plan: "Free" | "Starter" | "Professional" | "Enterprise";
                         /** @enum {string} */
                         language: "ar" | "en" | "de" | "tr" | "ku" | "kmr";
+                        /** @description The account's first (Free) client, made when the address is confirmed; its private key is shown only here */
+                        client?: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            /** @enum {string} */
+                            plan: "Free" | "Starter" | "Professional" | "Enterprise";
+                            publicKey: string;
+                            /** @description svc_prv_…, shown only in this response */
+                            privateKey: string;
+                        };
                     };
                 };
             };
@@ -3527,6 +3555,123 @@ export interface operations {
             };
         };
     };
+    developerUsage: {
+        parameters: {
+            query?: {
+                days?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description This month's counted requests over the account's clients, as the limiter counts them (the quota headers' figure) */
+                        monthToDate: number;
+                        /** @description The clients' monthly quotas added up; null when a plan has none */
+                        monthlyQuota: number | null;
+                        /** @description When the monthly quota starts again: the first instant of next month, UTC */
+                        resetUtc: string;
+                        days: {
+                            date: string;
+                            requests: number;
+                            /** @description Of them, refused with 429 */
+                            limited: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description days outside 1 to 90 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
     developerUpdateClient: {
         parameters: {
             query?: never;
@@ -3750,6 +3895,7 @@ export const pathsApiV1ClientWebhooksIdPutRequestBodyContentApplicationJsonSourc
 export const pathsApiV1DeveloperSignupPostRequestBodyContentApplicationJsonLanguageValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/developer/signup"]["post"]["requestBody"]["content"]["application/json"]["language"]> = ["ar", "en", "de", "tr", "ku", "kmr"];
 export const pathsApiV1DeveloperVerifyPostResponses200ContentApplicationJsonPlanValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/developer/verify"]["post"]["responses"]["200"]["content"]["application/json"]["plan"]> = ["Free", "Starter", "Professional", "Enterprise"];
 export const pathsApiV1DeveloperVerifyPostResponses200ContentApplicationJsonLanguageValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/developer/verify"]["post"]["responses"]["200"]["content"]["application/json"]["language"]> = ["ar", "en", "de", "tr", "ku", "kmr"];
+export const pathsApiV1DeveloperVerifyPostResponses200ContentApplicationJsonClientPlanValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/developer/verify"]["post"]["responses"]["200"]["content"]["application/json"]["client"]["plan"]> = ["Free", "Starter", "Professional", "Enterprise"];
 export const pathsApiV1DeveloperLoginPostResponses200ContentApplicationJsonPlanValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/developer/login"]["post"]["responses"]["200"]["content"]["application/json"]["plan"]> = ["Free", "Starter", "Professional", "Enterprise"];
 export const pathsApiV1DeveloperLoginPostResponses200ContentApplicationJsonLanguageValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/developer/login"]["post"]["responses"]["200"]["content"]["application/json"]["language"]> = ["ar", "en", "de", "tr", "ku", "kmr"];
 export const pathsApiV1DeveloperMeGetResponses200ContentApplicationJsonPlanValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/developer/me"]["get"]["responses"]["200"]["content"]["application/json"]["plan"]> = ["Free", "Starter", "Professional", "Enterprise"];

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { defineDeliveryTable, defineJobTable } from '@svc/outbox';
-import { bigserial, boolean, index, integer, jsonb, numeric, pgSchema, smallint, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigserial, boolean, date, index, integer, jsonb, numeric, pgSchema, primaryKey, smallint, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { RATE_SOURCES } from '../domain/rates/rate-types.js';
 
 /** fx owns this Postgres schema; every table of the service is declared on it. */
@@ -211,6 +211,23 @@ export const rateAlerts = fxSchema.table(
 );
 
 /** Keyed quota counters when there is no Redis (embedded default): monthly usage survives restarts. */
+/**
+ * Requests per client per UTC day on the data routes (what the monthly quota counts) and how many
+ * of them got 429, for the dashboard's usage chart. Written in batches, never once per request.
+ */
+export const clientDailyUsage = fxSchema.table(
+  'client_daily_usage',
+  {
+    clientId: uuid('client_id')
+      .notNull()
+      .references(() => apiClients.id, { onDelete: 'cascade' }),
+    day: date('day', { mode: 'string' }).notNull(),
+    requests: integer('requests').notNull().default(0),
+    limited: integer('limited').notNull().default(0),
+  },
+  (table) => [primaryKey({ columns: [table.clientId, table.day] })],
+);
+
 export const usageCounters = fxSchema.table('usage_counters', {
   key: text('key').primaryKey(),
   count: integer('count').notNull(),
@@ -253,5 +270,5 @@ export const sourceLeases = fxSchema.table('source_leases', {
 /** Background jobs on the shared leased queue (@svc/outbox): mails (kind send-mail, @svc/mailer). */
 export const jobs = defineJobTable(fxSchema, 'jobs');
 
-export const databaseSchema = { rateObservations, manualOverrides, outboxEvents, datasetFlags, cryptoPrices, goldPrices, apiClients, rateAlerts, usageCounters, alertDeliveries, streamEvents, sourceLeases, jobs, developerAccounts, developerTokens };
+export const databaseSchema = { rateObservations, manualOverrides, outboxEvents, datasetFlags, cryptoPrices, goldPrices, apiClients, rateAlerts, usageCounters, clientDailyUsage, alertDeliveries, streamEvents, sourceLeases, jobs, developerAccounts, developerTokens };
 export type FxDatabaseSchema = typeof databaseSchema;

@@ -13,7 +13,7 @@ import { routingPath } from '@svc/service-kit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { DatabaseCounterStore } from '../domain/limits/database-counter-store.js';
-import { anonymousWindows, planWindows, type LimitsConfiguration } from '../domain/limits/plans.js';
+import { anonymousWindows, planWindows, type LimitsConfiguration, type PlanLimits } from '../domain/limits/plans.js';
 import type { FxExecutor } from '../db/executor.js';
 import { CLIENT_PATH_PREFIX } from './api-keys.js';
 
@@ -27,6 +27,8 @@ export interface FxRateLimitOptions {
   keyPrefix?: string;
   /** Keyed counters live here when there is no Redis, so monthly quotas survive restarts. */
   db: FxExecutor;
+  /** Told of every keyed request once it is answered (the dashboard's daily counts, /client/* included); must be cheap. */
+  onKeyedData?: (clientId: string, atMs: number, allowed: boolean) => void;
 }
 
 /**
@@ -61,6 +63,8 @@ export interface FxRateLimits {
   /** 'redis' (shared), 'memory' (embedded default) or 'memory-fallback' (Redis configured but failing: limits per instance). */
   store(): 'redis' | 'memory' | 'memory-fallback';
   close(): void;
+  /** A client's monthly window as the limiter counts it, without counting; null for a plan without a quota. */
+  monthWindow: (client: { id: string; plan: string }) => Promise<{ count: number; quota: number; resetUtc: Date } | null>;
 }
 
 /** X-Quota-Limit / X-Quota-Remaining from the monthly window, written into `into`; none for an unlimited plan. */
@@ -111,9 +115,21 @@ export async function registerRateLimits(app: FastifyInstance, options: FxRateLi
     onExceeded: (_request, reply, decision) => reply.code(429).send(tooManyRequestsBody(decision)),
     onDecision: (limit, outcome) => app.metrics.recordRateLimitDecision(limit, outcome),
   });
+  const onKeyedData = options.onKeyedData;
+  if (onKeyedData)
+    app.addHook('onResponse', (request, _reply, done) => {
+      const client = request.apiClient;
+      if (client && request.rateLimit) onKeyedData(client.id, now(), request.rateLimit.allowed);
+      done();
+    });
   const limits: FxRateLimits = {
     store: () => (fallback ? (fallback.degraded ? 'memory-fallback' : 'redis') : 'memory'),
     close: () => memoryStore.close(),
+    monthWindow: async (client) => {
+      const limiter = keyed.get(client.plan as PlanLimits['name'])?.data;
+      const month = limiter && (await limiter.peek(client.id)).find((window) => window.name === 'month');
+      return month ? { count: month.count, quota: month.limit, resetUtc: month.resetAt } : null;
+    },
   };
   app.metrics.watchLimiterStore(() => limits.store());
   return limits;

@@ -8,6 +8,8 @@ import { accountOfSession, endSession, SESSION_DAYS, signIn, signUp, verifyAddre
 import { createDeveloperClient, listDeveloperClients, updateDeveloperClient } from '../domain/developers/developer-clients.js';
 import type { FxMailer } from '../domain/mail/fx-mailer.js';
 import { RATE_LANGUAGES } from '../i18n/language-list.js';
+import { accountUsage, type DailyUsage, type MonthWindow } from '../domain/developers/developer-usage.js';
+import type { LimitsConfiguration } from '../domain/limits/plans.js';
 
 export interface DeveloperRouteOptions {
   db: FxExecutor;
@@ -17,6 +19,7 @@ export interface DeveloperRouteOptions {
   publicBaseUrl: string;
   /** FX_SIGNUP: closed leaves accounts to the operator. */
   signup: 'open' | 'closed';
+  usage: { daily: DailyUsage; limits: LimitsConfiguration; monthWindow: (client: { id: string; plan: string }) => Promise<MonthWindow> };
 }
 
 export const DEVELOPER_SESSION_COOKIE = 'fx_developer_session';
@@ -28,6 +31,15 @@ const accepted = z.object({ message: z.string() });
 const meSchema = z.object({ email: z.string(), emailVerified: z.boolean(), plan: planSchema, language: z.enum(RATE_LANGUAGES) });
 const clientSchema = z.object({ id: z.uuid(), name: z.string(), plan: planSchema, publicKey: z.string(), isActive: z.boolean(), createdUtc: z.string(), lastUsedUtc: z.string().nullable() });
 const newClientSchema = z.object({ id: z.uuid(), name: z.string(), plan: planSchema, publicKey: z.string(), privateKey: z.string().meta({ description: 'svc_prv_…, shown only in this response' }) });
+const verifiedSchema = meSchema.extend({
+  client: newClientSchema.optional().meta({ description: "The account's first (Free) client, made when the address is confirmed; its private key is shown only here" }),
+});
+const usageSchema = z.object({
+  monthToDate: z.number().int().meta({ description: "This month's counted requests over the account's clients, as the limiter counts them (the quota headers' figure)" }),
+  monthlyQuota: z.number().int().nullable().meta({ description: "The clients' monthly quotas added up; null when a plan has none" }),
+  resetUtc: z.string().meta({ description: 'When the monthly quota starts again: the first instant of next month, UTC' }),
+  days: z.array(z.object({ date: z.string(), requests: z.number().int(), limited: z.number().int().meta({ description: 'Of them, refused with 429' }) })),
+});
 const credentials = { email: z.string().max(1000), password: z.string().max(1000) };
 
 const sessionOf = (request: FastifyRequest) => /(?:^|;\s*)fx_developer_session=([A-Za-z0-9_]+)/.exec(request.headers.cookie ?? '')?.[1];
@@ -90,13 +102,19 @@ export const developerRoutes: FastifyPluginAsync<DeveloperRouteOptions> = async 
         summary: 'Confirm the address with the mailed token; signs in (session cookie)',
         tags,
         body: z.strictObject({ token: z.string().min(1).max(200) }),
-        response: { 200: meSchema, ...problemResponses({ 400: 'No token', 404: 'Unknown token', 410: 'The link was used or has expired' }) },
+        response: { 200: verifiedSchema, ...problemResponses({ 400: 'No token', 404: 'Unknown token', 410: 'The link was used or has expired' }) },
       },
     },
     async (request, reply) => {
-      const { account: verified, session } = await options.db.transaction((tx) => verifyAddress(tx, request.body.token, options.clock()));
+      const { account: verified, session, client } = await options.db.transaction(async (tx) => {
+        const now = options.clock();
+        const done = await verifyAddress(tx, request.body.token, now);
+        // A verified account holds a key at once: the first Free client, whose private key this answer shows once.
+        const first = (await listDeveloperClients(tx, done.account.id)).length === 0 ? await createDeveloperClient(tx, done.account, 'My first key', now) : undefined;
+        return { ...done, client: first };
+      });
       setSession(reply, session, SESSION_DAYS * 86_400);
-      return me(verified);
+      return { ...me(verified), ...(client ? { client } : {}) };
     },
   );
 
@@ -161,6 +179,27 @@ export const developerRoutes: FastifyPluginAsync<DeveloperRouteOptions> = async 
       return reply.code(201).send(await options.db.transaction((tx) => createDeveloperClient(tx, owner, request.body.name, options.clock())));
     },
   );
+  typed.get(
+    '/api/v1/developer/usage',
+    {
+      schema: {
+        operationId: 'developerUsage',
+        summary: "Requests over all the account's clients: this month against the quota, and per UTC day (with 429s) for the last `days` days",
+        tags,
+        security,
+        querystring: z.strictObject({ days: z.coerce.number().int().min(1).max(90).default(30) }),
+        response: { 200: usageSchema, ...problemResponses({ 400: 'days outside 1 to 90', 401: 'Not signed in' }) },
+      },
+    },
+    async (request) => {
+      const owner = await account(request);
+      // This instance's pending counts go first, so a figure includes the caller's own latest requests.
+      await options.usage.daily.batcher.flush();
+      const planQuota = options.usage.limits.plans.find((plan) => plan.name === owner.plan)?.monthlyQuota ?? null;
+      return accountUsage(options.db, owner.id, { days: request.query.days, now: options.clock(), planQuota, monthWindow: options.usage.monthWindow });
+    },
+  );
+
   typed.patch(
     '/api/v1/developer/clients/:id',
     {

@@ -37,4 +37,15 @@ export class DatabaseCounterStore implements CounterStore {
     const byKey = new Map(rows.map((row) => [row.key, Number(row.count)]));
     return counters.map(({ key }) => byKey.get(key) ?? 1);
   }
+
+  async peek(keys: string[]): Promise<number[]> {
+    if (keys.length === 0) return [];
+    const nowText = new Date(this.clock()).toISOString();
+    const rows = await selectRows<{ key: string; count: number }>(
+      this.db,
+      sql`select key, count from fx.usage_counters where key in (${sql.join(keys.map((key) => sql`${key}`), sql`, `)}) and expires_at > ${nowText}::timestamptz`,
+    );
+    const byKey = new Map(rows.map((row) => [row.key, Number(row.count)]));
+    return keys.map((key) => byKey.get(key) ?? 0);
+  }
 }

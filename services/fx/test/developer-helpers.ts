@@ -1,0 +1,54 @@
+import { startSmtpSink, type SmtpSink } from '@svc/mailer/testing';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { buildTestApp, type TestApp } from './helpers.js';
+
+export const DASHBOARD_BASE = 'http://localhost:3002';
+export const DEVELOPER_PASSWORD = 'a quiet river at dawn 7';
+
+/** fx with a real SMTP sink on loopback, mailing links for the dashboard's origin. */
+export async function startDeveloperApp(): Promise<{ test: TestApp; sink: SmtpSink; close(): Promise<void> }> {
+  const sink = await startSmtpSink();
+  const test = await buildTestApp({ SMTP_URL: sink.url, PUBLIC_BASE_URL: DASHBOARD_BASE, MAIL_RETRY_SCHEDULE_MS: '0,50' }, { smtpCa: sink.certPem });
+  return {
+    test,
+    sink,
+    async close() {
+      await test.close();
+      await sink.stop();
+    },
+  };
+}
+
+/** Signs up a new address, opens the mailed link, and returns the session cookie and the first client's keys. */
+export async function verifiedDeveloper(test: TestApp, sink: SmtpSink, tag: string) {
+  const email = `dev-${tag}-${Date.now()}-${Math.random().toString(36).slice(2)}@example.com`;
+  await test.app.inject({ method: 'POST', url: '/api/v1/developer/signup', payload: { email, password: DEVELOPER_PASSWORD, language: 'en' } });
+  let token: string | undefined;
+  await expect
+    .poll(async () => {
+      await test.app.fxMail.worker.runOnce();
+      const mail = sink.messages.find((message) => !Array.isArray(message.to) && message.to?.text === email);
+      token = /verify#(fxv_[0-9a-f]{64})/.exec(mail?.text ?? '')?.[1];
+      return token !== undefined;
+    }, { timeout: 30_000 })
+    .toBe(true);
+  const verified = await test.app.inject({ method: 'POST', url: '/api/v1/developer/verify', payload: { token } });
+  expect(verified.statusCode, verified.body).toBe(200);
+  return { email, cookie: String(verified.headers['set-cookie']).split(';')[0] as string, keys: verified.json<{ client: { id: string; publicKey: string; privateKey: string } }>().client };
+}
+
+/** Starts fx with an SMTP sink for the enclosing describe; the getters answer inside its tests. */
+export function useDeveloperApp() {
+  let running: Awaited<ReturnType<typeof startDeveloperApp>> | undefined;
+  beforeAll(async () => {
+    running = await startDeveloperApp();
+  });
+  afterAll(async () => {
+    await running?.close();
+  });
+  const current = () => {
+    if (!running) throw new Error('the developer app is not started');
+    return running;
+  };
+  return { app: () => current().test, developer: (tag: string) => verifiedDeveloper(current().test, current().sink, tag) };
+}
