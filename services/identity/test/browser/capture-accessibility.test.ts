@@ -9,6 +9,54 @@ const SIZES = { phone: { width: 390, height: 844 }, desktop: { width: 1280, heig
 const LANGUAGES = ['ar', 'en'] as const;
 const step = (page: Page, name: string) => page.locator(`[data-testid=step][data-step=${name}]`).waitFor();
 
+/** Tabs forward until the control is focused; a control Tab never reaches (or a trap before it) fails. */
+async function tabTo(page: Page, testId: string): Promise<void> {
+  for (let presses = 0; presses < 40; presses++) {
+    await page.keyboard.press('Tab');
+    if (await page.evaluate((id) => document.activeElement?.getAttribute('data-testid') === id, testId)) return;
+  }
+  throw new Error(`Tab never reaches ${testId}`);
+}
+
+/** The focused control's outline; a hidden file input shows its focus on the label around it. */
+const focusOutline = (page: Page) =>
+  page.evaluate(() => {
+    const focused = document.activeElement as HTMLElement;
+    const shown = focused instanceof HTMLInputElement && focused.type === 'file' ? focused.closest('label')! : focused;
+    const style = getComputedStyle(shown);
+    return { style: style.outlineStyle, width: Number.parseFloat(style.outlineWidth) };
+  });
+
+async function expectVisibleFocus(page: Page) {
+  const outline = await focusOutline(page);
+  expect(outline.style).not.toBe('none');
+  expect(outline.width).toBeGreaterThanOrEqual(2);
+}
+
+/** Tabs to the file input and opens its picker with Space, as a keyboard user would. */
+async function chooseByKeyboard(page: Page, testId: string, file: string) {
+  await tabTo(page, testId);
+  await expectVisibleFocus(page);
+  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('Space')]);
+  await chooser.setFiles(file);
+}
+
+/** Text at 200 % (root font size): nothing wider than the viewport, no control clipping its label. */
+const overflowAt200Percent = (page: Page) =>
+  page.evaluate(() => {
+    document.documentElement.style.fontSize = '200%';
+    const root = document.documentElement;
+    const clipped = Array.from(document.querySelectorAll<HTMLElement>('button, label, a, h1, h2, p'))
+      .filter((element) => element.offsetParent !== null && element.scrollWidth > element.clientWidth + 1)
+      .map((element) => element.outerHTML.slice(0, 80));
+    const outside = Array.from(document.body.querySelectorAll<HTMLElement>('*'))
+      .filter((element) => { const box = element.getBoundingClientRect(); return box.width > 0 && (box.right > root.clientWidth + 1 || box.left < -1); })
+      .map((element) => `${element.tagName.toLowerCase()}.${element.className} ${element.getBoundingClientRect().width}px`);
+    const result = { pageWiderThanViewport: root.scrollWidth > root.clientWidth ? outside.slice(0, 5) : false, clipped };
+    document.documentElement.style.fontSize = '';
+    return result;
+  });
+
 // axe-core's WCAG 2.1 A/AA rules on every screen of the capture page: each step of a whole
 // file-picker capture and each page a dead link gets, Arabic and English, phone and desktop.
 // One context per language and one page per walk keep it quick; sizes change the viewport only.
@@ -96,4 +144,57 @@ describeEmbeddedOnly('the capture page meets WCAG 2.1 AA (axe-core)', () => {
     expect(found).toEqual({});
     expect(checked).toHaveLength(LANGUAGES.length * Object.keys(SIZES).length * 13);
   }, 480_000);
+  it('is usable by keyboard alone with the file picker, stills its animation on request and takes text at 200 %', async () => {
+    const { media } = started;
+    const watched = await openPage(started.browser, { ...SIZES.phone, locale: 'en', ignoreConsole: /status of (401|410)/ });
+    opened.push(watched);
+    const { page } = watched;
+    const { caseId, captureUrl } = await createCase();
+    await page.goto(captureUrl);
+    await page.getByTestId('welcome').waitFor();
+    expect(await overflowAt200Percent(page)).toEqual({ pageWiderThanViewport: false, clipped: [] });
+    await tabTo(page, 'consent-check');
+    await expectVisibleFocus(page);
+    await page.keyboard.press('Space');
+    expect(await page.getByTestId('consent-check').isChecked()).toBe(true);
+    await tabTo(page, 'start');
+    await expectVisibleFocus(page);
+    await page.keyboard.press('Enter');
+    await step(page, 'DocumentFront');
+    expect(await overflowAt200Percent(page)).toEqual({ pageWiderThanViewport: false, clipped: [] });
+    await chooseByKeyboard(page, 'choose-photo', media.passport);
+    await tabTo(page, 'confirm-photo');
+    await expectVisibleFocus(page);
+    await page.keyboard.press('Enter');
+    await step(page, 'Selfie');
+    await chooseByKeyboard(page, 'choose-photo', media.selfie);
+    await tabTo(page, 'confirm-photo');
+    await page.keyboard.press('Space');
+    await step(page, 'LivenessVideo');
+
+    // The liveness animation turns the head; a user who asked for less motion gets a still drawing.
+    const animation = () => page.locator('.head').evaluate((head) => getComputedStyle(head).animationName);
+    expect(await animation()).toBe('turn');
+    await page.emulateMedia({ reducedMotion: 'reduce' });
+    expect(await animation()).toBe('none');
+    expect(await page.locator('.head').evaluate((head) => getComputedStyle(head, '::before').animationName)).toBe('none');
+    expect(await overflowAt200Percent(page)).toEqual({ pageWiderThanViewport: false, clipped: [] });
+
+    await chooseByKeyboard(page, 'choose-video', media.video);
+    await step(page, 'submit');
+    // No trap: Tab goes on past the last control and comes round to the first one again.
+    const visited = new Set<string>();
+    for (let presses = 0; presses < 30; presses++) {
+      await page.keyboard.press('Tab');
+      visited.add(await page.evaluate(() => document.activeElement?.getAttribute('data-testid') ?? document.activeElement?.tagName ?? ''));
+    }
+    expect(visited).toContain('submit');
+    expect(visited.size).toBeGreaterThan(2);
+    await tabTo(page, 'submit');
+    await expectVisibleFocus(page);
+    await page.keyboard.press('Enter');
+    await page.getByTestId('done').waitFor();
+    expect((await started.partner.call<{ status: string }>('GET', `/verifications/${caseId}`)).status).not.toBe('CaptureStarted');
+    expect(await watched.problems()).toEqual([]);
+  }, 120_000);
 });
