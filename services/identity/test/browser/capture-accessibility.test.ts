@@ -35,6 +35,8 @@ async function expectVisibleFocus(page: Page) {
 
 /** Tabs to the file input and opens its picker with Space, as a keyboard user would. */
 async function chooseByKeyboard(page: Page, testId: string, file: string) {
+  // The picker appears once the page knows there is no camera; tabbing before that would miss it.
+  await page.getByTestId(testId).waitFor({ state: 'attached' });
   await tabTo(page, testId);
   await expectVisibleFocus(page);
   const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('Space')]);
