@@ -67,8 +67,9 @@ export async function accountUsage(
   const byDay = new Map(rows.map((row) => [row.day, row]));
   let monthToDate = 0;
   let monthlyQuota: number | null = 0;
-  for (const client of clients) {
-    const window = await input.monthWindow(client);
+  // The windows are independent reads (one Redis round trip each): ask for them together.
+  const windows = await Promise.all(clients.map((client) => input.monthWindow(client)));
+  for (const window of windows) {
     if (window) {
       monthToDate += Math.min(window.count, window.quota);
       if (monthlyQuota !== null) monthlyQuota += window.quota;
