@@ -63,6 +63,16 @@ describe('CSV import', () => {
 
     const badLine = db.transaction((tx) => importRatesCsv(tx, 'source,currency,buy,sell,mid,timestampUtc\nFOO,USD,1,2,,2026-03-01T09:00:00Z\n', { force: false, now, onRateChanged: rateAlertListener() }));
     await expect(badLine).rejects.toMatchObject({ status: 400, extensions: { errors: [{ path: 'line 2' }] } });
+    // A real CSV reader: quoted cells and a byte-order mark are read; a stray quote or a row with
+    // a cell too many is refused as a whole, naming its line, and nothing of the file is stored.
+    const quoted = '\uFEFFsource,currency,buy,sell,mid,timestampUtc\r\n"MARKET","GBP","150","152","",2026-03-01T09:00:00Z\r\n';
+    expect(await db.transaction((tx) => importRatesCsv(tx, quoted, { force: false, now, onRateChanged: rateAlertListener() }))).toEqual({ rows: 1, batches: 1 });
+    const strayQuote = db.transaction((tx) => importRatesCsv(tx, 'source,currency,buy,sell,mid,timestampUtc\nMARKET,USD,118,120,,2026-03-04T09:00:00Z\nMARKET,"CHF,1,2,,2026-03-04T09:00:00Z\n', { force: false, now, onRateChanged: rateAlertListener() }));
+    await expect(strayQuote).rejects.toMatchObject({ status: 400, extensions: { errors: [{ path: expect.stringMatching(/^line \d+$/) }] } });
+    const extraCell = db.transaction((tx) => importRatesCsv(tx, 'source,currency,buy,sell,mid,timestampUtc\nMARKET,USD,118,120,,2026-03-04T09:00:00Z,extra\n', { force: false, now, onRateChanged: rateAlertListener() }));
+    await expect(extraCell).rejects.toMatchObject({ status: 400, extensions: { errors: [{ path: 'line 2' }] } });
+    const after = (await testApp.app.inject({ method: 'GET', url: '/api/v1/rates/latest?currencies=USD' })).json();
+    expect(after.marketRates[0]).toMatchObject({ currency: 'USD', timestampUtc: '2026-03-01T09:00:00.000Z' });
     const jump = db.transaction((tx) => importRatesCsv(tx, 'source,currency,buy,sell,mid,timestampUtc\nMARKET,USD,300,310,,2026-03-03T09:00:00Z\n', { force: false, now, onRateChanged: rateAlertListener() }));
     await expect(jump).rejects.toMatchObject({ status: 400, extensions: { errors: [{ path: 'rates[0].mid' }] } });
   });

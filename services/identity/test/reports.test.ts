@@ -3,7 +3,8 @@ import { desc, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reviewDecisions, staffUsers, verificationCases } from '../src/db/schema.js';
 import { CASE_STATUSES, type CaseStatus } from '../src/domain/cases/case-states.js';
-import { encodeCsvField, EXPORT_COLUMNS, readExportRows } from '../src/domain/reports/csv-export.js';
+import { encodeCsvField } from '@svc/csv';
+import { EXPORT_COLUMNS, readExportRows } from '../src/domain/reports/csv-export.js';
 import { createCase, partnerWithToken, type Partner } from './case-helpers.js';
 import { BASE, buildTestApp, manualClock, type TestApp } from './helpers.js';
 

@@ -1,4 +1,4 @@
-import { parse as parseCsv } from 'csv-parse/sync';
+import { parseCsvObjects } from '@svc/csv';
 import { JSONPath } from 'jsonpath-plus';
 import { z } from 'zod';
 import { cryptoKey, GOLD_KEY, rateKey, type Quote } from './quotes.js';
@@ -6,7 +6,7 @@ import type { SourceDefinition } from './sources-file.js';
 
 /** The payload as JSON, or CSV rows (first line: column names) as an array of records. */
 export function decodePayload(body: string, format: 'json' | 'csv'): unknown {
-  if (format === 'csv') return parseCsv(body, { columns: true, skip_empty_lines: true, trim: true });
+  if (format === 'csv') return parseCsvObjects(body);
   return JSON.parse(body) as unknown;
 }
 

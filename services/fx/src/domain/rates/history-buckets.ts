@@ -1,3 +1,4 @@
+import { encodeCsv } from '@svc/csv';
 import type { HistoryPoint } from './history.js';
 
 export const HISTORY_INTERVALS = ['day', 'week', 'month'] as const;
@@ -56,15 +57,9 @@ export function bucketHistory(points: HistoryPoint[], interval: HistoryInterval)
 
 const HISTORY_FIELDS = ['date', 'buy', 'sell', 'mid', 'open', 'high', 'low', 'close', 'denomination', 'rescaled'] as const satisfies readonly (keyof HistoryPoint)[];
 
-/** RFC 4180 cell: quoted when it holds a comma, quote or line break. */
-function csvCell(value: string | number | boolean): string {
-  const text = String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-}
-
 /** RFC 4180: a header row naming the point's fields, CRLF after every row. */
 export function historyCsv(points: HistoryPoint[]): string {
-  return [HISTORY_FIELDS.join(','), ...points.map((point) => HISTORY_FIELDS.map((field) => csvCell(point[field])).join(','))].map((row) => `${row}\r\n`).join('');
+  return encodeCsv(HISTORY_FIELDS, points);
 }
 
 /** One JSON point per line (application/x-ndjson). */

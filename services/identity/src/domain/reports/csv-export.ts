@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { and, count, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
 import { verificationCases, type IdentityExecutor } from '../../db/schema.js';
+import { encodeCsvRecord } from '@svc/csv';
 import type { ReportWindow } from './report-window.js';
 
 /** The spec's columns, in its order. */
@@ -10,39 +11,6 @@ export const EXPORT_COLUMNS = ['CaseId', 'Status', 'DocumentType', 'ExternalRefe
 export const EXPORT_ROW_LIMIT = 5_000;
 /** Rows read per query: memory stays at one batch whatever the export's size. */
 export const EXPORT_BATCH_SIZE = 500;
-
-const CRLF = '\r\n';
-
-// OWASP "CSV Injection": a spreadsheet evaluates a cell that starts with one of these.
-const FORMULA_TRIGGER = /^[=+\-@\t\r]/;
-// RFC 4180 §2.6: these force a field into quotes.
-const NEEDS_QUOTES = /[",\r\n]/;
-
-/**
- * A text cell made inert for spreadsheets: a leading `'` makes Excel, LibreOffice and Google
- * Sheets show the text instead of evaluating it (OWASP). The partner's own data
- * (externalReference) and decisionReason are the cells an attacker could shape.
- */
-export function neutraliseFormula(text: string): string {
-  return FORMULA_TRIGGER.test(text) ? `'${text}` : text;
-}
-
-/**
- * One field: null is an empty cell; numbers are ours and written as they are (a negative
- * number is data, not a formula); text is neutralised, then quoted when RFC 4180 requires it,
- * with its quotes doubled.
- */
-export function encodeCsvField(value: string | number | null): string {
-  if (value === null) return '';
-  if (typeof value === 'number') return String(value);
-  const text = neutraliseFormula(value);
-  return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-}
-
-/** One record with its CRLF (RFC 4180 §2.1; the last record ends with one too). */
-export function encodeCsvRecord(values: readonly (string | number | null)[]): string {
-  return values.map(encodeCsvField).join(',') + CRLF;
-}
 
 export interface ExportRow {
   id: string;
