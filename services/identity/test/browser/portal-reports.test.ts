@@ -167,7 +167,7 @@ describeEmbeddedOnly('portal reports screen in Chromium', () => {
     await page.getByRole('button', { name: 'العربية' }).click();
     await expect.poll(() => page.locator('html').getAttribute('dir')).toBe('rtl');
     await page.getByRole('heading', { name: 'الطلبات حسب الحالة' }).waitFor();
-    await expect.poll(() => page.locator('[data-testid="table-by-status"] tr[data-status="Approved"] th').textContent()).toBe('مقبول');
+    await expect.poll(() => page.locator('[data-testid="table-by-status"] tr[data-status="Approved"] th').textContent()).toBe('مقبولة');
     await expect.poll(() => barPixels(page, 'chart-by-status')).toBeGreaterThan(100);
     expect(await page.evaluate(unlabelledControls)).toEqual([]);
     await page.screenshot({ path: screenshotPath('portal-reports-ar'), fullPage: true });

@@ -1,8 +1,8 @@
 import { ChartDataTable } from '@svc/web-ui';
 import { useCallback, useMemo, useState } from 'preact/hooks';
-import { ErrorNotice, Loading, PageHeader, useAsync } from '../../../../web-shared/components/index.js';
+import { ErrorNotice, Loading, PageHeader, statusLabel, useAsync } from '../../../../web-shared/components/index.js';
 import { formatDate, formatNumber, formatPercent } from '../../../../web-shared/format.js';
-import { translate, useLanguage, useMessages } from '../../../../web-shared/i18n.js';
+import { useLanguage, useMessages } from '../../../../web-shared/i18n.js';
 import { setQuery, useLocation } from '../../../../web-shared/router.js';
 import { CountChart } from './count-chart.js';
 import { reportMessages } from './messages.js';
@@ -100,7 +100,7 @@ function ByStatus({ summary }: { summary: ReportSummary }) {
   const t = useMessages(reportMessages);
   const { language } = useLanguage();
   // Memoised on the language: a new array would make the chart rebuild itself at every render.
-  const labels = useMemo(() => CASE_STATUSES.map((status) => translate(reportMessages, language)(status)), [language]);
+  const labels = useMemo(() => CASE_STATUSES.map((status) => statusLabel(status, language)), [language]);
   const values = useMemo(() => CASE_STATUSES.map((status) => summary.byStatus[status] ?? 0), [summary]);
   const formatCount = useCallback((value: number) => formatNumber(value, language), [language]);
   return (
