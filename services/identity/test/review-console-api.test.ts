@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -170,6 +170,9 @@ describe('the internal API behind the reviewers\' console', () => {
     const file = await test.app.inject({ method: 'GET', url: `${INTERNAL}/evidence/${evidenceId}/file`, headers: as(bob) });
     expect(file.statusCode).toBe(200);
     expect(file.headers['content-type']).toBe('image/jpeg');
+    // The same answer the partner gets: its recorded SHA-256 as the ETag, never cached.
+    expect(file.headers.etag).toBe(`"${createHash('sha256').update(file.rawPayload).digest('hex')}"`);
+    expect(file.headers['cache-control']).toBe('private, no-store');
     const audit = await test.db.select().from(auditLog).where(and(eq(auditLog.target, `evidence:${evidenceId}`), eq(auditLog.action, 'evidence.downloaded')));
     expect(audit).toMatchObject([{ actor: `staff:${bob.staffId}`, tenantId: other.tenantId }]);
     expect((await test.app.inject({ method: 'GET', url: `${INTERNAL}/evidence/${randomUUID()}/file`, headers: as(bob) })).statusCode).toBe(404);

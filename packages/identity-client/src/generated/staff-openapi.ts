@@ -6006,7 +6006,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The file bytes (Content-Type as uploaded, Content-Length, Content-Disposition: attachment) */
+            /** @description The file bytes (Content-Type as uploaded, Content-Length, Content-Disposition: attachment, ETag: the SHA-256 in quotes) */
             200: {
                 headers: {
                     [name: string]: unknown;

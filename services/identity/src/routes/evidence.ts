@@ -3,9 +3,10 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { IdentityExecutor } from '../db/schema.js';
-import { contentDisposition, openEvidenceDownload } from '../domain/evidence/evidence-download.js';
+import { openEvidenceDownload } from '../domain/evidence/evidence-download.js';
 import type { EvidenceVault } from '../domain/evidence/evidence-vault.js';
 import { requirePartner } from '../plugins/authentication.js';
+import { EVIDENCE_FILE_DESCRIPTION, sendEvidenceFile } from './evidence-file-reply.js';
 import { RATE_LIMITED, partnerSecurity } from './openapi.js';
 
 export interface EvidenceRouteOptions {
@@ -26,7 +27,7 @@ export const evidenceRoutes: FastifyPluginAsync<EvidenceRouteOptions> = async (a
         security: partnerSecurity,
         params: z.object({ evidenceId: z.uuid({ error: 'must be an evidence id (a UUID)' }) }),
         response: {
-          200: z.any().meta({ description: 'The file bytes (Content-Type as uploaded, Content-Length, Content-Disposition: attachment)' }),
+          200: z.any().meta({ description: EVIDENCE_FILE_DESCRIPTION }),
           ...problemResponses({
             400: 'VALIDATION_ERROR: not a UUID',
             401: 'UNAUTHENTICATED',
@@ -42,14 +43,7 @@ export const evidenceRoutes: FastifyPluginAsync<EvidenceRouteOptions> = async (a
     async (request, reply) => {
       const { tenantId, actor } = requirePartner(request);
       const file = await openEvidenceDownload(options.db, options.storage, tenantId, request.params.evidenceId, actor, options.clock());
-      return reply
-        .header('Content-Type', file.contentType)
-        .header('Content-Length', String(file.sizeBytes))
-        .header('Content-Disposition', contentDisposition(file.fileName))
-        .header('X-Content-Type-Options', 'nosniff')
-        .header('Cache-Control', 'private, no-store')
-        .header('ETag', `"${file.sha256Hash}"`)
-        .send(file.body);
+      return sendEvidenceFile(reply, file);
     },
   );
 };

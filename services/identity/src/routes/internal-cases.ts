@@ -10,9 +10,9 @@ import { reviewHistory } from '../domain/review/review-history.js';
 import { reviewQueue } from '../domain/review/review-queue.js';
 import { openStaffEvidence, staffCaseView, staffLivenessFrames } from '../domain/review/staff-case-view.js';
 import { createFrameStrips } from '../domain/review/liveness-frames.js';
-import { contentDisposition } from '../domain/evidence/evidence-download.js';
 import { caseIdParams, documentTypeSchema } from './case-schemas.js';
 import { caseClaimSchema, reviewBodySchema, reviewHistoryPageSchema, reviewHistoryScopeSchema, reviewOutcomeSchema, reviewQueuePageSchema, staffCaseViewSchema } from './internal-case-schemas.js';
+import { EVIDENCE_FILE_DESCRIPTION, sendEvidenceFile } from './evidence-file-reply.js';
 import { RATE_LIMITED, staffSecurity } from './openapi.js';
 import { pageQueryShape } from './page-query.js';
 import { requireStaff } from './staff-request.js';
@@ -177,20 +177,14 @@ export const internalCaseRoutes: FastifyPluginAsync<InternalCaseRouteOptions> = 
         security,
         params: evidenceIdParams,
         response: {
-          200: z.any().meta({ description: 'The file bytes (Content-Type as uploaded, Content-Length, Content-Disposition: attachment)' }),
+          200: z.any().meta({ description: EVIDENCE_FILE_DESCRIPTION }),
           ...problemResponses({ 400: 'VALIDATION_ERROR', 401: 'UNAUTHENTICATED', 404: 'NOT_FOUND', 429: RATE_LIMITED }),
         },
       },
     },
     async (request, reply) => {
       const file = await openStaffEvidence(db, options.storage, request.params.evidenceId, requireStaff(request), request.id, clock());
-      return reply
-        .header('Content-Type', file.contentType)
-        .header('Content-Length', String(file.sizeBytes))
-        .header('Content-Disposition', contentDisposition(file.fileName))
-        .header('X-Content-Type-Options', 'nosniff')
-        .header('Cache-Control', 'private, no-store')
-        .send(file.body);
+      return sendEvidenceFile(reply, file);
     },
   );
 
