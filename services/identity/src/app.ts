@@ -14,6 +14,7 @@ import { consolePagePlugin } from './plugins/console-page.js';
 import { capturePagePlugin } from './plugins/capture-page.js';
 import { watchReviewQueue } from './plugins/review-queue-metrics.js';
 import { clientCertificatePlugin } from './plugins/client-certificate.js';
+import { noStoreByDefaultPlugin } from './plugins/no-store.js';
 import { registerIdentityRateLimit } from './plugins/rate-limit.js';
 import { captureRoutes, CAPTURE_BASE_PATH } from './routes/capture.js';
 import { captureUploadRoutes } from './routes/capture-uploads.js';
@@ -133,6 +134,7 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
   });
   await credentials.start();
   dependencies.onCredentialCache?.(credentials);
+  await app.register(noStoreByDefaultPlugin, { prefix: '/api/' });
   // Rate limit first: a flood is turned away before any authentication work.
   const rateLimit = await registerIdentityRateLimit(app, {
     perMinute: config.RATE_LIMIT_PER_MINUTE,

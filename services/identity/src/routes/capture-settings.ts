@@ -44,9 +44,8 @@ export const captureSettingsRoutes: FastifyPluginAsync<CaptureSettingsRouteOptio
         response: { 200: captureSettingsSchema, ...problemResponses(AUTH_ERRORS) },
       },
     },
-    async (request, reply) => {
+    async (request) => {
       const { tenantId } = requirePartner(request);
-      reply.header('Cache-Control', 'no-store');
       return { captureEmbedOrigins: await captureEmbedOriginsOf(db, tenantId) };
     },
   );
@@ -65,10 +64,9 @@ export const captureSettingsRoutes: FastifyPluginAsync<CaptureSettingsRouteOptio
         response: { 200: captureSettingsSchema, ...problemResponses({ 400: 'VALIDATION_ERROR: not an https origin, or too many', ...AUTH_ERRORS }) },
       },
     },
-    async (request, reply) => {
+    async (request) => {
       const { tenantId, actor } = requirePartner(request);
       const origins = await db.transaction((tx) => setCaptureEmbedOrigins(tx, tenantId, request.body.captureEmbedOrigins, clock(), actor.actor));
-      reply.header('Cache-Control', 'no-store');
       return { captureEmbedOrigins: origins };
     },
   );

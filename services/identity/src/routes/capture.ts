@@ -105,9 +105,8 @@ export const captureRoutes: FastifyPluginAsync<CaptureRouteOptions> = async (app
         },
       },
     },
-    async (request, reply) => {
+    async (request) => {
       const preview = await previewSessionToken(db, bearerCredential(request) ?? '', clock());
-      reply.header('Cache-Control', 'no-store');
       return preview;
     },
   );
@@ -133,10 +132,9 @@ export const captureRoutes: FastifyPluginAsync<CaptureRouteOptions> = async (app
         },
       },
     },
-    async (request, reply) => {
+    async (request) => {
       const sessionToken = bearerCredential(request) ?? '';
       const exchanged = await db.transaction((tx) => exchangeSessionToken(tx, sessionToken, request.id, clock()));
-      reply.header('Cache-Control', 'no-store');
       return exchanged;
     },
   );
@@ -304,9 +302,8 @@ export const captureRoutes: FastifyPluginAsync<CaptureRouteOptions> = async (app
         },
       },
     },
-    async (request, reply) => {
+    async (request) => {
       const session = await authenticateCaptureToken(db, bearerCredential(request));
-      reply.header('Cache-Control', 'no-store');
       return { ...(await captureStatus(db, session)), ...(await captureContext(db, session.caseId)) };
     },
   );

@@ -254,17 +254,15 @@ export const internalReviewRoutes: FastifyPluginAsync<InternalReviewRouteOptions
         response: { 200: staffSessionSchema, ...problemResponses({ 401: 'UNAUTHENTICATED', 429: RATE_LIMITED }) },
       },
     },
-    async (request, reply) => {
+    async (request) => {
       const staff = requireStaff(request);
-      void reply.header('Cache-Control', 'no-store');
       return { staff: { id: staff.staffId, email: staff.email, role: staff.role }, expiresAt: staff.expiresAt.toISOString(), idleTimeoutSeconds: STAFF_IDLE_SECONDS, enrolmentOnly: staff.enrolmentOnly };
     },
   );
 
   // The document of this API, for staff only (the hook above): the operators' routes are nobody else's map.
   // It holds no data, so an operator still setting up a second factor may read it too.
-  typed.get('/openapi.json', { config: { allowsEnrolmentOnly: true }, schema: { hide: true } }, async (_request, reply) => {
-    void reply.header('Cache-Control', 'no-store');
+  typed.get('/openapi.json', { config: { allowsEnrolmentOnly: true }, schema: { hide: true } }, async () => {
     return options.openApiDocument();
   });
 

@@ -71,7 +71,7 @@ export const oauthTokenRoutes: FastifyPluginAsync<OAuthTokenRouteOptions> = asyn
   }
 
   app.addHook('onSend', async (_request, reply) => {
-    void reply.header('Cache-Control', 'no-store').header('Pragma', 'no-cache');
+    void reply.header('Pragma', 'no-cache');
   });
 
   typed.post(

@@ -40,9 +40,8 @@ export const passkeySignInRoutes: FastifyPluginAsync<PasskeySignInRouteOptions> 
       config: { auth: 'public' },
       schema: { ...describe('PasskeySignInOptions', 'Start signing in with a passkey alone', 'Options for navigator.credentials.get() without a user: the browser offers the discoverable passkeys it holds for this site.'), response: { 200: passkeyOptionsSchema, ...problems } },
     },
-    async (request, reply) => {
+    async (request) => {
       if (request.headers.origin !== undefined) refuseCrossOrigin(request, options.allowedOrigins);
-      void reply.header('Cache-Control', 'no-store');
       return passkeyAuthenticationOptions(db, relyingParty, { account: null, pendingSignInId: null }, clock());
     },
   );
@@ -57,9 +56,8 @@ export const passkeySignInRoutes: FastifyPluginAsync<PasskeySignInRouteOptions> 
         response: { 200: passkeyOptionsSchema, ...problems },
       },
     },
-    async (request, reply) => {
+    async (request) => {
       if (request.headers.origin !== undefined) refuseCrossOrigin(request, options.allowedOrigins);
-      void reply.header('Cache-Control', 'no-store');
       const token = request.body?.pendingSignInToken ?? request.cookies[options.pendingCookie] ?? '';
       const now = clock();
       const [pending] = token.startsWith(PENDING_SIGN_IN_PREFIX)

@@ -70,7 +70,7 @@ export const passwordResetRoutes: FastifyPluginAsync<PasswordResetRouteOptions> 
         { email: request.body.email, ipAddress: request.ip, language: request.headers['accept-language'], correlationId: request.id },
         options.clock(),
       );
-      return reply.code(202).header('Cache-Control', 'no-store').send(RESET_REQUESTED);
+      return reply.code(202).send(RESET_REQUESTED);
     },
   );
 

@@ -94,8 +94,7 @@ export const portalAccountRoutes: FastifyPluginAsync<PortalAccountRouteOptions> 
         response: { 200: z.object({ items: z.array(sessionSchema) }), ...problemResponses({ 401: 'UNAUTHENTICATED', 403: 'ACCOUNT_DISABLED, or FORBIDDEN for an API access token' }) },
       },
     },
-    async (request, reply) => {
-      void reply.header('Cache-Control', 'no-store');
+    async (request) => {
       const sessions = await listOwnSessions(options.db, portalPrincipal(request), options.clock());
       return {
         items: sessions.map((session) => ({ ...session, createdAt: session.createdAt.toISOString(), expiresAt: session.expiresAt.toISOString(), lastSeenAt: iso(session.lastSeenAt) })),

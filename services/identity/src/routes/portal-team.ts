@@ -83,8 +83,7 @@ export const portalTeamRoutes: FastifyPluginAsync<PortalTeamRouteOptions> = asyn
         response: { 200: z.object({ items: z.array(teamMemberSchema) }), ...problemResponses({ 401: 'UNAUTHENTICATED', 403: adminOnly }) },
       },
     },
-    async (request, reply) => {
-      void reply.header('Cache-Control', 'no-store');
+    async (request) => {
       const principal = requirePortalPrincipal(request);
       const members = await listTeamMembers(options.db, principal.tenantId);
       return {
@@ -139,8 +138,7 @@ export const portalTeamRoutes: FastifyPluginAsync<PortalTeamRouteOptions> = asyn
         response: { 200: z.object({ items: z.array(invitationSchema) }), ...problemResponses({ 401: 'UNAUTHENTICATED', 403: adminOnly }) },
       },
     },
-    async (request, reply) => {
-      void reply.header('Cache-Control', 'no-store');
+    async (request) => {
       const invitations = await listPendingInvitations(options.db, requirePortalPrincipal(request).tenantId, options.clock());
       return { items: invitations.map(invitationBody) };
     },
@@ -166,7 +164,7 @@ export const portalTeamRoutes: FastifyPluginAsync<PortalTeamRouteOptions> = asyn
     async (request, reply) => {
       const principal = requirePortalPrincipal(request);
       const { invitation, token } = await inviteColleague(options.db, principal, { ...request.body, correlationId: request.id, language: request.headers['accept-language'] }, options.clock(), options.mailer);
-      void reply.header('Cache-Control', 'no-store').code(201);
+      void reply.code(201);
       return { invitation: invitationBody(invitation), invitationUrl: `${options.portalOrigin}/portal/invitations#${token}` };
     },
   );
@@ -208,8 +206,7 @@ export const portalTeamRoutes: FastifyPluginAsync<PortalTeamRouteOptions> = asyn
         },
       },
     },
-    async (request, reply) => {
-      void reply.header('Cache-Control', 'no-store');
+    async (request) => {
       const invitation = await describeInvitation(options.db, request.body.token, options.clock());
       return { ...invitation, role: asRole(invitation.role), expiresAt: invitation.expiresAt.toISOString() };
     },
@@ -242,7 +239,7 @@ export const portalTeamRoutes: FastifyPluginAsync<PortalTeamRouteOptions> = asyn
       // A colleague who has only now chosen a password has no second factor: this is a session,
       // enrolment-only when the tenant requires a factor, so the page sends them to set one up.
       if (signIn.kind !== 'session') throw new Error('a new portal user cannot owe a second factor');
-      void reply.header('Cache-Control', 'no-store').setCookie(PORTAL_COOKIE, signIn.sessionToken, { ...cookie, maxAge: PORTAL_SESSION_SECONDS });
+      void reply.setCookie(PORTAL_COOKIE, signIn.sessionToken, { ...cookie, maxAge: PORTAL_SESSION_SECONDS });
       return { sessionToken: signIn.sessionToken, expiresAt: signIn.expiresAt.toISOString(), enrolmentOnly: signIn.enrolmentOnly };
     },
   );

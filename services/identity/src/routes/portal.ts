@@ -233,8 +233,7 @@ export const portalRoutes: FastifyPluginAsync<PortalRouteOptions> = async (app, 
         },
       },
     },
-    async (request, reply) => {
-      void reply.header('Cache-Control', 'no-store');
+    async (request) => {
       const session = await describePortalSession(options.db, portalPrincipal(request));
       const { evidenceRetentionDays, ...tenant } = session.tenant;
       return {

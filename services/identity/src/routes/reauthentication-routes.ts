@@ -62,8 +62,7 @@ export const reauthenticationRoutes: FastifyPluginAsync<ReauthenticationRouteOpt
         response: { 200: passkeyOptionsSchema, ...problemResponses({ 401: 'UNAUTHENTICATED', 403: 'CSRF_REJECTED, ACCOUNT_DISABLED', 429: RATE_LIMITED }) },
       },
     },
-    async (request, reply) => {
-      void reply.header('Cache-Control', 'no-store');
+    async (request) => {
       const account = await options.accountOf(request);
       return passkeyAuthenticationOptions(db, options.relyingParty, { account: account.account, pendingSignInId: null }, clock());
     },

@@ -57,8 +57,7 @@ export const secondFactorRoutes: FastifyPluginAsync<SecondFactorRouteOptions> = 
   typed.get(
     '/account/second-factors',
     { config: options.config.enrolment, schema: { ...describe('listSecondFactors', 'Your second factors'), response: { 200: factorListSchema, ...problems } } },
-    async (request, reply) => {
-      void reply.header('Cache-Control', 'no-store');
+    async (request) => {
       const { factors, recoveryCodesLeft } = await listFactors(db, await accountOf(request));
       return { items: factors.map((factor) => ({ ...factor, kind: factor.kind as 'totp' | 'passkey', createdAt: factor.createdAt.toISOString(), lastUsedAt: factor.lastUsedAt?.toISOString() ?? null })), recoveryCodesLeft };
     },
@@ -73,8 +72,7 @@ export const secondFactorRoutes: FastifyPluginAsync<SecondFactorRouteOptions> = 
         response: { 200: totpEnrolmentSchema, ...problems, ...problemResponses({ 409: 'CONFLICT: an authenticator app is already set up' }) },
       },
     },
-    async (request, reply) => {
-      void reply.header('Cache-Control', 'no-store');
+    async (request) => {
       return startTotpEnrolment(db, box, await accountOf(request), clock());
     },
   );
@@ -89,8 +87,7 @@ export const secondFactorRoutes: FastifyPluginAsync<SecondFactorRouteOptions> = 
         response: { 200: z.object({ recoveryCodes: recoveryCodesSchema.nullable() }), ...problems, ...problemResponses({ 400: 'INVALID_CODE; VALIDATION_ERROR', 404: 'NOT_FOUND: no set-up in progress' }) },
       },
     },
-    async (request, reply) => {
-      void reply.header('Cache-Control', 'no-store');
+    async (request) => {
       const result = await confirmTotpEnrolment(db, box, await accountOf(request), request.body.code, request.id, clock(), noticesFor(request));
       await options.afterEnrolled(request);
       return result;
@@ -106,8 +103,7 @@ export const secondFactorRoutes: FastifyPluginAsync<SecondFactorRouteOptions> = 
         response: { 200: passkeyOptionsSchema, ...problems },
       },
     },
-    async (request, reply) => {
-      void reply.header('Cache-Control', 'no-store');
+    async (request) => {
       return passkeyRegistrationOptions(db, options.relyingParty, await accountOf(request), clock());
     },
   );
@@ -127,7 +123,6 @@ export const secondFactorRoutes: FastifyPluginAsync<SecondFactorRouteOptions> = 
       },
     },
     async (request, reply) => {
-      void reply.header('Cache-Control', 'no-store');
       const account = await accountOf(request);
       const now = clock();
       const factor = await registerPasskey(db, options.relyingParty, account, { response: request.body.response as RegistrationResponseJSON, name: request.body.name }, request.id, now, noticesFor(request));
@@ -182,8 +177,7 @@ export const secondFactorRoutes: FastifyPluginAsync<SecondFactorRouteOptions> = 
         response: { 200: z.object({ recoveryCodes: recoveryCodesSchema }), ...problems, ...problemResponses({ 403: FRESH_403, 409: 'CONFLICT: no second factor set up' }) },
       },
     },
-    async (request, reply) => {
-      void reply.header('Cache-Control', 'no-store');
+    async (request) => {
       return { recoveryCodes: await regenerateRecoveryCodes(db, await accountOf(request), request.id, clock(), noticesFor(request)) };
     },
   );

@@ -23,7 +23,6 @@ export interface SignInCookies {
 
 /** The portal's and the console's answer to a password: 202 and a pending cookie when a second step is owed, else the session. */
 export function replyWithSignIn(reply: FastifyReply, signIn: SignIn, cookies: SignInCookies) {
-  void reply.header('Cache-Control', 'no-store');
   if (signIn.kind === 'second-factor') {
     void reply.setCookie(cookies.pending.name, signIn.pendingSignInToken, { ...cookies.pending.options, maxAge: PENDING_SIGN_IN_SECONDS });
     return reply.code(202).send({ secondFactorRequired: true as const, pendingSignInToken: signIn.pendingSignInToken, expiresAt: signIn.expiresAt.toISOString() });

@@ -90,7 +90,6 @@ export const verificationRoutes: FastifyPluginAsync<VerificationRouteOptions> = 
         actor,
         { sessionTtlSeconds: options.sessionTtlSeconds, now: clock() },
       );
-      reply.header('Cache-Control', 'no-store');
       const captureUrl = `${options.captureOrigin}/capture?case=${created.caseId}#${created.sessionToken}`;
       return reply.code(201).send({ ...created, captureUrl, expiresAt: created.expiresAt.toISOString() });
     },
