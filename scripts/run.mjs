@@ -55,6 +55,7 @@ const SYSTEM_PACKAGES = {
   'fonts-ocr-b': { present: () => existsSync('/usr/share/fonts/opentype/ocr-b/OCRB.otf'), why: 'the checks tests print synthetic passports in the MRZ font' },
   'tesseract-ocr-ara': { present: () => existsSync('/usr/share/tesseract-ocr/5/tessdata/ara.traineddata'), why: 'the Arabic reader of Syrian documents loads its Arabic model from there' },
   'tesseract-ocr-script-arab': { present: () => existsSync('/usr/share/tesseract-ocr/5/tessdata/Arabic.traineddata'), why: 'the Arabic reader of Syrian documents loads its Arabic-script model from there' },
+  'tesseract-ocr-eng': { present: () => existsSync('/usr/share/tesseract-ocr/5/tessdata/eng.traineddata'), why: 'the Arabic reader of Syrian documents reads Western digits with its English model from there' },
   'fonts-hosny-amiri': { present: () => existsSync('/usr/share/fonts/opentype/fonts-hosny-amiri/Amiri-Bold.ttf'), why: 'synthetic Syrian cards are printed in Amiri among other Arabic fonts' },
   'fonts-kacst-one': { present: () => existsSync('/usr/share/fonts/truetype/kacst-one/KacstOne-Bold.ttf'), why: 'synthetic Syrian cards are printed in KacstOne among other Arabic fonts' },
   'fonts-noto-core': { present: () => existsSync('/usr/share/fonts/truetype/noto/NotoNaskhArabic-Bold.ttf'), why: 'synthetic Syrian cards are printed in Noto Naskh and Noto Sans Arabic among other Arabic fonts' },
@@ -81,7 +82,7 @@ ensureDependencies();
 
 if (command === 'test') {
   // With DATABASE_URL the browser tests skip themselves (they run on the embedded default).
-  const arabic = ['tesseract-ocr-ara', 'tesseract-ocr-script-arab', 'fonts-hosny-amiri', 'fonts-kacst-one', 'fonts-noto-core', 'fonts-arabeyes'];
+  const arabic = ['tesseract-ocr-ara', 'tesseract-ocr-script-arab', 'tesseract-ocr-eng', 'fonts-hosny-amiri', 'fonts-kacst-one', 'fonts-noto-core', 'fonts-arabeyes'];
   ensureSystemPackages(process.env.DATABASE_URL ? ['ffmpeg', 'fonts-ocr-b', 'python-matplotlib-data', ...arabic] : ['chromium', 'ffmpeg', 'fonts-ocr-b', 'python-matplotlib-data', ...arabic]);
   // turbo builds the shared packages first (test dependsOn ^build), then runs each package's vitest.
   const reportDir = mkdtempSync(join(tmpdir(), 'svc-test-reports-'));
