@@ -1,9 +1,8 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
-import { setUnauthenticatedListener } from '../../web-shared/api.js';
-import { ErrorNotice, LanguageToggle, Loading } from '../../web-shared/components/index.js';
-import { useLanguage, useMessages } from '../../web-shared/i18n.js';
+import { AppShell, ErrorNotice, Loading } from '../../web-shared/components/index.js';
+import { useMessages } from '../../web-shared/i18n.js';
 import { Link, navigate, useLocation } from '../../web-shared/router.js';
+import { useSessionBootstrap } from '../../web-shared/use-session-bootstrap.js';
 import { SignInForm } from '../../web-shared/sign-in/sign-in-form.js';
 import { consoleMessages } from './messages.js';
 import { SecuritySection } from '../../web-shared/second-factors/security-section.js';
@@ -19,47 +18,21 @@ const CASE_PATH = /^\/cases\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0
 
 function Layout(props: { session: StaffSession; area: 'queue' | 'history' | 'security' | undefined; onSignOut: () => void; children: ComponentChildren }) {
   const t = useMessages(consoleMessages);
-  const { language } = useLanguage();
   const { staff } = props.session;
-  useEffect(() => {
-    document.title = props.area ? `${t(props.area)} · ${t('console')}` : t('console');
-  }, [props.area, language]);
   return (
-    <div class="shell">
-      <a class="skip-link" href="#main">
-        {t('skip')}
-      </a>
-      <header class="top-bar">
-        <div class="brand">
-          <span class="brand-name">{t('console')}</span>
-        </div>
-        <div class="account">
-          <span class="visually-hidden">{t('account')}</span>
-          <span class="user-email" data-testid="staff-email">
-            {staff.email}
-          </span>
-          <span class={`role role-${staff.role}`}>{t(`role_${staff.role}`)}</span>
-          <LanguageToggle />
-          <button type="button" class="button button-quiet" onClick={props.onSignOut}>
-            {t('signOut')}
-          </button>
-        </div>
-      </header>
-      <nav class="sections" aria-label={t('navigation')}>
-        <ul>
-          {(['queue', 'history', 'security'] as const).map((area) => (
-            <li key={area}>
-              <Link href={`/${area}`} class="section-link" aria-current={props.area === area ? 'page' : undefined}>
-                {t(area)}
-              </Link>
-            </li>
-          ))}
-        </ul>
-      </nav>
-      <main id="main" class="content" tabIndex={-1}>
-        {props.children}
-      </main>
-    </div>
+    <AppShell
+      appName={t('console')}
+      labels={{ skip: t('skip'), account: t('account'), signOut: t('signOut'), navigation: t('navigation') }}
+      email={staff.email}
+      emailTestId="staff-email"
+      role={staff.role}
+      roleLabel={t(`role_${staff.role}`)}
+      sections={(['queue', 'history', 'security'] as const).map((area) => ({ key: area, label: t(area) }))}
+      current={props.area}
+      onSignOut={props.onSignOut}
+    >
+      {props.children}
+    </AppShell>
   );
 }
 
@@ -81,32 +54,14 @@ function Screen({ path, session }: { path: string; session: StaffSession }) {
 export function App() {
   const t = useMessages(consoleMessages);
   const location = useLocation();
-  const [session, setSession] = useState<StaffSession | null | undefined>(undefined);
-  const [error, setError] = useState<unknown>();
   const onSignInPage = location.path === '/sign-in' || location.path === '/password-reset';
-
-  useEffect(() => {
-    setUnauthenticatedListener(() => {
-      setSession(null);
-      if (!window.location.pathname.startsWith('/console/sign-in')) navigate('/sign-in?ended=1', { replace: true });
-    });
-  }, []);
-  useEffect(() => {
-    if (location.path === '') navigate('/queue', { replace: true });
-  }, [location.path]);
-  useEffect(() => {
-    if (onSignInPage || session) return;
-    let current = true;
-    loadSession().then(
-      (loaded) => {
-        if (!current) return;
-        setSession(loaded);
-        if (!loaded) navigate('/sign-in', { replace: true });
-      },
-      (failure: unknown) => current && setError(failure),
-    );
-    return () => void (current = false);
-  }, [onSignInPage, session]);
+  const { session, setSession, error, setError } = useSessionBootstrap({
+    loadSession,
+    onPublicPage: onSignInPage,
+    signInHref: (ended: boolean) => (ended ? '/sign-in?ended=1' : '/sign-in'),
+    signInPathname: '/console/sign-in',
+    homePath: '/queue',
+  });
 
   const endSession = (ended: boolean) => {
     void signOut()

@@ -1,5 +1,3 @@
-import { useEffect, useState } from 'preact/hooks';
-import { setUnauthenticatedListener } from '../../web-shared/api.js';
 import { ErrorNotice, Loading } from '../../web-shared/components/index.js';
 import { Layout, type PortalArea } from './components/layout.js';
 import { type Messages, useMessages } from '../../web-shared/i18n.js';
@@ -15,7 +13,8 @@ import { TeamScreen } from './screens/team/index.js';
 import { SecuritySection } from '../../web-shared/second-factors/security-section.js';
 import { ReauthenticationDialog } from '../../web-shared/second-factors/reauthentication-dialog.js';
 import { WebhooksArea } from './screens/webhooks/index.js';
-import { loadSession, type PortalSession, SessionProvider, signOut, useSession } from './session.js';
+import { loadSession, SessionProvider, signOut, useSession } from './session.js';
+import { useSessionBootstrap } from '../../web-shared/use-session-bootstrap.js';
 
 const messages: Messages<'notFound' | 'notFoundBody' | 'toCases'> = {
   en: { notFound: 'Page not found', notFoundBody: 'There is no portal page at this address.', toCases: 'Go to the cases' },
@@ -74,38 +73,15 @@ function AreaScreen(props: { area: PortalArea; subpath: string }) {
 
 export function App() {
   const location = useLocation();
-  // undefined: not known yet; null: nobody signed in.
-  const [session, setSession] = useState<PortalSession | null | undefined>(undefined);
-  const [error, setError] = useState<unknown>();
   // The invitation and password reset pages are public too: whoever opens them is not signed in.
   const onSignInPage = location.path === '/sign-in' || location.path === '/invitations' || location.path === '/password-reset';
-
-  useEffect(() => {
-    // Any call answering 401 (the session ended or was revoked) leads back to sign in, then back here.
-    setUnauthenticatedListener(() => {
-      setSession(null);
-      if (!window.location.pathname.startsWith('/portal/sign-in')) navigate(signInHref(), { replace: true });
-    });
-  }, []);
-
-  useEffect(() => {
-    if (location.path === '') navigate('/cases', { replace: true });
-  }, [location.path]);
-
-  useEffect(() => {
-    // The sign-in page never asks: that would only log a 401 for a visitor who is not signed in.
-    if (onSignInPage || session) return;
-    let current = true;
-    loadSession().then(
-      (loaded) => {
-        if (!current) return;
-        setSession(loaded);
-        if (!loaded) navigate(signInHref(), { replace: true });
-      },
-      (failure: unknown) => current && setError(failure),
-    );
-    return () => void (current = false);
-  }, [onSignInPage, session]);
+  const { session, setSession, error, setError } = useSessionBootstrap({
+    loadSession,
+    onPublicPage: onSignInPage,
+    signInHref,
+    signInPathname: '/portal/sign-in',
+    homePath: '/cases',
+  });
 
   if (location.path === '/password-reset') {
     return (

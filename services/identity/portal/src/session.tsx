@@ -1,7 +1,6 @@
 import { createContext, type ComponentChildren } from 'preact';
 import { useContext } from 'preact/hooks';
-import { api, ApiError } from '../../web-shared/api.js';
-import { outcomeOf, type SecondStepProof, type SignInOutcome } from '../../web-shared/sign-in/sign-in-form.js';
+import { createSessionApi } from '../../web-shared/session-api.js';
 import type { PortalSessionInfo } from '@svc/identity-client/types';
 
 export type { PortalRole } from '@svc/identity-client/types';
@@ -30,29 +29,4 @@ export function useSession(): SessionValue {
   return session;
 }
 
-/** The current session, or null when nobody is signed in (401). */
-export async function loadSession(): Promise<PortalSession | null> {
-  try {
-    return await api<PortalSession>('GET', '/portal/session', { quietUnauthenticated: true });
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 401) return null;
-    throw error;
-  }
-}
-
-export async function signIn(email: string, password: string): Promise<SignInOutcome> {
-  return outcomeOf(await api<{ secondFactorRequired?: boolean }>('POST', '/portal/login', { body: { email, password }, quietUnauthenticated: true }));
-}
-
-export async function completeSecondStep(proof: SecondStepProof): Promise<void> {
-  await api('POST', '/portal/login/second-factor', { body: proof, quietUnauthenticated: true });
-}
-
-/** Ends the session server-side (the cookie is cleared by the answer); an already-ended session is fine. */
-export async function signOut(): Promise<void> {
-  try {
-    await api('POST', '/portal/logout', { quietUnauthenticated: true });
-  } catch (error) {
-    if (!(error instanceof ApiError && error.status === 401)) throw error;
-  }
-}
+export const { loadSession, signIn, completeSecondStep, signOut } = createSessionApi<PortalSession>('/portal');

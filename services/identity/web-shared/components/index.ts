@@ -7,3 +7,4 @@ export { useAsync, type AsyncState } from './use-async.js';
 export { LanguageToggle } from './language-toggle.js';
 export { QrCanvas } from './qr-canvas.js';
 export { NewPasswordField } from './new-password-field.js';
+export { AppShell, type AppShellProps, type ShellSection } from './app-shell.js';

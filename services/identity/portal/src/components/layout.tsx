@@ -1,8 +1,6 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect } from 'preact/hooks';
-import { LanguageToggle } from '../../../web-shared/components/index.js';
-import { type Messages, useLanguage, useMessages } from '../../../web-shared/i18n.js';
-import { Link } from '../../../web-shared/router.js';
+import { AppShell } from '../../../web-shared/components/index.js';
+import { type Messages, useMessages } from '../../../web-shared/i18n.js';
 import { useSession } from '../session.js';
 
 type Key = 'team' | 'account_area' | 'portal' | 'skip' | 'cases' | 'clients' | 'webhooks' | 'reports' | 'navigation' | 'signOut' | 'sandbox' | 'role_PartnerAdmin' | 'role_PartnerReadOnly' | 'account' | 'readOnlyNote';
@@ -54,58 +52,33 @@ const areaLabel = (area: PortalArea) => (area === 'account' ? 'account_area' : a
 export function Layout(props: { area: PortalArea | undefined; onSignOut: () => void; children: ComponentChildren }) {
   const t = useMessages(messages);
   const { user, tenant, canWrite } = useSession();
-  const { language } = useLanguage();
-
-  useEffect(() => {
-    document.title = props.area ? `${t(areaLabel(props.area))} · ${tenant.name} · ${t('portal')}` : `${tenant.name} · ${t('portal')}`;
-  }, [props.area, tenant.name, language]);
-
   return (
-    <div class="shell">
-      <a class="skip-link" href="#main">
-        {t('skip')}
-      </a>
-      {tenant.sandbox && (
-        <p class="sandbox-banner" data-testid="sandbox-banner">
-          <strong>Sandbox</strong> {t('sandbox')}
-        </p>
-      )}
-      <header class="top-bar">
-        <div class="brand">
-          <span class="brand-name">{t('portal')}</span>
-          <span class="tenant-name" data-testid="tenant-name">
-            {tenant.name}
-          </span>
-        </div>
-        <div class="account">
-          <span class="visually-hidden">{t('account')}</span>
-          <span class="user-email" data-testid="user-email">
-            {user.email}
-          </span>
-          <span class={`role role-${user.role}`} title={user.role}>
-            {t(`role_${user.role}`)}
-          </span>
-          <LanguageToggle />
-          <button type="button" class="button button-quiet" onClick={props.onSignOut}>
-            {t('signOut')}
-          </button>
-        </div>
-      </header>
-      <nav class="sections" aria-label={t('navigation')}>
-        <ul>
-          {AREAS.filter((area) => canWrite || !ADMIN_AREAS.has(area)).map((area) => (
-            <li key={area}>
-              <Link href={`/${area}`} class="section-link" aria-current={props.area === area ? 'page' : undefined}>
-                {t(areaLabel(area))}
-              </Link>
-            </li>
-          ))}
-        </ul>
-      </nav>
-      {!canWrite && <p class="read-only-note">{t('readOnlyNote')}</p>}
-      <main id="main" class="content" tabIndex={-1}>
-        {props.children}
-      </main>
-    </div>
+    <AppShell
+      appName={t('portal')}
+      brandDetail={
+        <span class="tenant-name" data-testid="tenant-name">
+          {tenant.name}
+        </span>
+      }
+      banner={
+        tenant.sandbox && (
+          <p class="sandbox-banner" data-testid="sandbox-banner">
+            <strong>Sandbox</strong> {t('sandbox')}
+          </p>
+        )
+      }
+      labels={{ skip: t('skip'), account: t('account'), signOut: t('signOut'), navigation: t('navigation') }}
+      email={user.email}
+      emailTestId="user-email"
+      role={user.role}
+      roleLabel={t(`role_${user.role}`)}
+      sections={AREAS.filter((area) => canWrite || !ADMIN_AREAS.has(area)).map((area) => ({ key: area, label: t(areaLabel(area)) }))}
+      current={props.area}
+      titleParts={[tenant.name]}
+      onSignOut={props.onSignOut}
+      note={!canWrite && <p class="read-only-note">{t('readOnlyNote')}</p>}
+    >
+      {props.children}
+    </AppShell>
   );
 }
