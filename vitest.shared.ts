@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
@@ -13,6 +14,12 @@ export function sharedVitestConfig(packageName: string) {
     test: {
       include: ['test/**/*.test.ts'],
       pool: 'forks',
+      // One test file per core, not vitest's cores − 1: on the 2-core CI machine that default ran
+      // every file one after another, and most files spend much of their time waiting on a browser,
+      // a child process or a socket. Three per two cores was slower again and broke the timing of
+      // the quality hint's budget, so the core count it is.
+      maxWorkers: availableParallelism(),
+      minWorkers: 1,
       // Deadlines, not delays: a passing test never waits for them, and tests that start service
       // processes (tsx) or a browser need minutes, not seconds, when the machine is loaded.
       testTimeout: 90_000,
