@@ -49,5 +49,10 @@ export function useSessionBootstrap<Session>(options: SessionBootstrapOptions<Se
     return () => void (current = false);
   }, [options.onPublicPage, session]);
 
-  return { session, setSession, error, setError };
+  /** What a sign-in, reset or invitation screen calls with the session it opened: keep it, then go to `path`. */
+  const signedInTo = (path: string) => (signedIn: Session) => {
+    setSession(signedIn);
+    navigate(path, { replace: true });
+  };
+  return { session, setSession, error, setError, signedInTo };
 }

@@ -55,7 +55,7 @@ export function App() {
   const t = useMessages(consoleMessages);
   const location = useLocation();
   const onSignInPage = location.path === '/sign-in' || location.path === '/password-reset';
-  const { session, setSession, error, setError } = useSessionBootstrap({
+  const { session, setSession, error, setError, signedInTo } = useSessionBootstrap({
     loadSession,
     onPublicPage: onSignInPage,
     signInHref: (ended: boolean) => (ended ? '/sign-in?ended=1' : '/sign-in'),
@@ -75,16 +75,7 @@ export function App() {
   useIdleSignOut(session && !onSignInPage ? session.idleTimeoutSeconds : null, () => endSession(true));
 
   if (location.path === '/password-reset') {
-    return (
-      <PasswordResetScreen
-        apiPath="/password-reset"
-        loadSession={loadSession}
-        onSignedIn={(signedIn) => {
-          setSession(signedIn);
-          navigate('/queue', { replace: true });
-        }}
-      />
-    );
+    return <PasswordResetScreen apiPath="/password-reset" loadSession={loadSession} onSignedIn={signedInTo('/queue')} />;
   }
   if (onSignInPage) {
     return (
@@ -102,10 +93,7 @@ export function App() {
           signIn={signIn}
           completeSecondStep={completeSecondStep}
           loadSession={loadSession}
-          onSignedIn={(signedIn) => {
-            setSession(signedIn);
-            navigate('/queue', { replace: true });
-          }}
+          onSignedIn={signedInTo('/queue')}
         />
       </>
     );

@@ -75,7 +75,7 @@ export function App() {
   const location = useLocation();
   // The invitation and password reset pages are public too: whoever opens them is not signed in.
   const onSignInPage = location.path === '/sign-in' || location.path === '/invitations' || location.path === '/password-reset';
-  const { session, setSession, error, setError } = useSessionBootstrap({
+  const { session, setSession, error, setError, signedInTo } = useSessionBootstrap({
     loadSession,
     onPublicPage: onSignInPage,
     signInHref,
@@ -84,34 +84,15 @@ export function App() {
   });
 
   if (location.path === '/password-reset') {
-    return (
-      <PasswordResetScreen
-        apiPath="/portal/password-reset"
-        loadSession={loadSession}
-        onSignedIn={(signedIn) => {
-          setSession(signedIn);
-          navigate('/cases', { replace: true });
-        }}
-      />
-    );
+    return <PasswordResetScreen apiPath="/portal/password-reset" loadSession={loadSession} onSignedIn={signedInTo('/cases')} />;
   }
   if (location.path === '/invitations') {
-    return (
-      <InvitationScreen
-        onSignedIn={(signedIn) => {
-          setSession(signedIn);
-          navigate('/cases', { replace: true });
-        }}
-      />
-    );
+    return <InvitationScreen onSignedIn={signedInTo('/cases')} />;
   }
   if (onSignInPage) {
     return (
       <SignInScreen
-        onSignedIn={(signedIn) => {
-          setSession(signedIn);
-          navigate(safeReturnPath(location.query.get('next')), { replace: true });
-        }}
+        onSignedIn={signedInTo(safeReturnPath(location.query.get('next')))}
       />
     );
   }

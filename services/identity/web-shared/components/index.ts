@@ -8,3 +8,4 @@ export { LanguageToggle } from './language-toggle.js';
 export { QrCanvas } from './qr-canvas.js';
 export { NewPasswordField } from './new-password-field.js';
 export { AppShell, type AppShellProps, type ShellSection } from './app-shell.js';
+export { DataTable, type DataTableColumn } from './data-table.js';

@@ -5,6 +5,7 @@ import { ErrorNotice, LanguageToggle, NewPasswordField } from '../components/ind
 import { useLanguage, useMessages } from '../i18n.js';
 import { Link } from '../router.js';
 import { passwordResetMessages } from './messages.js';
+import { useSubmit } from '../use-submit.js';
 
 const UNUSABLE = ['RESET_LINK_NOT_FOUND', 'RESET_LINK_EXPIRED', 'RESET_LINK_USED'] as const;
 type UnusableCode = (typeof UNUSABLE)[number];
@@ -12,25 +13,6 @@ const unusableCode = (error: unknown): UnusableCode | undefined => (error instan
 
 /** What confirm answers: a session (200) or a second factor still owed (202); the console's route answers the same shapes. */
 type ConfirmAnswer = { [Status in 200 | 202]: operations['confirmPortalPasswordReset']['responses'][Status]['content']['application/json'] }[200 | 202];
-
-/** A form's one submit action with its busy flag and its error; `handled` takes failures the form shows otherwise. */
-function useSubmit(action: () => Promise<void>, handled: (failure: unknown) => boolean = () => false) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      await action();
-    } catch (failure) {
-      if (!handled(failure)) setError(failure);
-    } finally {
-      setBusy(false);
-    }
-  };
-  return { busy, error, submit };
-}
 
 /** The token travels in the link's fragment, which browsers never send to a server. */
 const tokenFromLocation = () => decodeURIComponent(window.location.hash.replace(/^#/, ''));
@@ -87,10 +69,12 @@ function ChooseForm<Session>(props: { apiPath: string; token: string; loadSessio
       const session = await props.loadSession();
       if (session) props.onSignedIn(session);
     },
-    (failure) => {
-      const code = unusableCode(failure);
-      if (code) props.onUnusable(code);
-      return code !== undefined;
+    {
+      handled: (failure) => {
+        const code = unusableCode(failure);
+        if (code) props.onUnusable(code);
+        return code !== undefined;
+      },
     },
   );
 

@@ -1,18 +1,19 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError } from '../../../web-shared/api.js';
-import { ErrorNotice, Loading, PageHeader, StatusBadge, statusLabel, useAsync } from '../../../web-shared/components/index.js';
+import { ErrorNotice, PageHeader, StatusBadge, statusLabel, useAsync } from '../../../web-shared/components/index.js';
 import { FraudSignals, ReviewDecisions } from '../../../web-shared/cases/case-findings.js';
 import { CaseTimeline } from '../../../web-shared/cases/case-timeline.js';
 import { CheckScores } from '../../../web-shared/cases/check-scores.js';
 import { caseMessages } from '../../../web-shared/cases/messages.js';
 import { formatDateTime } from '../../../web-shared/format.js';
 import { useLanguage, useMessages } from '../../../web-shared/i18n.js';
-import { Link, navigate } from '../../../web-shared/router.js';
+import { navigate } from '../../../web-shared/router.js';
 import { consoleMessages } from '../messages.js';
 import type { StaffSession } from '../session.js';
 import type { CaseClaim, ReviewQueuePage, ReviewVerdict, StaffCaseView } from '@svc/identity-client/staff-types';
 import { DecisionPanel, MrzComparison } from './decision-panel.js';
 import { DocumentViewer, FacesPanel, INITIAL_VIEW, LivenessPanel, rotated, zoomed } from './evidence-panels.js';
+import { CaseDetailFrame } from '../../../web-shared/cases/case-detail-frame.js';
 
 /** Renewed well before its 15 minutes end, while the case is open on screen. */
 const RENEW_CLAIM_MS = 5 * 60_000;
@@ -99,12 +100,7 @@ export function CaseReview({ caseId, session }: { caseId: string; session: Staff
   const rows = data?.mrzComparison ?? [];
   const changed = Object.fromEntries(Object.entries(corrections).filter(([field, value]) => rows.find((row) => row.field === field)?.ocr !== value));
   return (
-    <section class="case-review case-detail" aria-labelledby="case-title">
-      <p class="back-link">
-        <Link href="/queue">{t('backToQueue')}</Link>
-      </p>
-      {view.error ? <ErrorNotice error={view.error} /> : null}
-      {!data && view.loading ? <Loading /> : null}
+    <CaseDetailFrame class="case-review case-detail" backHref="/queue" backLabel={t('backToQueue')} error={view.error} loading={!data && view.loading}>
       {data ? (
         <>
           <PageHeader
@@ -204,6 +200,6 @@ export function CaseReview({ caseId, session }: { caseId: string; session: Staff
           </div>
         </>
       ) : null}
-    </section>
+    </CaseDetailFrame>
   );
 }

@@ -1,11 +1,12 @@
 import type { Ref } from 'preact';
 import { useState } from 'preact/hooks';
 import { api } from '../../../web-shared/api.js';
-import { ErrorNotice } from '../../../web-shared/components/index.js';
+import { DataTable, ErrorNotice } from '../../../web-shared/components/index.js';
 import type { CaseDetail } from '../../../web-shared/cases/case-types.js';
 import { useMessages } from '../../../web-shared/i18n.js';
 import { REVIEW_REASON_CODES, REVIEW_VERDICTS, type MrzFieldComparison, type ReviewOutcome, type ReviewReasonCode, type ReviewVerdict } from '@svc/identity-client/staff-types';
 import { consoleMessages } from '../messages.js';
+import { useSubmit } from '../../../web-shared/use-submit.js';
 
 /** Each OCR field beside its MRZ field, a mismatch marked, with an input to correct the OCR value. */
 export function MrzComparison(props: { verification: CaseDetail; rows: MrzFieldComparison[]; corrections: Record<string, string>; onCorrect: (field: string, value: string) => void; disabled: boolean }) {
@@ -20,42 +21,30 @@ export function MrzComparison(props: { verification: CaseDetail; rows: MrzFieldC
         <>
           <p class="muted">{t('mrzValid', { verdict: ocr.mrzIsValid === null ? t('unknown') : ocr.mrzIsValid ? t('valid') : t('invalid') })}</p>
           {props.rows.every((row) => row.mrz === null) ? <p class="muted">{t('noMrz')}</p> : null}
-          <div class="table-wrap">
-            <table class="data mrz-table" data-testid="mrz-table">
-              <thead>
-                <tr>
-                  <th scope="col">{t('field')}</th>
-                  <th scope="col">{t('ocrValue')}</th>
-                  <th scope="col">{t('mrzValue')}</th>
-                  <th scope="col">{t('correction')}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {props.rows.map((row) => (
-                  <tr key={row.field} class={row.matches === false ? 'mismatch' : undefined} data-field={row.field}>
-                    <th scope="row">
-                      <code>{row.field}</code>
-                      {row.matches === false ? <span class="badge badge-danger">{t('mismatch')}</span> : row.matches ? <span class="visually-hidden">{t('match')}</span> : null}
-                    </th>
-                    <td dir="auto">{row.ocr ?? '—'}</td>
-                    <td dir="auto">{row.mrz ?? '—'}</td>
-                    <td>
-                      {row.ocr !== null ? (
-                        <input
-                          type="text"
-                          dir="auto"
-                          aria-label={`${t('correction')}: ${row.field}`}
-                          value={props.corrections[row.field] ?? row.ocr}
-                          disabled={props.disabled}
-                          onInput={(event) => props.onCorrect(row.field, event.currentTarget.value)}
-                        />
-                      ) : null}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable class="mrz-table" testId="mrz-table" columns={[t('field'), t('ocrValue'), t('mrzValue'), t('correction')]}>
+            {props.rows.map((row) => (
+              <tr key={row.field} class={row.matches === false ? 'mismatch' : undefined} data-field={row.field}>
+                <th scope="row">
+                  <code>{row.field}</code>
+                  {row.matches === false ? <span class="badge badge-danger">{t('mismatch')}</span> : row.matches ? <span class="visually-hidden">{t('match')}</span> : null}
+                </th>
+                <td dir="auto">{row.ocr ?? '—'}</td>
+                <td dir="auto">{row.mrz ?? '—'}</td>
+                <td>
+                  {row.ocr !== null ? (
+                    <input
+                      type="text"
+                      dir="auto"
+                      aria-label={`${t('correction')}: ${row.field}`}
+                      value={props.corrections[row.field] ?? row.ocr}
+                      disabled={props.disabled}
+                      onInput={(event) => props.onCorrect(row.field, event.currentTarget.value)}
+                    />
+                  ) : null}
+                </td>
+              </tr>
+            ))}
+          </DataTable>
         </>
       )}
     </section>
@@ -77,25 +66,15 @@ export function DecisionPanel(props: DecisionPanelProps) {
   const t = useMessages(consoleMessages);
   const [reasonCode, setReasonCode] = useState<ReviewReasonCode | ''>('');
   const [notes, setNotes] = useState('');
-  const [submitting, setSubmitting] = useState(false);
-  const [error, setError] = useState<unknown>();
   const corrected = Object.keys(props.corrections).length;
-
-  const submit = async (event?: Event) => {
-    event?.preventDefault();
-    if (!props.decision || !reasonCode || submitting) return;
-    setSubmitting(true);
-    setError(undefined);
-    try {
-      const body = { decision: props.decision, reasonCode, reason: notes.trim(), ...(corrected > 0 ? { corrections: { fields: props.corrections } } : {}) };
+  const { busy: submitting, error, submit } = useSubmit(
+    async () => {
+      const body = { decision: props.decision!, reasonCode: reasonCode as ReviewReasonCode, reason: notes.trim(), ...(corrected > 0 ? { corrections: { fields: props.corrections } } : {}) };
       const result = await api<ReviewOutcome>('POST', `/cases/${props.caseId}/review`, { body });
       props.onDecided(result.status);
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      setSubmitting(false);
-    }
-  };
+    },
+    { ready: () => props.decision !== null && reasonCode !== '' },
+  );
 
   return (
     <form

@@ -1,6 +1,6 @@
 import { REVIEW_HISTORY_SCOPES, type ReviewHistoryPage, type ReviewHistoryScope } from '@svc/identity-client/staff-types';
 import { api } from '../../../web-shared/api.js';
-import { EmptyState, ErrorNotice, Loading, PageHeader, Pagination, StatusBadge, useAsync } from '../../../web-shared/components/index.js';
+import { DataTable, EmptyState, ErrorNotice, Loading, PageHeader, Pagination, StatusBadge, useAsync } from '../../../web-shared/components/index.js';
 import { formatDateTime } from '../../../web-shared/format.js';
 import { useLanguage, useMessages } from '../../../web-shared/i18n.js';
 import { Link, setQuery, useLocation } from '../../../web-shared/router.js';
@@ -69,46 +69,32 @@ export function HistoryScreen({ session }: { session: StaffSession }) {
       {history.data && history.data.items.length === 0 ? <EmptyState title={t('noHistory')} /> : null}
       {history.data && history.data.items.length > 0 ? (
         <>
-          <div class="table-wrap">
-            <table class="data" data-testid="history-table">
-              <thead>
-                <tr>
-                  <th scope="col">{t('when')}</th>
-                  <th scope="col">{t('caseId')}</th>
-                  <th scope="col">{t('tenant')}</th>
-                  <th scope="col">{t('reviewer')}</th>
-                  <th scope="col">{t('outcome')}</th>
-                  <th scope="col">{t('reason')}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {history.data.items.map((item) => (
-                  <tr key={item.id} data-case-id={item.caseId}>
-                    <td class="nowrap">{formatDateTime(item.decidedAt, language)}</td>
-                    <td>
-                      <Link href={`/cases/${item.caseId}`}>
-                        <code>{item.caseId.slice(0, 8)}…</code>
-                      </Link>
-                    </td>
-                    <td>
-                      <bdi>{item.tenantName}</bdi>
-                    </td>
-                    <td>
-                      <bdi>{item.reviewer.email}</bdi>
-                    </td>
-                    <td>
-                      <StatusBadge status={item.decision} />
-                    </td>
-                    <td dir="auto">
-                      {item.reasonCode ? <strong>{t(`reason.${item.reasonCode}` as ConsoleMessageKey)}</strong> : null}
-                      {item.reasonCode && item.reason ? ' — ' : null}
-                      <bdi>{item.reason}</bdi>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable testId="history-table" columns={[t('when'), t('caseId'), t('tenant'), t('reviewer'), t('outcome'), t('reason')]}>
+            {history.data.items.map((item) => (
+              <tr key={item.id} data-case-id={item.caseId}>
+                <td class="nowrap">{formatDateTime(item.decidedAt, language)}</td>
+                <td>
+                  <Link href={`/cases/${item.caseId}`}>
+                    <code>{item.caseId.slice(0, 8)}…</code>
+                  </Link>
+                </td>
+                <td>
+                  <bdi>{item.tenantName}</bdi>
+                </td>
+                <td>
+                  <bdi>{item.reviewer.email}</bdi>
+                </td>
+                <td>
+                  <StatusBadge status={item.decision} />
+                </td>
+                <td dir="auto">
+                  {item.reasonCode ? <strong>{t(`reason.${item.reasonCode}` as ConsoleMessageKey)}</strong> : null}
+                  {item.reasonCode && item.reason ? ' — ' : null}
+                  <bdi>{item.reason}</bdi>
+                </td>
+              </tr>
+            ))}
+          </DataTable>
           <Pagination page={page} pageSize={PAGE_SIZE} total={history.data.totalCount} onPage={(next) => setQuery({ page: next === 1 ? undefined : String(next) })} />
         </>
       ) : null}

@@ -1,6 +1,6 @@
 import type { ReviewQueuePage } from '@svc/identity-client/staff-types';
 import { api } from '../../../web-shared/api.js';
-import { EmptyState, ErrorNotice, Loading, PageHeader, Pagination, useAsync } from '../../../web-shared/components/index.js';
+import { DataTable, EmptyState, ErrorNotice, Loading, PageHeader, Pagination, useAsync } from '../../../web-shared/components/index.js';
 import { caseMessages } from '../../../web-shared/cases/messages.js';
 import { DOCUMENT_TYPES } from '@svc/identity-client/types';
 import { useLanguage, useMessages } from '../../../web-shared/i18n.js';
@@ -80,47 +80,31 @@ export function QueueScreen() {
       {queue.data && queue.data.items.length === 0 ? <EmptyState title={filtered ? t('noMatches') : t('queueEmpty')} /> : null}
       {queue.data && queue.data.items.length > 0 ? (
         <>
-          <div class="table-wrap">
-            <table class="data queue-table" data-testid="queue-table">
-              <thead>
-                <tr>
-                  <th scope="col">{t('age')}</th>
-                  <th scope="col">{t('tenant')}</th>
-                  <th scope="col">{t('document')}</th>
-                  <th scope="col">{t('why')}</th>
-                  <th scope="col">{t('signals')}</th>
-                  <th scope="col">
-                    <span class="visually-hidden">{t('open')}</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {queue.data.items.map((item) => (
-                  <tr key={item.id} data-case-id={item.id}>
-                    <td class="nowrap">{formatAge(item.waitingSeconds, language)}</td>
-                    <td>
-                      <bdi>{item.tenantName}</bdi> <span class={`badge ${item.sandbox ? 'badge-sandbox' : 'badge-live'}`}>{item.sandbox ? t('sandboxCase') : t('liveCase')}</span>
-                    </td>
-                    <td>{tc(`documentType.${item.documentType}`)}</td>
-                    <td dir="auto" class="reason-cell">
-                      {item.decisionReason ?? '—'}
-                    </td>
-                    <td>{item.fraudSignalTypes.length > 0 ? item.fraudSignalTypes.map((type) => <code key={type} class="signal-chip">{type}</code>) : '—'}</td>
-                    <td class="nowrap">
-                      <Link href={`/cases/${item.id}`} class="button button-small">
-                        {t('open')}
-                      </Link>
-                      {item.claim ? (
-                        <span class="claim-note" data-testid="claim-note">
-                          {t('claimedBy', { email: item.claim.email })}
-                        </span>
-                      ) : null}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable class="queue-table" testId="queue-table" columns={[t('age'), t('tenant'), t('document'), t('why'), t('signals'), { hidden: t('open') }]}>
+            {queue.data.items.map((item) => (
+              <tr key={item.id} data-case-id={item.id}>
+                <td class="nowrap">{formatAge(item.waitingSeconds, language)}</td>
+                <td>
+                  <bdi>{item.tenantName}</bdi> <span class={`badge ${item.sandbox ? 'badge-sandbox' : 'badge-live'}`}>{item.sandbox ? t('sandboxCase') : t('liveCase')}</span>
+                </td>
+                <td>{tc(`documentType.${item.documentType}`)}</td>
+                <td dir="auto" class="reason-cell">
+                  {item.decisionReason ?? '—'}
+                </td>
+                <td>{item.fraudSignalTypes.length > 0 ? item.fraudSignalTypes.map((type) => <code key={type} class="signal-chip">{type}</code>) : '—'}</td>
+                <td class="nowrap">
+                  <Link href={`/cases/${item.id}`} class="button button-small">
+                    {t('open')}
+                  </Link>
+                  {item.claim ? (
+                    <span class="claim-note" data-testid="claim-note">
+                      {t('claimedBy', { email: item.claim.email })}
+                    </span>
+                  ) : null}
+                </td>
+              </tr>
+            ))}
+          </DataTable>
           <Pagination page={page} pageSize={PAGE_SIZE} total={queue.data.totalCount} onPage={(next) => setQuery({ page: next === 1 ? undefined : String(next) })} />
         </>
       ) : null}

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError } from '../../../../web-shared/api.js';
-import { ErrorNotice, Loading, NewPasswordField, PageHeader, useAsync } from '../../../../web-shared/components/index.js';
+import { DataTable, ErrorNotice, Loading, NewPasswordField, PageHeader, useAsync } from '../../../../web-shared/components/index.js';
 import { formatDateTime } from '../../../../web-shared/format.js';
 import { useLanguage, useMessages } from '../../../../web-shared/i18n.js';
 import { accountMessages } from './messages.js';
@@ -98,41 +98,26 @@ function SessionsList() {
       {sessions.error !== undefined && <ErrorNotice error={sessions.error} onRetry={sessions.reload} />}
       {!sessions.data && sessions.error === undefined && <Loading />}
       {sessions.data && (
-        <div class="table-wrap">
-          <table class="data" data-testid="sessions-table">
-            <thead>
-              <tr>
-                <th scope="col">{t('device')}</th>
-                <th scope="col">{t('address')}</th>
-                <th scope="col">{t('started')}</th>
-                <th scope="col">{t('lastSeen')}</th>
-                <th scope="col">
-                  <span class="visually-hidden">{t('endSession')}</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {sessions.data.items.map((session) => (
-                <tr key={session.id} data-session-id={session.id} data-current={session.current ? 'true' : undefined}>
-                  <td dir="ltr" class="user-agent">
-                    {session.userAgent ?? t('unknownDevice')}
-                    {session.current && <span class="badge"> {t('thisSession')}</span>}
-                  </td>
-                  <td dir="ltr">{session.ipAddress ?? '—'}</td>
-                  <td>{formatDateTime(session.createdAt, language)}</td>
-                  <td>{formatDateTime(session.lastSeenAt, language)}</td>
-                  <td>
-                    {!session.current && (
-                      <button type="button" class="button button-quiet" onClick={() => void end(session)}>
-                        {t('endSession')}
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable testId="sessions-table" columns={[t('device'), t('address'), t('started'), t('lastSeen'), { hidden: t('endSession') }]}>
+          {sessions.data.items.map((session) => (
+            <tr key={session.id} data-session-id={session.id} data-current={session.current ? 'true' : undefined}>
+              <td dir="ltr" class="user-agent">
+                {session.userAgent ?? t('unknownDevice')}
+                {session.current && <span class="badge"> {t('thisSession')}</span>}
+              </td>
+              <td dir="ltr">{session.ipAddress ?? '—'}</td>
+              <td>{formatDateTime(session.createdAt, language)}</td>
+              <td>{formatDateTime(session.lastSeenAt, language)}</td>
+              <td>
+                {!session.current && (
+                  <button type="button" class="button button-quiet" onClick={() => void end(session)}>
+                    {t('endSession')}
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </section>
   );

@@ -2,7 +2,6 @@ import { api } from '../../../../web-shared/api.js';
 import { CopyButton, ErrorNotice, Loading, PageHeader, StatusBadge, useAsync } from '../../../../web-shared/components/index.js';
 import { formatDateTime, formatNumber } from '../../../../web-shared/format.js';
 import { useLanguage, useMessages } from '../../../../web-shared/i18n.js';
-import { Link } from '../../../../web-shared/router.js';
 import { useSession } from '../../session.js';
 import { CancelCase } from './cancel-case.js';
 import { RedactCase } from './redact-case.js';
@@ -15,6 +14,7 @@ import { CheckScores } from '../../../../web-shared/cases/check-scores.js';
 import { caseMessages, CASES_HREF } from '../../../../web-shared/cases/messages.js';
 import { OcrFields } from './ocr-fields.js';
 import '../../../../web-shared/cases/cases.css';
+import { CaseDetailFrame } from '../../../../web-shared/cases/case-detail-frame.js';
 
 export function CaseDetail({ caseId }: { caseId: string }) {
   const t = useMessages(caseMessages);
@@ -29,12 +29,7 @@ export function CaseDetail({ caseId }: { caseId: string }) {
 
   const verification = detail.data;
   return (
-    <section class="case-detail" aria-labelledby="case-title">
-      <p class="back-link">
-        <Link href={CASES_HREF}>{t('backToCases')}</Link>
-      </p>
-      {detail.error ? <ErrorNotice error={detail.error} /> : null}
-      {!verification && detail.loading ? <Loading /> : null}
+    <CaseDetailFrame class="case-detail" backHref={CASES_HREF} backLabel={t('backToCases')} error={detail.error} loading={!verification && detail.loading}>
       {verification ? (
         <>
           <PageHeader
@@ -70,7 +65,7 @@ export function CaseDetail({ caseId }: { caseId: string }) {
           </div>
         </>
       ) : null}
-    </section>
+    </CaseDetailFrame>
   );
 }
 

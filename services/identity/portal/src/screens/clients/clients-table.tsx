@@ -1,4 +1,4 @@
-import { CopyButton, StatusBadge } from '../../../../web-shared/components/index.js';
+import { CopyButton, DataTable, StatusBadge } from '../../../../web-shared/components/index.js';
 import { formatDate, formatDateTime } from '../../../../web-shared/format.js';
 import { useLanguage, useMessages } from '../../../../web-shared/i18n.js';
 import { type OAuthClient, shortThumbprint } from './client-logic.js';
@@ -21,67 +21,50 @@ export function ClientsTable(props: ClientsTableProps) {
   const t = useMessages(clientMessages);
   const { language } = useLanguage();
   return (
-    <div class="table-wrap">
-      <table class="data clients-table" data-testid="clients-table">
-        <thead>
-          <tr>
-            <th scope="col">{t('name')}</th>
-            <th scope="col">{t('thumbprint')}</th>
-            <th scope="col">{t('subject')}</th>
-            <th scope="col">{t('validity')}</th>
-            <th scope="col">{t('lastUsed')}</th>
-            <th scope="col">{t('status')}</th>
-            <th scope="col">
-              <span class="visually-hidden">{t('actions')}</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {ordered(props.clients).map((client) => (
-            <tr key={client.id} data-client-id={client.clientId} class={client.isActive ? undefined : 'row-revoked'}>
-              <td>
-                <div class="client-name">{client.clientName}</div>
-                <div class="mono ltr muted small">{client.clientId}</div>
-              </td>
-              <td>
-                <span class="mono ltr thumbprint" title={client.certificateThumbprint}>
-                  {shortThumbprint(client.certificateThumbprint)}
-                </span>{' '}
-                <CopyButton text={client.certificateThumbprint} label={t('copy')} ariaLabel={t('copyThumbprint', { name: client.clientName })} />
-              </td>
-              <td class="mono ltr small subject">
-                <SubjectName dn={client.certificateSubjectDN} />
-              </td>
-              <td class="validity">
-                {/* Each date stays on one line; the range breaks at the dash. */}
-                <div>
-                  <span class="nowrap">{formatDate(client.certificateNotBefore, language)}</span> – <span class="nowrap">{formatDate(client.certificateNotAfter, language)}</span>
-                </div>
-                {client.isActive && <ValidityMark notBefore={client.certificateNotBefore} notAfter={client.certificateNotAfter} />}
-              </td>
-              <td>{client.lastUsedAt ? formatDateTime(client.lastUsedAt, language) : <span class="muted">{t('never')}</span>}</td>
-              <td>
-                <StatusBadge status={client.isActive ? 'active' : 'revoked'} />
-                {client.revokedAt && <div class="muted small">{t('revokedOn', { date: formatDateTime(client.revokedAt, language) })}</div>}
-              </td>
-              <td>
-                <div class="row-actions">
-                  {client.isActive && (
-                    <button type="button" class="button button-small" aria-label={`${t('showCurl')}: ${client.clientName}`} onClick={() => props.onShowCurl(client)}>
-                      {t('showCurl')}
-                    </button>
-                  )}
-                  {client.isActive && props.canWrite && (
-                    <button type="button" class="button button-small button-danger-outline" aria-label={`${t('revoke')}: ${client.clientName}`} onClick={() => props.onRevoke(client)}>
-                      {t('revoke')}
-                    </button>
-                  )}
-                </div>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable class="clients-table" testId="clients-table" columns={[t('name'), t('thumbprint'), t('subject'), t('validity'), t('lastUsed'), t('status'), { hidden: t('actions') }]}>
+      {ordered(props.clients).map((client) => (
+        <tr key={client.id} data-client-id={client.clientId} class={client.isActive ? undefined : 'row-revoked'}>
+          <td>
+            <div class="client-name">{client.clientName}</div>
+            <div class="mono ltr muted small">{client.clientId}</div>
+          </td>
+          <td>
+            <span class="mono ltr thumbprint" title={client.certificateThumbprint}>
+              {shortThumbprint(client.certificateThumbprint)}
+            </span>{' '}
+            <CopyButton text={client.certificateThumbprint} label={t('copy')} ariaLabel={t('copyThumbprint', { name: client.clientName })} />
+          </td>
+          <td class="mono ltr small subject">
+            <SubjectName dn={client.certificateSubjectDN} />
+          </td>
+          <td class="validity">
+            {/* Each date stays on one line; the range breaks at the dash. */}
+            <div>
+              <span class="nowrap">{formatDate(client.certificateNotBefore, language)}</span> – <span class="nowrap">{formatDate(client.certificateNotAfter, language)}</span>
+            </div>
+            {client.isActive && <ValidityMark notBefore={client.certificateNotBefore} notAfter={client.certificateNotAfter} />}
+          </td>
+          <td>{client.lastUsedAt ? formatDateTime(client.lastUsedAt, language) : <span class="muted">{t('never')}</span>}</td>
+          <td>
+            <StatusBadge status={client.isActive ? 'active' : 'revoked'} />
+            {client.revokedAt && <div class="muted small">{t('revokedOn', { date: formatDateTime(client.revokedAt, language) })}</div>}
+          </td>
+          <td>
+            <div class="row-actions">
+              {client.isActive && (
+                <button type="button" class="button button-small" aria-label={`${t('showCurl')}: ${client.clientName}`} onClick={() => props.onShowCurl(client)}>
+                  {t('showCurl')}
+                </button>
+              )}
+              {client.isActive && props.canWrite && (
+                <button type="button" class="button button-small button-danger-outline" aria-label={`${t('revoke')}: ${client.clientName}`} onClick={() => props.onRevoke(client)}>
+                  {t('revoke')}
+                </button>
+              )}
+            </div>
+          </td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }

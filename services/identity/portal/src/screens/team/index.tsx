@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api } from '../../../../web-shared/api.js';
-import { CopyButton, EmptyState, PageHeader, useAsync } from '../../../../web-shared/components/index.js';
+import { CopyButton, DataTable, EmptyState, PageHeader, useAsync } from '../../../../web-shared/components/index.js';
 import { formatDateTime } from '../../../../web-shared/format.js';
 import { useLanguage, useMessages } from '../../../../web-shared/i18n.js';
 import type { PortalRole } from '../../session.js';
@@ -94,36 +94,21 @@ function PendingInvitations(props: { version: number }) {
       <ListFeedback list={invitations} action={action} />
       {invitations.data?.items.length === 0 && <EmptyState title={t('noPending')} />}
       {invitations.data && invitations.data.items.length > 0 && (
-        <div class="table-wrap">
-          <table class="data" data-testid="invitations-table">
-            <thead>
-              <tr>
-                <th scope="col">{t('email')}</th>
-                <th scope="col">{t('role')}</th>
-                <th scope="col">{t('invitedAt')}</th>
-                <th scope="col">{t('expires')}</th>
-                <th scope="col">
-                  <span class="visually-hidden">{t('actions')}</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {invitations.data.items.map((invitation) => (
-                <tr key={invitation.id} data-email={invitation.email}>
-                  <td dir="ltr">{invitation.email}</td>
-                  <td>{t(`role_${invitation.role}`)}</td>
-                  <td>{formatDateTime(invitation.createdAt, language)}</td>
-                  <td>{formatDateTime(invitation.expiresAt, language)}</td>
-                  <td>
-                    <button type="button" class="button button-quiet" aria-label={`${t('revoke')} ${invitation.email}`} onClick={() => void revoke(invitation)}>
-                      {t('revoke')}
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable testId="invitations-table" columns={[t('email'), t('role'), t('invitedAt'), t('expires'), { hidden: t('actions') }]}>
+          {invitations.data.items.map((invitation) => (
+            <tr key={invitation.id} data-email={invitation.email}>
+              <td dir="ltr">{invitation.email}</td>
+              <td>{t(`role_${invitation.role}`)}</td>
+              <td>{formatDateTime(invitation.createdAt, language)}</td>
+              <td>{formatDateTime(invitation.expiresAt, language)}</td>
+              <td>
+                <button type="button" class="button button-quiet" aria-label={`${t('revoke')} ${invitation.email}`} onClick={() => void revoke(invitation)}>
+                  {t('revoke')}
+                </button>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </section>
   );

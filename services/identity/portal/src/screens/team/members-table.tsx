@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api } from '../../../../web-shared/api.js';
-import { ConfirmDialog, useAsync } from '../../../../web-shared/components/index.js';
+import { ConfirmDialog, DataTable, useAsync } from '../../../../web-shared/components/index.js';
 import { formatDateTime } from '../../../../web-shared/format.js';
 import { useLanguage, useMessages } from '../../../../web-shared/i18n.js';
 import type { PortalRole } from '../../session.js';
@@ -37,50 +37,37 @@ export function MembersTable(props: { version: number }) {
       <h2 id="users-heading">{t('usersHeading')}</h2>
       <ListFeedback list={members} action={action} />
       {members.data && (
-        <div class="table-wrap">
-          <table class="data" data-testid="members-table">
-            <thead>
-              <tr>
-                <th scope="col">{t('email')}</th>
-                <th scope="col">{t('role')}</th>
-                <th scope="col">{t('status')}</th>
-                <th scope="col">{t('lastSignIn')}</th>
-                <th scope="col">{t('actions')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {members.data.items.map((member) => (
-                <tr key={member.id} data-email={member.email} data-status={member.status}>
-                  <td dir="ltr">
-                    {member.email} {member.you && <span class="muted">{t('you')}</span>}
-                  </td>
-                  <td>{t(`role_${member.role}`)}</td>
-                  <td>
-                    <span class={`badge ${member.status === 'active' ? 'badge-success' : 'badge-neutral'}`}>{t(`status_${member.status}`)}</span>
-                  </td>
-                  <td>{member.lastSignInAt ? formatDateTime(member.lastSignInAt, language) : t('never')}</td>
-                  <td class="member-actions">
-                    <button type="button" class="button button-small" onClick={() => void change(member, { role: member.role === 'PartnerAdmin' ? 'PartnerReadOnly' : 'PartnerAdmin' })}>
-                      {member.role === 'PartnerAdmin' ? t('makeReadOnly') : t('makeAdmin')}
-                    </button>
-                    {member.status === 'active' ? (
-                      <button type="button" class="button button-small button-danger-outline" onClick={() => setConfirmDisable(member)}>
-                        {t('disable')}
-                      </button>
-                    ) : (
-                      <button type="button" class="button button-small" onClick={() => void change(member, { status: 'active' })}>
-                        {t('enable')}
-                      </button>
-                    )}
-                    <button type="button" class="button button-small button-quiet" onClick={() => void endSessions(member)}>
-                      {t('endSessions')}
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable testId="members-table" columns={[t('email'), t('role'), t('status'), t('lastSignIn'), t('actions')]}>
+          {members.data.items.map((member) => (
+            <tr key={member.id} data-email={member.email} data-status={member.status}>
+              <td dir="ltr">
+                {member.email} {member.you && <span class="muted">{t('you')}</span>}
+              </td>
+              <td>{t(`role_${member.role}`)}</td>
+              <td>
+                <span class={`badge ${member.status === 'active' ? 'badge-success' : 'badge-neutral'}`}>{t(`status_${member.status}`)}</span>
+              </td>
+              <td>{member.lastSignInAt ? formatDateTime(member.lastSignInAt, language) : t('never')}</td>
+              <td class="member-actions">
+                <button type="button" class="button button-small" onClick={() => void change(member, { role: member.role === 'PartnerAdmin' ? 'PartnerReadOnly' : 'PartnerAdmin' })}>
+                  {member.role === 'PartnerAdmin' ? t('makeReadOnly') : t('makeAdmin')}
+                </button>
+                {member.status === 'active' ? (
+                  <button type="button" class="button button-small button-danger-outline" onClick={() => setConfirmDisable(member)}>
+                    {t('disable')}
+                  </button>
+                ) : (
+                  <button type="button" class="button button-small" onClick={() => void change(member, { status: 'active' })}>
+                    {t('enable')}
+                  </button>
+                )}
+                <button type="button" class="button button-small button-quiet" onClick={() => void endSessions(member)}>
+                  {t('endSessions')}
+                </button>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       <ConfirmDialog
         open={confirmDisable !== undefined}
