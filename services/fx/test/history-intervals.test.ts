@@ -1,21 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { HistoryPoint } from '@svc/fx-client';
 import { buildTestApp, manualClock, postRates, type TestApp } from './helpers.js';
 
 const clock = manualClock('2026-02-10T12:00:00.000Z');
 let testApp: TestApp;
-
-interface Point {
-  date: string;
-  buy: number;
-  sell: number;
-  mid: number;
-  open: number;
-  high: number;
-  low: number;
-  close: number;
-  denomination: string;
-  rescaled: boolean;
-}
 
 beforeAll(async () => {
   testApp = await buildTestApp({}, { clock: clock.now });
@@ -45,7 +33,7 @@ describe('GET /api/v1/rates/history?interval=', () => {
     const response = await get(`${RANGE}&interval=week`);
     expect(response.statusCode).toBe(200);
     expect(response.json()).toMatchObject({ interval: 'week', startDate: '2025-12-29', endDate: '2026-02-08' });
-    expect(response.json<{ points: Point[] }>().points).toEqual([
+    expect(response.json<{ points: HistoryPoint[] }>().points).toEqual([
       { date: '2025-12-29', buy: 131, sell: 131, mid: 131, open: 130, high: 135, low: 128, close: 131, denomination: 'SYP', rescaled: true },
       { date: '2026-01-05', buy: 129, sell: 129, mid: 129, open: 133, high: 133, low: 129, close: 129, denomination: 'SYP', rescaled: false },
       flat('2026-02-02', 140),
@@ -53,7 +41,7 @@ describe('GET /api/v1/rates/history?interval=', () => {
   });
 
   it('folds days into calendar months starting on the 1st', async () => {
-    expect((await get(`${RANGE}&interval=month`)).json<{ points: Point[] }>().points).toEqual([
+    expect((await get(`${RANGE}&interval=month`)).json<{ points: HistoryPoint[] }>().points).toEqual([
       { date: '2025-12-01', buy: 128, sell: 128, mid: 128, open: 130, high: 135, low: 128, close: 128, denomination: 'SYP', rescaled: true },
       { date: '2026-01-01', buy: 129, sell: 129, mid: 129, open: 131, high: 133, low: 129, close: 129, denomination: 'SYP', rescaled: false },
       flat('2026-02-01', 140),
@@ -61,7 +49,7 @@ describe('GET /api/v1/rates/history?interval=', () => {
   });
 
   it('splits a week that spans the redenomination when the values are as published', async () => {
-    const points = (await get('currency=USD&startDate=2025-12-29&endDate=2026-01-04&interval=week&denomination=original')).json<{ points: Point[] }>().points;
+    const points = (await get('currency=USD&startDate=2025-12-29&endDate=2026-01-04&interval=week&denomination=original')).json<{ points: HistoryPoint[] }>().points;
     expect(points).toEqual([
       { date: '2025-12-29', buy: 12_800, sell: 12_800, mid: 12_800, open: 13_000, high: 13_500, low: 12_800, close: 12_800, denomination: 'SYP_OLD', rescaled: false },
       flat('2026-01-02', 131),
@@ -69,7 +57,7 @@ describe('GET /api/v1/rates/history?interval=', () => {
   });
 
   it('keeps one point a day by default', async () => {
-    const body = (await get(RANGE)).json<{ interval: string; points: Point[] }>();
+    const body = (await get(RANGE)).json<{ interval: string; points: HistoryPoint[] }>();
     expect(body.interval).toBe('day');
     expect(body.points.map((point) => point.date)).toEqual(['2025-12-29', '2025-12-31', '2026-01-02', '2026-01-05', '2026-01-07', '2026-02-02']);
   });
@@ -83,7 +71,7 @@ describe('GET /api/v1/rates/history?interval=', () => {
 
 describe('GET /api/v1/rates/history as CSV and NDJSON', () => {
   it('serves RFC 4180 CSV with a header row naming the fields, which parses back to the JSON points', async () => {
-    const json = (await get(`${RANGE}&interval=week`)).json<{ points: Point[] }>().points;
+    const json = (await get(`${RANGE}&interval=week`)).json<{ points: HistoryPoint[] }>().points;
     const response = await get(`${RANGE}&interval=week`, 'text/csv');
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toBe('text/csv; charset=utf-8');
@@ -103,12 +91,12 @@ describe('GET /api/v1/rates/history as CSV and NDJSON', () => {
   });
 
   it('serves one JSON point per line as NDJSON', async () => {
-    const json = (await get(`${RANGE}&interval=month`)).json<{ points: Point[] }>().points;
+    const json = (await get(`${RANGE}&interval=month`)).json<{ points: HistoryPoint[] }>().points;
     const response = await get(`${RANGE}&interval=month`, 'application/x-ndjson');
     expect(response.headers['content-type']).toBe('application/x-ndjson; charset=utf-8');
     const lines = response.body.split('\n');
     expect(lines.pop()).toBe('');
-    expect(lines.map((line) => JSON.parse(line) as Point)).toEqual(json);
+    expect(lines.map((line) => JSON.parse(line) as HistoryPoint)).toEqual(json);
   });
 
   it('tags each representation with its own ETag and answers 304 to it', async () => {

@@ -3,16 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCaseCountCache } from '../src/domain/cases/case-count-cache.js';
 import { createCase, partnerWithToken, type Partner } from './case-helpers.js';
 import { BASE, buildTestApp, manualClock, type TestApp } from './helpers.js';
-
-interface ListPage {
-  items: { id: string; status: string; createdAt: string }[];
-  page: number;
-  pageSize: number;
-  totalCount: number;
-  totalPages: number;
-  totalCountAsOf: string;
-  nextCursor: string | null;
-}
+import type { VerificationCasePage } from '@svc/identity-client/types';
 
 /** The route's threshold: above it the count is taken once per minute per filter. */
 const COUNT_EXACT_UP_TO = 10_000;
@@ -27,7 +18,7 @@ describe('the case list: cursor paging beside page, and an honest totalCount', (
   const listPage = async (partner: Partner, query: string) => {
     const response = await list(partner, query);
     expect(response.statusCode, response.body).toBe(200);
-    return response.json<ListPage>();
+    return response.json<VerificationCasePage>();
   };
 
   beforeAll(async () => {

@@ -2,23 +2,11 @@ import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { webhookDeliveries, webhookEndpoints } from '../src/db/schema.js';
 import { WEBHOOK_EVENT_TYPES } from '../src/domain/webhooks/webhook-events.js';
+import type { WebhookDeliveryPage } from '@svc/identity-client/types';
 import { createSecretBox } from '@svc/service-kit';
 import { createCase, partnerWithToken, submittedCase, type Partner } from './case-helpers.js';
 import { startSignedReceiver, type SignedReceiver } from './fixtures/signed-receiver.js';
 import { BASE, buildTestApp, type TestApp } from './helpers.js';
-
-interface DeliveryRecord {
-  id: string;
-  eventType: string;
-  caseId: string | null;
-  httpStatus: number | null;
-  attemptCount: number;
-  lastAttemptAt: string | null;
-  succeeded: boolean;
-  status: string;
-  nextAttemptAt: string | null;
-  lastError: string | null;
-}
 
 // Development policy (loopback http receiver) and a retry schedule in milliseconds.
 const ENV = { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_RETRY_SCHEDULE_MS: '0,20,20,20,20', WEBHOOK_TIMEOUT_MS: '400' };
@@ -71,7 +59,7 @@ describe('webhook delivery to a real receiver', () => {
     }
   }
 
-  const deliveries = async (id: string, query = '') => (await call(partner, 'GET', `/webhooks/${id}/deliveries${query}`)).json<{ deliveries: DeliveryRecord[]; totalCount: number }>();
+  const deliveries = async (id: string, query = '') => (await call(partner, 'GET', `/webhooks/${id}/deliveries${query}`)).json<WebhookDeliveryPage>();
 
   // Each test registers its own endpoints; those of earlier tests go (with their deliveries), so
   // their answers (a 429 with a long Retry-After, a 503) cannot leak into later tests, and the

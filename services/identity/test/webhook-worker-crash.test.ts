@@ -32,18 +32,10 @@ const TAKEOVER_LIMIT_MS = 15_000;
 /** Start-up of a worker from source (tsx compiles on the fly) on a slow machine. */
 const WORKER_START_MS = 15_000;
 
-interface Arrival {
-  deliveryId: string;
-  eventId: string;
-  attempt: number;
-  /** 'ok', or why verifyIdentityWebhook refused it. */
-  verification: string;
-  receivedAt: number;
-}
-
 const HOOK_PATH = '/hooks/identity';
 
-function arrivalOf(receipt: Receipt): Arrival {
+/** One delivery as the receiver saw it; `verification` is 'ok', or why verifyIdentityWebhook refused it. */
+function arrivalOf(receipt: Receipt) {
   return {
     deliveryId: String(receipt.headers['x-service-delivery-id'] ?? ''),
     eventId: receipt.body.eventId,
@@ -52,6 +44,8 @@ function arrivalOf(receipt: Receipt): Arrival {
     receivedAt: receipt.receivedAt,
   };
 }
+
+type Arrival = ReturnType<typeof arrivalOf>;
 
 describeNeeding('DATABASE_URL')('webhook deliveries of a worker process killed mid-send (PostgreSQL)', () => {
   let test: TestApp;
