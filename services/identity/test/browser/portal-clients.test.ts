@@ -187,7 +187,7 @@ describeEmbeddedOnly('partner portal: OAuth clients in Chromium', () => {
     expect(await page.getByRole('status').filter({ hasText: 'Nightly batch was revoked.' }).count()).toBe(1);
     expect(await row(page, partner.clientId).getByRole('button', { name: /Revoke/ }).count()).toBe(0);
     const refused = await fetch(`${service.baseUrl}${API}/oauth/clients`, { headers: partner.headers });
-    // The listing route's own answer for a revoked client's token (routes/oauth-clients.ts).
+    // The listing route's own answer for a revoked client's token (routes/partner/oauth-clients.ts).
     expect(refused.status).toBe(403);
     expect(await refused.json()).toMatchObject({ detail: expect.stringMatching(/revoked/i) });
     expect(await watched.problems()).toEqual([]);

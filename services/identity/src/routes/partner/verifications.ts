@@ -2,17 +2,17 @@ import { problemResponses } from '@svc/problem-json';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { IdentityExecutor } from '../db/schema.js';
-import { cancelCase, correctOcrFields } from '../domain/cases/case-commands.js';
-import { createCase } from '../domain/cases/create-case.js';
-import { caseHistory } from '../domain/cases/case-history.js';
-import { createCaseCountCache } from '../domain/cases/case-count-cache.js';
-import { listCases } from '../domain/cases/list-cases.js';
-import { getCaseDetail } from '../domain/cases/read-cases.js';
-import { requirePartner } from '../plugins/authentication.js';
-import { caseDetailSchema, caseHistoryEntrySchema, caseIdParams, caseListItemSchema, caseStatusSchema, documentTypeSchema, ocrResultSchema, returnUrlSchema } from './case-schemas.js';
-import { pageQueryShape } from './page-query.js';
-import { RATE_LIMITED, partnerSecurity } from './openapi.js';
+import type { IdentityExecutor } from '../../db/schema.js';
+import { cancelCase, correctOcrFields } from '../../domain/cases/case-commands.js';
+import { createCase } from '../../domain/cases/create-case.js';
+import { caseHistory } from '../../domain/cases/case-history.js';
+import { createCaseCountCache } from '../../domain/cases/case-count-cache.js';
+import { listCases } from '../../domain/cases/list-cases.js';
+import { getCaseDetail } from '../../domain/cases/read-cases.js';
+import { requirePartner } from '../../plugins/authentication.js';
+import { caseDetailSchema, caseHistoryEntrySchema, caseIdParams, caseListItemSchema, caseStatusSchema, documentTypeSchema, ocrResultSchema, returnUrlSchema } from '../case-schemas.js';
+import { pageQueryShape } from '../page-query.js';
+import { RATE_LIMITED, partnerSecurity } from '../openapi.js';
 
 export interface VerificationRouteOptions {
   db: IdentityExecutor;

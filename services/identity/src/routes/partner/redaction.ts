@@ -2,11 +2,11 @@ import { problemResponses } from '@svc/problem-json';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { IdentityExecutor } from '../db/schema.js';
-import { requestRedaction } from '../domain/redaction/request-redaction.js';
-import { requirePartner } from '../plugins/authentication.js';
-import { caseIdParams } from './case-schemas.js';
-import { RATE_LIMITED, partnerSecurity } from './openapi.js';
+import type { IdentityExecutor } from '../../db/schema.js';
+import { requestRedaction } from '../../domain/redaction/request-redaction.js';
+import { requirePartner } from '../../plugins/authentication.js';
+import { caseIdParams } from '../case-schemas.js';
+import { RATE_LIMITED, partnerSecurity } from '../openapi.js';
 
 export interface RedactionRouteOptions {
   db: IdentityExecutor;

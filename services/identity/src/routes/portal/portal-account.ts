@@ -1,14 +1,14 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import type { IdentityMailer } from '../domain/mail/identity-mailer.js';
+import type { IdentityMailer } from '../../domain/mail/identity-mailer.js';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ForbiddenError, problemResponses } from '@svc/problem-json';
-import type { IdentityExecutor } from '../db/schema.js';
-import { changePassword, endAllSessionsOfUser, endOwnSession, listOwnSessions } from '../domain/accounts/portal-account.js';
+import type { IdentityExecutor } from '../../db/schema.js';
+import { changePassword, endAllSessionsOfUser, endOwnSession, listOwnSessions } from '../../domain/accounts/portal-account.js';
 import { newPasswordSchema } from '@svc/accounts';
-import type { CredentialCache } from '../domain/common/credential-cache.js';
-import { requirePrincipal } from '../plugins/authentication.js';
-import { portalSecurity, RATE_LIMITED } from './openapi.js';
+import type { CredentialCache } from '../../domain/common/credential-cache.js';
+import { requirePrincipal } from '../../plugins/authentication.js';
+import { portalSecurity, RATE_LIMITED } from '../openapi.js';
 
 export interface PortalAccountRouteOptions {
   db: IdentityExecutor;

@@ -2,17 +2,17 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { problemResponses } from '@svc/problem-json';
-import type { IdentityExecutor } from '../db/schema.js';
-import { acceptInvitation, describeInvitation, INVITATION_HOURS, inviteColleague, listPendingInvitations, revokeInvitation } from '../domain/accounts/invitations.js';
+import type { IdentityExecutor } from '../../db/schema.js';
+import { acceptInvitation, describeInvitation, INVITATION_HOURS, inviteColleague, listPendingInvitations, revokeInvitation } from '../../domain/accounts/invitations.js';
 import { newPasswordSchema } from '@svc/accounts';
-import { listTeamMembers, updateTeamMember } from '../domain/accounts/team-members.js';
-import { withCredentialsForgotten, type CredentialCache } from '../domain/common/credential-cache.js';
-import { login, PORTAL_SESSION_SECONDS } from '../domain/accounts/portal-sessions.js';
-import { emailSchema, PORTAL_ROLES, type PortalRole } from '../domain/tenants/tenants.js';
-import type { IdentityMailer } from '../domain/mail/identity-mailer.js';
-import { PORTAL_COOKIE, refuseCrossOrigin, requirePortalPrincipal } from '../plugins/authentication.js';
-import { portalSecurity, RATE_LIMITED } from './openapi.js';
-import { sessionIssuedSchema } from './sign-in-reply.js';
+import { listTeamMembers, updateTeamMember } from '../../domain/accounts/team-members.js';
+import { withCredentialsForgotten, type CredentialCache } from '../../domain/common/credential-cache.js';
+import { login, PORTAL_SESSION_SECONDS } from '../../domain/accounts/portal-sessions.js';
+import { emailSchema, PORTAL_ROLES, type PortalRole } from '../../domain/tenants/tenants.js';
+import type { IdentityMailer } from '../../domain/mail/identity-mailer.js';
+import { PORTAL_COOKIE, refuseCrossOrigin, requirePortalPrincipal } from '../../plugins/authentication.js';
+import { portalSecurity, RATE_LIMITED } from '../openapi.js';
+import { sessionIssuedSchema } from '../accounts/sign-in-reply.js';
 
 export interface PortalTeamRouteOptions {
   db: IdentityExecutor;

@@ -3,21 +3,21 @@ import { problemResponses, UnsupportedMediaTypeError, ValidationError } from '@s
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { IdentityExecutor } from '../db/schema.js';
-import { assertCapturing, authenticateCaptureToken, exchangeSessionToken, previewSessionToken } from '../domain/capture/capture-sessions.js';
-import { CAPTURE_LANGUAGES, captureContext, recordConsent } from '../domain/capture/consent.js';
-import type { UploadLimits } from '../domain/capture/evidence-upload.js';
-import { takeEvidence } from '../domain/capture/take-evidence.js';
-import { QUALITY_REASONS } from '../domain/capture/quality-hint.js';
+import type { IdentityExecutor } from '../../db/schema.js';
+import { assertCapturing, authenticateCaptureToken, exchangeSessionToken, previewSessionToken } from '../../domain/capture/capture-sessions.js';
+import { CAPTURE_LANGUAGES, captureContext, recordConsent } from '../../domain/capture/consent.js';
+import type { UploadLimits } from '../../domain/capture/evidence-upload.js';
+import { takeEvidence } from '../../domain/capture/take-evidence.js';
+import { QUALITY_REASONS } from '../../domain/capture/quality-hint.js';
 import type { QualityHints } from '@svc/checks-local';
-import type { UploadSlots } from '../domain/capture/upload-slots.js';
-import { captureStatus, submitEvidence } from '../domain/capture/submit-evidence.js';
-import { EVIDENCE_TYPES, type EvidenceType } from '../domain/cases/case-states.js';
-import { bearerCredential } from '../plugins/authentication.js';
+import type { UploadSlots } from '../../domain/capture/upload-slots.js';
+import { captureStatus, submitEvidence } from '../../domain/capture/submit-evidence.js';
+import { EVIDENCE_TYPES, type EvidenceType } from '../../domain/cases/case-states.js';
+import { bearerCredential } from '../../plugins/authentication.js';
 import { bodyAbortSignal } from '@svc/service-kit';
-import { multipartBoundary, watchMultipartBody, whenAborted } from '../domain/capture/multipart-body-guard.js';
-import type { EvidenceVault } from '../domain/evidence/evidence-vault.js';
-import { caseStatusSchema, documentTypeSchema, evidenceRecordSchema, evidenceTypeSchema } from './case-schemas.js';
+import { multipartBoundary, watchMultipartBody, whenAborted } from '../../domain/capture/multipart-body-guard.js';
+import type { EvidenceVault } from '../../domain/evidence/evidence-vault.js';
+import { caseStatusSchema, documentTypeSchema, evidenceRecordSchema, evidenceTypeSchema } from '../case-schemas.js';
 
 export const CAPTURE_BASE_PATH = '/api/capture/v1';
 

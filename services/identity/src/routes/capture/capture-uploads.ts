@@ -3,12 +3,12 @@ import { join } from 'node:path';
 import { ERRORS, Server, type Upload } from '@tus/server';
 import { InternalError, NotFoundError, PayloadTooLargeError, ProblemError, toProblemDocument, ValidationError } from '@svc/problem-json';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { assertCapturing, authenticateCaptureToken, type CaptureSession } from '../domain/capture/capture-sessions.js';
-import { maxBytesFor, cleanFileName } from '../domain/capture/evidence-upload.js';
-import { PartialUploadStore, tusError } from '../domain/capture/partial-uploads.js';
-import { takeEvidence } from '../domain/capture/take-evidence.js';
-import { EVIDENCE_TYPES, type EvidenceType } from '../domain/cases/case-states.js';
-import { bearerCredential } from '../plugins/authentication.js';
+import { assertCapturing, authenticateCaptureToken, type CaptureSession } from '../../domain/capture/capture-sessions.js';
+import { maxBytesFor, cleanFileName } from '../../domain/capture/evidence-upload.js';
+import { PartialUploadStore, tusError } from '../../domain/capture/partial-uploads.js';
+import { takeEvidence } from '../../domain/capture/take-evidence.js';
+import { EVIDENCE_TYPES, type EvidenceType } from '../../domain/cases/case-states.js';
+import { bearerCredential } from '../../plugins/authentication.js';
 import type { CaptureRouteOptions } from './capture.js';
 
 export const UPLOADS_PATH = '/uploads';

@@ -2,13 +2,13 @@ import formbody from '@fastify/formbody';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { IdentityExecutor } from '../db/schema.js';
-import { authenticateCallingClient, introspectToken, issueAccessToken, revokeToken } from '../domain/access/access-tokens.js';
+import type { IdentityExecutor } from '../../db/schema.js';
+import { authenticateCallingClient, introspectToken, issueAccessToken, revokeToken } from '../../domain/access/access-tokens.js';
 import type { LastUsedBatcher } from '@svc/service-kit';
-import { OAuthError } from '../domain/access/oauth-errors.js';
+import { OAuthError } from '../../domain/access/oauth-errors.js';
 import { problemResponses } from '@svc/problem-json';
-import { RATE_LIMITED } from './openapi.js';
-import type { CredentialCache } from '../domain/common/credential-cache.js';
+import { RATE_LIMITED } from '../openapi.js';
+import type { CredentialCache } from '../../domain/common/credential-cache.js';
 
 export interface OAuthTokenRouteOptions {
   db: IdentityExecutor;

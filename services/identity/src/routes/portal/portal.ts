@@ -1,23 +1,23 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { IdentityExecutor } from '../db/schema.js';
-import { completePortalSecondStep, describePortalSession, endPortalSession, login, PORTAL_SESSION_SECONDS, signInWithPasskey } from '../domain/accounts/portal-sessions.js';
-import type { RelyingParty } from '../domain/accounts/second-factors/passkeys.js';
-import { passkeySignInRoutes } from './passkey-sign-in-routes.js';
-import { passwordResetRoutes } from './password-reset-routes.js';
-import { portalResetAccounts } from '../domain/accounts/password-reset-accounts.js';
+import type { IdentityExecutor } from '../../db/schema.js';
+import { completePortalSecondStep, describePortalSession, endPortalSession, login, PORTAL_SESSION_SECONDS, signInWithPasskey } from '../../domain/accounts/portal-sessions.js';
+import type { RelyingParty } from '../../domain/accounts/second-factors/passkeys.js';
+import { passkeySignInRoutes } from '../accounts/passkey-sign-in-routes.js';
+import { passwordResetRoutes } from '../accounts/password-reset-routes.js';
+import { portalResetAccounts } from '../../domain/accounts/password-reset-accounts.js';
 import type { Mailer } from '@svc/mailer';
-import type { IdentityMails } from '../domain/mail/identity-mails.js';
-import { replyWithSignIn, secondFactorRequiredSchema, sessionIssuedSchema, type SignInCookies } from './sign-in-reply.js';
+import type { IdentityMails } from '../../domain/mail/identity-mails.js';
+import { replyWithSignIn, secondFactorRequiredSchema, sessionIssuedSchema, type SignInCookies } from '../accounts/sign-in-reply.js';
 import type { SecretBox } from '@svc/service-kit';
-import { passkeyAssertionSchema, secondStepBodySchema } from './second-factor-schemas.js';
-import { parseRegistrationCertificate } from '../domain/access/certificates.js';
-import { emailSchema, PORTAL_ROLES } from '../domain/tenants/tenants.js';
-import { PORTAL_COOKIE, refuseCrossOrigin, requirePrincipal } from '../plugins/authentication.js';
+import { passkeyAssertionSchema, secondStepBodySchema } from '../accounts/second-factor-schemas.js';
+import { parseRegistrationCertificate } from '../../domain/access/certificates.js';
+import { emailSchema, PORTAL_ROLES } from '../../domain/tenants/tenants.js';
+import { PORTAL_COOKIE, refuseCrossOrigin, requirePrincipal } from '../../plugins/authentication.js';
 import { ForbiddenError, problemResponses } from '@svc/problem-json';
-import { portalSecurity, RATE_LIMITED } from './openapi.js';
-import type { CredentialCache } from '../domain/common/credential-cache.js';
+import { portalSecurity, RATE_LIMITED } from '../openapi.js';
+import type { CredentialCache } from '../../domain/common/credential-cache.js';
 
 export interface PortalRouteOptions {
   db: IdentityExecutor;

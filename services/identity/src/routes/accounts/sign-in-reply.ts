@@ -1,7 +1,7 @@
 import type { CookieSerializeOptions } from '@fastify/cookie';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
-import { PENDING_SIGN_IN_SECONDS } from '../domain/accounts/second-factors/staged-sign-in.js';
+import { PENDING_SIGN_IN_SECONDS } from '../../domain/accounts/second-factors/staged-sign-in.js';
 
 /** The body of a sign-in that issued a session (a password alone, the second step, an accepted invitation). */
 export const sessionIssuedSchema = z.object({

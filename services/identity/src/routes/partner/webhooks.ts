@@ -4,13 +4,13 @@ import { ROTATE_SECRET_DESCRIPTION, rotateSecretBodySchema, type SecretBox } fro
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { IdentityExecutor } from '../db/schema.js';
-import { listDeliveries, recoverDeliveries, retryDelivery, sendTestPing } from '../domain/webhooks/webhook-deliveries.js';
-import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, rotateEndpointSecret, setEndpointActive, updateEndpoint } from '../domain/webhooks/webhook-endpoints.js';
-import { MAX_ENDPOINTS_PER_TENANT, TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '../domain/webhooks/webhook-events.js';
-import { requirePartner } from '../plugins/authentication.js';
-import { pageQueryShape } from './page-query.js';
-import { RATE_LIMITED, partnerSecurity } from './openapi.js';
+import type { IdentityExecutor } from '../../db/schema.js';
+import { listDeliveries, recoverDeliveries, retryDelivery, sendTestPing } from '../../domain/webhooks/webhook-deliveries.js';
+import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, rotateEndpointSecret, setEndpointActive, updateEndpoint } from '../../domain/webhooks/webhook-endpoints.js';
+import { MAX_ENDPOINTS_PER_TENANT, TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '../../domain/webhooks/webhook-events.js';
+import { requirePartner } from '../../plugins/authentication.js';
+import { pageQueryShape } from '../page-query.js';
+import { RATE_LIMITED, partnerSecurity } from '../openapi.js';
 import {
   createdEndpointSchema,
   deliveryIdParams,

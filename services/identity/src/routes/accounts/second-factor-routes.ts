@@ -1,15 +1,15 @@
-import type { IdentityMailer } from '../domain/mail/identity-mailer.js';
-import type { SecurityNotices } from '../domain/mail/security-notices.js';
+import type { IdentityMailer } from '../../domain/mail/identity-mailer.js';
+import type { SecurityNotices } from '../../domain/mail/security-notices.js';
 import type { FastifyContextConfig, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { problemResponses } from '@svc/problem-json';
 import type { SecretBox } from '@svc/service-kit';
-import type { IdentityExecutor } from '../db/schema.js';
-import type { FactorAccount } from '../domain/accounts/second-factors/accounts.js';
-import { confirmTotpEnrolment, listFactors, regenerateRecoveryCodes, removeFactor, startTotpEnrolment } from '../domain/accounts/second-factors/factors.js';
-import { RATE_LIMITED } from './openapi.js';
-import { passkeyRegistrationOptions, registerPasskey, renamePasskey, type RelyingParty } from '../domain/accounts/second-factors/passkeys.js';
+import type { IdentityExecutor } from '../../db/schema.js';
+import type { FactorAccount } from '../../domain/accounts/second-factors/accounts.js';
+import { confirmTotpEnrolment, listFactors, regenerateRecoveryCodes, removeFactor, startTotpEnrolment } from '../../domain/accounts/second-factors/factors.js';
+import { RATE_LIMITED } from '../openapi.js';
+import { passkeyRegistrationOptions, registerPasskey, renamePasskey, type RelyingParty } from '../../domain/accounts/second-factors/passkeys.js';
 import type { RegistrationResponseJSON } from '@simplewebauthn/server';
 import { factorListSchema, passkeyNameSchema, passkeyOptionsSchema, passkeyRegistrationSchema, recoveryCodesSchema, totpCodeSchema, totpEnrolmentSchema } from './second-factor-schemas.js';
 

@@ -2,10 +2,10 @@ import { problemResponses } from '@svc/problem-json';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { IdentityExecutor } from '../db/schema.js';
-import { captureEmbedOriginsOf, captureEmbedOriginsSchema, MAX_CAPTURE_EMBED_ORIGINS, setCaptureEmbedOrigins } from '../domain/tenants/capture-embed.js';
-import { requirePartner } from '../plugins/authentication.js';
-import { RATE_LIMITED, partnerSecurity } from './openapi.js';
+import type { IdentityExecutor } from '../../db/schema.js';
+import { captureEmbedOriginsOf, captureEmbedOriginsSchema, MAX_CAPTURE_EMBED_ORIGINS, setCaptureEmbedOrigins } from '../../domain/tenants/capture-embed.js';
+import { requirePartner } from '../../plugins/authentication.js';
+import { RATE_LIMITED, partnerSecurity } from '../openapi.js';
 
 export interface CaptureSettingsRouteOptions {
   db: IdentityExecutor;

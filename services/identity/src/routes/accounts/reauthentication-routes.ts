@@ -3,11 +3,11 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { problemResponses } from '@svc/problem-json';
 import type { SecretBox } from '@svc/service-kit';
-import type { IdentityExecutor } from '../db/schema.js';
-import type { FactorAccount } from '../domain/accounts/second-factors/accounts.js';
-import { passkeyAuthenticationOptions, type RelyingParty } from '../domain/accounts/second-factors/passkeys.js';
-import { FRESH_AUTHENTICATION_SECONDS, reauthenticate, type ReauthenticationProof, type SessionRef } from '../domain/accounts/reauthentication.js';
-import { RATE_LIMITED } from './openapi.js';
+import type { IdentityExecutor } from '../../db/schema.js';
+import type { FactorAccount } from '../../domain/accounts/second-factors/accounts.js';
+import { passkeyAuthenticationOptions, type RelyingParty } from '../../domain/accounts/second-factors/passkeys.js';
+import { FRESH_AUTHENTICATION_SECONDS, reauthenticate, type ReauthenticationProof, type SessionRef } from '../../domain/accounts/reauthentication.js';
+import { RATE_LIMITED } from '../openapi.js';
 import { passkeyAssertionSchema, passkeyOptionsSchema, totpCodeSchema } from './second-factor-schemas.js';
 
 export interface ReauthenticationRouteOptions {

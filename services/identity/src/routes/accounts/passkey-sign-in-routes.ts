@@ -3,13 +3,13 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { and, eq, gt, isNull } from 'drizzle-orm';
 import { z } from 'zod';
 import { problemResponses, UnauthenticatedError } from '@svc/problem-json';
-import type { IdentityExecutor } from '../db/schema.js';
-import { pendingSignIns } from '../db/schema-second-factors.js';
-import { passkeyAuthenticationOptions, type RelyingParty } from '../domain/accounts/second-factors/passkeys.js';
-import { PENDING_SIGN_IN_PREFIX } from '../domain/accounts/second-factors/staged-sign-in.js';
+import type { IdentityExecutor } from '../../db/schema.js';
+import { pendingSignIns } from '../../db/schema-second-factors.js';
+import { passkeyAuthenticationOptions, type RelyingParty } from '../../domain/accounts/second-factors/passkeys.js';
+import { PENDING_SIGN_IN_PREFIX } from '../../domain/accounts/second-factors/staged-sign-in.js';
 import { hashToken } from '@svc/accounts';
-import { refuseCrossOrigin } from '../plugins/authentication.js';
-import { RATE_LIMITED } from './openapi.js';
+import { refuseCrossOrigin } from '../../plugins/authentication.js';
+import { RATE_LIMITED } from '../openapi.js';
 import { passkeyOptionsSchema } from './second-factor-schemas.js';
 
 export interface PasskeySignInRouteOptions {

@@ -3,15 +3,15 @@ import { problemResponses } from '@svc/problem-json';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { IdentityExecutor } from '../db/schema.js';
+import type { IdentityExecutor } from '../../db/schema.js';
 import { hashPassword, newPasswordSchema } from '@svc/accounts';
-import { confirmPasswordReset, PASSWORD_RESET, requestPasswordReset } from '../domain/accounts/password-resets.js';
-import type { ResetAccounts } from '../domain/accounts/password-reset-accounts.js';
-import type { CredentialCache } from '../domain/common/credential-cache.js';
-import type { IdentityMails } from '../domain/mail/identity-mails.js';
-import { emailSchema } from '../domain/tenants/tenants.js';
-import { refuseCrossOrigin } from '../plugins/authentication.js';
-import { RATE_LIMITED } from './openapi.js';
+import { confirmPasswordReset, PASSWORD_RESET, requestPasswordReset } from '../../domain/accounts/password-resets.js';
+import type { ResetAccounts } from '../../domain/accounts/password-reset-accounts.js';
+import type { CredentialCache } from '../../domain/common/credential-cache.js';
+import type { IdentityMails } from '../../domain/mail/identity-mails.js';
+import { emailSchema } from '../../domain/tenants/tenants.js';
+import { refuseCrossOrigin } from '../../plugins/authentication.js';
+import { RATE_LIMITED } from '../openapi.js';
 import { replyWithSignIn, secondFactorRequiredSchema, sessionIssuedSchema, type SignInCookies } from './sign-in-reply.js';
 
 export interface PasswordResetRouteOptions {

@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { problemResponses } from '@svc/problem-json';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { SCOPES } from '../domain/access/scopes.js';
+import { SCOPES } from '../../domain/access/scopes.js';
 
 export const OAUTH_METADATA_PATH = '/.well-known/oauth-authorization-server';
 

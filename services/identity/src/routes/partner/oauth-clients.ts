@@ -2,12 +2,12 @@ import { ForbiddenError, problemResponses } from '@svc/problem-json';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { IdentityExecutor } from '../db/schema.js';
-import { listClients, registerClient, revokeClient, toOAuthClient } from '../domain/access/oauth-clients.js';
-import { DEFAULT_SCOPES } from '../domain/access/scopes.js';
-import { requirePrincipal, type Principal } from '../plugins/authentication.js';
-import { portalSecurity, RATE_LIMITED, tokenSecurity } from './openapi.js';
-import type { CredentialCache } from '../domain/common/credential-cache.js';
+import type { IdentityExecutor } from '../../db/schema.js';
+import { listClients, registerClient, revokeClient, toOAuthClient } from '../../domain/access/oauth-clients.js';
+import { DEFAULT_SCOPES } from '../../domain/access/scopes.js';
+import { requirePrincipal, type Principal } from '../../plugins/authentication.js';
+import { portalSecurity, RATE_LIMITED, tokenSecurity } from '../openapi.js';
+import type { CredentialCache } from '../../domain/common/credential-cache.js';
 
 export interface OAuthClientRouteOptions {
   db: IdentityExecutor;

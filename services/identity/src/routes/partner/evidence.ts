@@ -2,12 +2,12 @@ import { problemResponses } from '@svc/problem-json';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { IdentityExecutor } from '../db/schema.js';
-import { openEvidenceDownload } from '../domain/evidence/evidence-download.js';
-import type { EvidenceVault } from '../domain/evidence/evidence-vault.js';
-import { requirePartner } from '../plugins/authentication.js';
-import { EVIDENCE_FILE_DESCRIPTION, sendEvidenceFile } from './evidence-file-reply.js';
-import { RATE_LIMITED, partnerSecurity } from './openapi.js';
+import type { IdentityExecutor } from '../../db/schema.js';
+import { openEvidenceDownload } from '../../domain/evidence/evidence-download.js';
+import type { EvidenceVault } from '../../domain/evidence/evidence-vault.js';
+import { requirePartner } from '../../plugins/authentication.js';
+import { EVIDENCE_FILE_DESCRIPTION, sendEvidenceFile } from '../evidence-file-reply.js';
+import { RATE_LIMITED, partnerSecurity } from '../openapi.js';
 
 export interface EvidenceRouteOptions {
   db: IdentityExecutor;

@@ -2,13 +2,13 @@ import { problemResponses } from '@svc/problem-json';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { IdentityExecutor } from '../db/schema.js';
-import { CASE_STATUSES } from '../domain/cases/case-states.js';
-import { EXPORT_COLUMNS, EXPORT_ROW_LIMIT, openCasesExport } from '../domain/reports/csv-export.js';
-import { DEFAULT_WINDOW_DAYS, MAX_WINDOW_DAYS, resolveReportWindow } from '../domain/reports/report-window.js';
-import { summariseTenantCases } from '../domain/reports/summary.js';
-import { requirePartner } from '../plugins/authentication.js';
-import { RATE_LIMITED, partnerSecurity } from './openapi.js';
+import type { IdentityExecutor } from '../../db/schema.js';
+import { CASE_STATUSES } from '../../domain/cases/case-states.js';
+import { EXPORT_COLUMNS, EXPORT_ROW_LIMIT, openCasesExport } from '../../domain/reports/csv-export.js';
+import { DEFAULT_WINDOW_DAYS, MAX_WINDOW_DAYS, resolveReportWindow } from '../../domain/reports/report-window.js';
+import { summariseTenantCases } from '../../domain/reports/summary.js';
+import { requirePartner } from '../../plugins/authentication.js';
+import { RATE_LIMITED, partnerSecurity } from '../openapi.js';
 
 export interface ReportRouteOptions {
   db: IdentityExecutor;

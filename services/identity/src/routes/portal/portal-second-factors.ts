@@ -3,16 +3,16 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ForbiddenError, problemResponses } from '@svc/problem-json';
 import type { SecretBox } from '@svc/service-kit';
-import type { IdentityExecutor } from '../db/schema.js';
-import type { CredentialCache } from '../domain/common/credential-cache.js';
-import { liftEnrolmentOnly, portalAccountOf, refuseRemovingLastRequiredFactor } from '../domain/accounts/second-factors/portal-factors.js';
-import { updateTenantSettings } from '../domain/tenants/tenants.js';
-import { requirePrincipal } from '../plugins/authentication.js';
-import { portalSecurity, RATE_LIMITED } from './openapi.js';
-import { secondFactorRoutes } from './second-factor-routes.js';
-import { reauthenticationRoutes } from './reauthentication-routes.js';
-import type { IdentityMailer } from '../domain/mail/identity-mailer.js';
-import type { RelyingParty } from '../domain/accounts/second-factors/passkeys.js';
+import type { IdentityExecutor } from '../../db/schema.js';
+import type { CredentialCache } from '../../domain/common/credential-cache.js';
+import { liftEnrolmentOnly, portalAccountOf, refuseRemovingLastRequiredFactor } from '../../domain/accounts/second-factors/portal-factors.js';
+import { updateTenantSettings } from '../../domain/tenants/tenants.js';
+import { requirePrincipal } from '../../plugins/authentication.js';
+import { portalSecurity, RATE_LIMITED } from '../openapi.js';
+import { secondFactorRoutes } from '../accounts/second-factor-routes.js';
+import { reauthenticationRoutes } from '../accounts/reauthentication-routes.js';
+import type { IdentityMailer } from '../../domain/mail/identity-mailer.js';
+import type { RelyingParty } from '../../domain/accounts/second-factors/passkeys.js';
 
 export interface PortalSecondFactorRouteOptions {
   db: IdentityExecutor;

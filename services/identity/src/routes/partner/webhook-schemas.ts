@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MAX_TARGET_URL_LENGTH } from '@svc/outbound-http';
 import { signingSecretSchema } from '@svc/service-kit';
-import { TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '../domain/webhooks/webhook-events.js';
+import { TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '../../domain/webhooks/webhook-events.js';
 
 const timestamp = z.string().meta({ description: 'ISO 8601, UTC' });
 

@@ -2,8 +2,8 @@ import { problemResponses } from '@svc/problem-json';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { IdentityExecutor } from '../db/schema.js';
-import type { EvidenceVault } from '../domain/evidence/evidence-vault.js';
+import type { IdentityExecutor } from '../../db/schema.js';
+import type { EvidenceVault } from '../../domain/evidence/evidence-vault.js';
 import {
   authenticateStaffSession,
   completeStaffSecondStep,
@@ -16,27 +16,27 @@ import {
   STAFF_SESSION_SECONDS,
   staffFactorAccount,
   staffLogin,
-} from '../domain/accounts/staff.js';
+} from '../../domain/accounts/staff.js';
 import type { SecretBox } from '@svc/service-kit';
-import { refuseRemovingLastFactor } from '../domain/accounts/second-factors/factors.js';
-import { replyWithSignIn, secondFactorRequiredSchema, sessionIssuedSchema, type SignInCookies } from './sign-in-reply.js';
-import { secondFactorRoutes } from './second-factor-routes.js';
-import { reauthenticationRoutes } from './reauthentication-routes.js';
-import { passkeySignInRoutes } from './passkey-sign-in-routes.js';
-import type { RelyingParty } from '../domain/accounts/second-factors/passkeys.js';
-import type { SecondStepProof } from '../domain/accounts/second-factors/factors.js';
-import { passkeyAssertionSchema, secondStepBodySchema } from './second-factor-schemas.js';
-import { emailSchema } from '../domain/tenants/tenants.js';
-import { requireFreshAuthentication } from '../domain/accounts/reauthentication.js';
-import { bearerCredential, refuseCrossOrigin, SecondFactorEnrolmentRequiredError } from '../plugins/authentication.js';
+import { refuseRemovingLastFactor } from '../../domain/accounts/second-factors/factors.js';
+import { replyWithSignIn, secondFactorRequiredSchema, sessionIssuedSchema, type SignInCookies } from '../accounts/sign-in-reply.js';
+import { secondFactorRoutes } from '../accounts/second-factor-routes.js';
+import { reauthenticationRoutes } from '../accounts/reauthentication-routes.js';
+import { passkeySignInRoutes } from '../accounts/passkey-sign-in-routes.js';
+import type { RelyingParty } from '../../domain/accounts/second-factors/passkeys.js';
+import type { SecondStepProof } from '../../domain/accounts/second-factors/factors.js';
+import { passkeyAssertionSchema, secondStepBodySchema } from '../accounts/second-factor-schemas.js';
+import { emailSchema } from '../../domain/tenants/tenants.js';
+import { requireFreshAuthentication } from '../../domain/accounts/reauthentication.js';
+import { bearerCredential, refuseCrossOrigin, SecondFactorEnrolmentRequiredError } from '../../plugins/authentication.js';
 import { internalCaseRoutes } from './internal-cases.js';
 import { requireStaff } from './staff-request.js';
-import { RATE_LIMITED, staffSecurity } from './openapi.js';
+import { RATE_LIMITED, staffSecurity } from '../openapi.js';
 import type { Mailer } from '@svc/mailer';
-import type { IdentityMails } from '../domain/mail/identity-mails.js';
-import type { CredentialCache } from '../domain/common/credential-cache.js';
-import { staffResetAccounts } from '../domain/accounts/password-reset-accounts.js';
-import { passwordResetRoutes } from './password-reset-routes.js';
+import type { IdentityMails } from '../../domain/mail/identity-mails.js';
+import type { CredentialCache } from '../../domain/common/credential-cache.js';
+import { staffResetAccounts } from '../../domain/accounts/password-reset-accounts.js';
+import { passwordResetRoutes } from '../accounts/password-reset-routes.js';
 
 export const INTERNAL_BASE_PATH = '/api/internal/v1';
 /** The console's session cookie: sent only to the internal API, never to the partner routes. */

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { StaffPrincipal } from '../domain/accounts/staff.js';
+import type { StaffPrincipal } from '../../domain/accounts/staff.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { REVIEW_REASON_CODES } from '../domain/review/review-case.js';
-import { caseDetailSchema, caseHistoryEntrySchema, caseStatusSchema, documentTypeSchema, reviewVerdictSchema } from './case-schemas.js';
+import { REVIEW_REASON_CODES } from '../../domain/review/review-case.js';
+import { caseDetailSchema, caseHistoryEntrySchema, caseStatusSchema, documentTypeSchema, reviewVerdictSchema } from '../case-schemas.js';
 
 // The review routes' bodies, each a named component of the staff document: the console's types are generated from them.
 
