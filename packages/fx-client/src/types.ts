@@ -12,3 +12,4 @@ export type HistoryQuery = operations['getRateHistory']['parameters']['query'];
 export type ConvertQuery = operations['convertAmount']['parameters']['query'];
 export type CryptoQuery = NonNullable<operations['getLatestCryptoPrices']['parameters']['query']>;
 export type GoldQuery = NonNullable<operations['getLatestGoldPrices']['parameters']['query']>;
+export { PRICE_LANGUAGES, RATE_LANGUAGES, type Language, type PriceLanguage } from './languages.js';

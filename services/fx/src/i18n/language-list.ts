@@ -1,9 +1,2 @@
-/**
- * The languages fx speaks, with no dependencies so that the server and the public page read the
- * one list (the page bundles this file; it must stay free of server code).
- */
-export const RATE_LANGUAGES = ['ar', 'en', 'de', 'tr', 'ku', 'kmr'] as const;
-/** Crypto and gold are only translated into these. */
-export const PRICE_LANGUAGES = ['ar', 'en', 'de'] as const;
-export type Language = (typeof RATE_LANGUAGES)[number];
-export type PriceLanguage = (typeof PRICE_LANGUAGES)[number];
+// The list lives in the contract package, which the public page imports too.
+export { PRICE_LANGUAGES, RATE_LANGUAGES, type Language, type PriceLanguage } from '@svc/fx-client/types';

@@ -1,5 +1,5 @@
 /** The page's calls to the public fx API; the shapes come from the client generated from the served OpenAPI document. */
-import type { Language, PriceLanguage } from '../../src/i18n/language-list.js';
+import type { Language, PriceLanguage } from '@svc/fx-client/types';
 
 export type { CryptoPrices, FxHealth, GoldPrices, HistoryPoint, LatestRates, RateEntry, RateHistory, RateSource, UsdBasedRates } from '@svc/fx-client/types';
 

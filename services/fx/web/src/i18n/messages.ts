@@ -5,10 +5,10 @@ import { kmr } from './translations/kmr.js';
 import { ku } from './translations/ku.js';
 import { tr } from './translations/tr.js';
 
-import type { Language } from '../../../src/i18n/language-list.js';
+import type { Language } from '@svc/fx-client/types';
 
 /** The API's languages; Arabic is the default, Arabic and Sorani are written right to left. */
-export { RATE_LANGUAGES as LANGUAGES, type Language } from '../../../src/i18n/language-list.js';
+export { RATE_LANGUAGES as LANGUAGES, type Language } from '@svc/fx-client/types';
 
 export const RIGHT_TO_LEFT: ReadonlySet<Language> = new Set(['ar', 'ku']);
 
