@@ -72,7 +72,8 @@ describe('the "rate alert disabled" mail over a real SMTP server', () => {
 
   it('mails the contact address once, in English, with the last status, the URL and the link to the rate alerts screen, over STARTTLS and AUTH', async () => {
     const to = 'dev-en@example.com';
-    const alertId = await disabledAlert(await clientWith(to, 'en'));
+    const client = await clientWith(to, 'en');
+    const alertId = await disabledAlert(client);
     const mail = await mailTo(to);
     expect(mail.from?.value).toEqual([{ address: 'no-reply@rates.example.test', name: 'Exchange Rates' }]);
     expect(mail.subject).toBe('Your rate alert webhook was disabled');
@@ -85,12 +86,17 @@ describe('the "rate alert disabled" mail over a real SMTP server', () => {
     expect(mail.html).toContain('href="https://rates.example.test/en/developers#alerts"');
     expect(mail.html).not.toMatch(/<img|<script|src=/i);
     expect(sink.sessions.every((session) => session.secure)).toBe(true);
+
     // Further firings of a disabled alert do not happen, so no second mail is queued.
     await post(111);
     await post(100);
     expect(await queuedFor(alertId)).toBe(1);
     await test.app.fxMail.worker.runOnce();
     expect(mailsTo(to)).toHaveLength(1);
+    // What the mail asks for works: the API's PUT re-enables the alert and clears its failures.
+    const reEnabled = await test.app.inject({ method: 'PUT', url: `/api/v1/client/webhooks/${alertId}`, headers: client.headers, payload: { isActive: true } });
+    expect(reEnabled.statusCode, reEnabled.body).toBe(200);
+    expect(reEnabled.json()).toMatchObject({ id: alertId, isActive: true, consecutiveFailures: 0 });
   });
 
   it('writes in Arabic (fx default, right to left) when the client has no language, and right to left in Sorani (ku)', async () => {

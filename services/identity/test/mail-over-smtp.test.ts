@@ -196,4 +196,39 @@ describe('mails over a real SMTP server: forgot password, invitations', () => {
     expect(notice.html).toContain('dir="rtl"');
     expect(notice.text).toContain('https://kyc.example.test/portal/');
   });
+
+  // A mail's link is followed as a reader would: the page it names is served, and the token in its fragment is what the page's API takes.
+  const page = (link: string) => suite.test.app.inject({ method: 'GET', url: new URL(link).pathname });
+  const fragment = (link: string) => new URL(link).hash.slice(1);
+
+  it('follows the links mailed: the reset page sets the password with its token, the invitation page accepts with its token', async () => {
+    const { email } = await newUser();
+    expect((await forgot(email)).statusCode).toBe(202);
+    const resetLink = /https:\/\/kyc\.example\.test\/portal\/password-reset#\S+/.exec((await mailTo(email, 'Reset your password')).text ?? '')?.[0] ?? '';
+    const resetPage = await page(resetLink);
+    expect(resetPage.statusCode).toBe(200);
+    expect(resetPage.headers['content-type']).toContain('text/html');
+    expect((await confirm(fragment(resetLink))).statusCode).toBe(200);
+
+    const session = (await signIn(email, NEW_PASSWORD)).json<{ sessionToken: string }>().sessionToken;
+    const colleague = `colleague-${randomUUID()}@example.com`;
+    const invited = await suite.test.app.inject({ method: 'POST', url: `${BASE}/portal/team/invitations`, headers: { authorization: `Bearer ${session}` }, payload: { email: colleague, role: 'PartnerReadOnly' } });
+    expect(invited.statusCode, invited.body).toBe(201);
+    const inviteLink = /https:\/\/kyc\.example\.test\/portal\/invitations#\S+/.exec((await mailTo(colleague, /invited/)).text ?? '')?.[0] ?? '';
+    expect((await page(inviteLink)).statusCode).toBe(200);
+    const lookup = await suite.test.app.inject({ method: 'POST', url: `${BASE}/portal/invitations/lookup`, payload: { token: fragment(inviteLink) } });
+    expect(lookup.statusCode, lookup.body).toBe(200);
+    const accepted = await suite.test.app.inject({ method: 'POST', url: `${BASE}/portal/invitations/accept`, payload: { token: fragment(inviteLink), password: 'a colleague passphrase 42' } });
+    expect(accepted.statusCode, accepted.body).toBe(200);
+  });
+
+  it('writes a security notice from a bare API call (no Accept-Language) in the language the user last signed in with', async () => {
+    const { email } = await newUser();
+    const arabicSignIn = await suite.test.app.inject({ method: 'POST', url: `${BASE}/portal/login`, headers: { 'accept-language': 'ar' }, payload: { email, password: PASSWORD } });
+    const session = arabicSignIn.json<{ sessionToken: string }>().sessionToken;
+    const changed = await suite.test.app.inject({ method: 'POST', url: `${BASE}/portal/account/password`, headers: { authorization: `Bearer ${session}` }, payload: { currentPassword: PASSWORD, newPassword: NEW_PASSWORD } });
+    expect(changed.statusCode, changed.body).toBe(200);
+    const notice = await mailTo(email, 'تم تغيير كلمة المرور');
+    expect(notice.html).toContain('<html lang="ar" dir="rtl">');
+  });
 });

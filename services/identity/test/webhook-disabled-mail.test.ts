@@ -4,10 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { portalUsers } from '../src/db/schema.js';
 import { createCase, partnerWithToken, type Partner } from './case-helpers.js';
 import { startSignedReceiver, type SignedReceiver } from './fixtures/signed-receiver.js';
-import { BASE, type TestApp } from './helpers.js';
+import { BASE, PASSWORD, type TestApp } from './helpers.js';
 import { mailArriving, startMailingApp } from './smtp-mail-fixture.js';
 
 const SUBJECT = 'A webhook endpoint was disabled';
+const SUBJECT_AR = 'تم تعطيل نقطة استقبال webhook';
 
 describe("a webhook endpoint disabled by its receiver mails the tenant's PartnerAdmins", () => {
   let test: TestApp;
@@ -35,7 +36,10 @@ describe("a webhook endpoint disabled by its receiver mails the tenant's Partner
     return email;
   }
 
-  it('mails each active PartnerAdmin, once, with the URL, the last error and a link to the webhooks screen; nobody else', async () => {
+  it('mails each active PartnerAdmin, once, in the language they last signed in with, with the URL, the last error and a working link to the webhooks screen; nobody else', async () => {
+    // The first admin signs in from an Arabic page: the worker's mail to them is Arabic; the second never said, so English.
+    const signIn = await test.app.inject({ method: 'POST', url: `${BASE}/portal/login`, headers: { 'accept-language': 'ar' }, payload: { email: partner.email, password: PASSWORD } });
+    expect(signIn.statusCode, signIn.body).toBe(200);
     const secondAdmin = await member(partner, 'PartnerAdmin');
     const readOnly = await member(partner, 'PartnerReadOnly');
     const disabledAdmin = await member(partner, 'PartnerAdmin', 'disabled');
@@ -49,14 +53,20 @@ describe("a webhook endpoint disabled by its receiver mails the tenant's Partner
       return (await test.app.inject({ method: 'GET', url: `${BASE}/webhooks/${created.json<{ endpoint: { id: string } }>().endpoint.id}`, headers: partner.headers })).json<{ isActive: boolean }>().isActive;
     }, { timeout: 30_000 }).toBe(false);
 
-    for (const admin of [partner.email, secondAdmin]) {
-      const mail = await mailArriving(test, sink, admin, SUBJECT);
+    for (const [admin, subject] of [[partner.email, SUBJECT_AR], [secondAdmin, SUBJECT]] as const) {
+      const mail = await mailArriving(test, sink, admin, subject);
+      if (subject === SUBJECT_AR) expect(mail.html).toContain('<html lang="ar" dir="rtl">');
+      else expect(mail.html).toContain('<html lang="en" dir="ltr">');
       expect(mail.from?.value[0]?.address).toBe('no-reply@mail.example.test');
       expect(mail.messageId).toMatch(/^<mail-[0-9a-f-]{36}@mail\.example\.test>$/);
       expect(mail.text).toContain(receiver.url('/gone'));
       expect(mail.text).toContain('410 Gone');
       expect(mail.text).toContain('https://kyc.example.test/portal/webhooks');
       expect(mail.html).toContain('https://kyc.example.test/portal/webhooks');
+      // The link works: the portal serves its webhooks screen at that path.
+      const screen = await test.app.inject({ method: 'GET', url: new URL(/https:\/\/kyc\.example\.test\/portal\/webhooks\S*/.exec(mail.text ?? '')?.[0] ?? '').pathname });
+      expect(screen.statusCode).toBe(200);
+      expect(screen.headers['content-type']).toContain('text/html');
     }
     await test.worker.deliverWebhooks();
     await test.worker.sendMails();

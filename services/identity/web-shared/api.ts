@@ -102,7 +102,10 @@ export interface ApiOptions {
 export async function api<T>(method: HttpMethod, path: string, options: ApiOptions = {}): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json, application/problem+json' };
   if (options.body !== undefined) headers['content-type'] = 'application/json';
-  if (options.language) headers['accept-language'] = options.language;
+  // Every call says the page's language (the store keeps it on <html lang>): sign-in remembers it
+  // for the account's later mails, and a mail a call causes is written in it.
+  const language = options.language ?? (typeof document === 'undefined' ? '' : document.documentElement.lang);
+  if (language) headers['accept-language'] = language;
   let response: Response;
   try {
     response = await fetch(apiUrl(path, options.query), {

@@ -37,6 +37,8 @@ export const portalUsers = identitySchema.table(
     passwordHash: text('password_hash').notNull(),
     /** 'active' | 'disabled': a disabled user cannot sign in, and their sessions end when they are disabled. */
     status: text('status').notNull().default('active'),
+    /** The language the user last signed in with (the page's), so mails reach them in it; null until then. */
+    preferredLanguage: text('preferred_language'),
     createdAt: timestampTz('created_at').notNull().defaultNow(),
   },
   (table) => [uniqueIndex('portal_users_email_key').on(table.email), index('portal_users_tenant_idx').on(table.tenantId)],
@@ -355,6 +357,8 @@ export const staffUsers = identitySchema.table(
     email: text('email').notNull(),
     role: text('role').notNull(),
     passwordHash: text('password_hash').notNull(),
+    /** The language the reviewer last signed in with (the console's), so mails reach them in it. */
+    preferredLanguage: text('preferred_language'),
     createdAt: timestampTz('created_at').notNull(),
   },
   (table) => [uniqueIndex('staff_users_email_key').on(table.email)],

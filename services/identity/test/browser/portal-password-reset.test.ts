@@ -1,5 +1,6 @@
 /// <reference lib="dom" />
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { simpleParser } from 'mailparser';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -63,5 +64,38 @@ describeEmbeddedOnly('partner portal: forgot password in Chromium, through the .
     await expect.poll(() => page.locator('[data-testid=password-reset-unusable]').getAttribute('data-code')).toBe('RESET_LINK_USED');
     await page.screenshot({ path: screenshotPath('portal-password-reset-used') });
     expect(await watched.problems()).toEqual([]);
+  });
+
+  it('an Arabic page asks for its mail in Arabic; both screens at phone and desktop size, in Arabic and English', async () => {
+    // Screens for the lead's review beside the test's own artifacts.
+    const shots = process.env.MAIL_SHOTS_DIR;
+    if (shots) mkdirSync(shots, { recursive: true });
+    const shot = (name: string) => (shots ? join(shots, `${name}.png`) : screenshotPath(name));
+    for (const locale of ['ar', 'en'] as const) {
+      for (const [size, width] of [['phone', 390], ['desktop', 1280]] as const) {
+        const watched = await openPage(browser, { width, height: size === 'phone' ? 844 : 900, locale });
+        opened.push(watched);
+        const { page } = watched;
+        await page.goto(`${service.baseUrl}/portal/sign-in`);
+        await page.locator('a.sign-in-forgot').click();
+        await page.locator('#reset-email').waitFor();
+        expect(await page.evaluate(() => document.documentElement.dir)).toBe(locale === 'ar' ? 'rtl' : 'ltr');
+        await page.screenshot({ path: shot(`forgot-password-${locale}-${size}`), fullPage: true });
+        if (locale === 'ar' && size === 'phone') {
+          // The page's language travels as Accept-Language, so the mail is Arabic.
+          await page.locator('#reset-email').fill(admin.email);
+          await page.locator('[data-testid=password-reset-request] button[type=submit]').click();
+          await page.locator('[data-testid=password-reset-sent]').waitFor();
+          let file = '';
+          await expect.poll(() => (file = /mail written to (\S+\.eml): إعادة تعيين كلمة المرور/.exec(service.output())?.[1] ?? ''), { timeout: 30_000 }).not.toBe('');
+          const mail = await simpleParser(readFileSync(file));
+          expect(mail.html).toContain('dir="rtl"');
+        }
+        await page.goto(`${service.baseUrl}/portal/password-reset#${'A'.repeat(43)}`);
+        await page.locator('#reset-password').waitFor();
+        await page.screenshot({ path: shot(`reset-password-${locale}-${size}`), fullPage: true });
+        expect(await watched.problems()).toEqual([]);
+      }
+    }
   });
 });

@@ -7,6 +7,7 @@ import { announceCredentialsChanged } from '../common/credential-cache.js';
 import { LOCKOUT, lockedForSeconds, recordFailure } from './login-throttle.js';
 import type { PortalPrincipal } from './portal-sessions.js';
 import { checkPassword, hashPassword } from '@svc/accounts';
+import { preferredLanguage } from '../mail/security-notices.js';
 
 /** 403, not 401: the session is fine, and a 401 would send the portal back to its sign-in page. */
 export class WrongPasswordError extends ProblemError {
@@ -59,7 +60,9 @@ export async function changePassword(
     await announceCredentialsChanged(tx);
     await writeAudit(tx, { ...audit, action: 'password.changed', after: { endedSessions: ended.length } }, now);
     // A security notice to the account's own address: if someone else changed it, the owner learns at once.
-    await mailer?.enqueue(tx, { to: user.email, language: input.language, template: 'password-changed', data: { realm: 'portal', email: user.email, changedAt: now.toISOString() }, subjectId: principal.userId }, now);
+    // The page's language, else (a bare API call) the one the user last signed in with.
+    const language = input.language || (await preferredLanguage(tx, 'user', principal.userId));
+    await mailer?.enqueue(tx, { to: user.email, language, template: 'password-changed', data: { realm: 'portal', email: user.email, changedAt: now.toISOString() }, subjectId: principal.userId }, now);
     return { endedSessions: ended.length };
   });
 }

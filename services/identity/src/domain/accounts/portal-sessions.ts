@@ -54,7 +54,7 @@ export const portalFactorAccount = (user: { id: string; tenantId: string; email:
  * The password step. With a second factor the session waits for the second step (a pending
  * sign-in token); without one while the tenant requires it, the session may only enrol one.
  */
-export async function login(db: IdentityExecutor, input: { email: string; password: string } & SignInMeta, now: Date): Promise<PortalSignIn> {
+export async function login(db: IdentityExecutor, input: { email: string; password: string; language?: string | undefined } & SignInMeta, now: Date): Promise<PortalSignIn> {
   const { email, correlationId } = input;
   const locked = await lockedForSeconds(db, email, now);
   if (locked > 0) throw new AccountLockedError(locked);
@@ -81,8 +81,14 @@ export async function login(db: IdentityExecutor, input: { email: string; passwo
     await writeAudit(db, { tenantId: user.tenantId, actor: `user:${user.id}`, action: 'login.refused', target: `email:${email}`, correlationId, after: { reason } }, now);
     throw user.tenantStatus !== 'active' ? new AccountDisabledError() : new AccountDisabledError(USER_DISABLED);
   }
-  // The password is known only now: the moment to replace a hash made with an older scheme.
-  if (upgrade) await db.update(portalUsers).set({ passwordHash: await hashPassword(input.password) }).where(eq(portalUsers.id, user.id));
+  // The password is known only now: the moment to replace a hash made with an older scheme, and
+  // to remember the page's language, which the user's later mails are written in.
+  if (upgrade || input.language) {
+    await db
+      .update(portalUsers)
+      .set({ ...(upgrade ? { passwordHash: await hashPassword(input.password) } : {}), ...(input.language ? { preferredLanguage: input.language } : {}) })
+      .where(eq(portalUsers.id, user.id));
+  }
   const account = `user:${user.id}`;
   if (await hasSecondFactor(db, account)) {
     return db.transaction(async (tx) => {

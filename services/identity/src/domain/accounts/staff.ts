@@ -68,7 +68,7 @@ export const staffFactorAccount = (staff: { id: string; email: string }): Factor
  */
 export async function staffLogin(
   db: IdentityExecutor,
-  input: { email: string; password: string; correlationId: string; requireSecondFactor: boolean },
+  input: { email: string; password: string; correlationId: string; requireSecondFactor: boolean; language?: string | undefined },
   now: Date,
 ): Promise<StaffSignIn> {
   const key = throttleKey(input.email);
@@ -85,7 +85,13 @@ export async function staffLogin(
     });
     throw new UnauthenticatedError(nowLocked ? `${INVALID_LOGIN} Too many failed attempts: the account is now locked for ${LOCKOUT.lockSeconds / 60} minutes.` : INVALID_LOGIN);
   }
-  if (upgrade) await db.update(staffUsers).set({ passwordHash: await hashPassword(input.password) }).where(eq(staffUsers.id, user.id));
+  // As on the portal: an older hash is replaced, and the console's language kept for the reviewer's mails.
+  if (upgrade || input.language) {
+    await db
+      .update(staffUsers)
+      .set({ ...(upgrade ? { passwordHash: await hashPassword(input.password) } : {}), ...(input.language ? { preferredLanguage: input.language } : {}) })
+      .where(eq(staffUsers.id, user.id));
+  }
   const account = `staff:${user.id}`;
   if (await hasSecondFactor(db, account)) {
     return db.transaction(async (tx) => {

@@ -1,5 +1,5 @@
 import type { CookieSerializeOptions } from '@fastify/cookie';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { PENDING_SIGN_IN_SECONDS } from '../../domain/accounts/second-factors/staged-sign-in.js';
 
@@ -29,4 +29,13 @@ export function replyWithSignIn(reply: FastifyReply, signIn: SignIn, cookies: Si
   }
   void reply.clearCookie(cookies.pending.name, cookies.pending.options).setCookie(cookies.session.name, signIn.sessionToken, { ...cookies.session.options, maxAge: cookies.session.maxAge });
   return reply.send({ sessionToken: signIn.sessionToken, expiresAt: signIn.expiresAt.toISOString(), enrolmentOnly: signIn.enrolmentOnly });
+}
+
+/**
+ * The language a sign-in remembers for the account's mails: the request's Accept-Language (the
+ * web apps send the page's language), narrowed to one identity writes; none when the header is absent.
+ */
+export function signInLanguage(request: FastifyRequest, mailer: { languageOf(requested: string | null | undefined): string }): string | undefined {
+  const header = request.headers['accept-language'];
+  return header ? mailer.languageOf(header) : undefined;
 }

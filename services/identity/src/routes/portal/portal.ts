@@ -9,7 +9,7 @@ import { passwordResetRoutes } from '../accounts/password-reset-routes.js';
 import { portalResetAccounts } from '../../domain/accounts/password-reset-accounts.js';
 import type { Mailer } from '@svc/mailer';
 import type { IdentityMails } from '../../domain/mail/identity-mails.js';
-import { replyWithSignIn, secondFactorRequiredSchema, sessionIssuedSchema, type SignInCookies } from '../accounts/sign-in-reply.js';
+import { replyWithSignIn, secondFactorRequiredSchema, sessionIssuedSchema, signInLanguage, type SignInCookies } from '../accounts/sign-in-reply.js';
 import type { SecretBox } from '@svc/service-kit';
 import { passkeyAssertionSchema, secondStepBodySchema } from '../accounts/second-factor-schemas.js';
 import { parseRegistrationCertificate } from '../../domain/access/certificates.js';
@@ -86,7 +86,7 @@ export const portalRoutes: FastifyPluginAsync<PortalRouteOptions> = async (app, 
       if (request.headers.origin !== undefined) refuseCrossOrigin(request, options.allowedOrigins);
       const signIn = await login(
         options.db,
-        { email: request.body.email, password: request.body.password, correlationId: request.id, userAgent: request.headers['user-agent'], ipAddress: request.ip },
+        { email: request.body.email, password: request.body.password, language: signInLanguage(request, options.mailer), correlationId: request.id, userAgent: request.headers['user-agent'], ipAddress: request.ip },
         options.clock(),
       );
       return replyWithSignIn(reply, signIn, signInCookies);

@@ -19,7 +19,7 @@ import {
 } from '../../domain/accounts/staff.js';
 import type { SecretBox } from '@svc/service-kit';
 import { refuseRemovingLastFactor } from '../../domain/accounts/second-factors/factors.js';
-import { replyWithSignIn, secondFactorRequiredSchema, sessionIssuedSchema, type SignInCookies } from '../accounts/sign-in-reply.js';
+import { replyWithSignIn, secondFactorRequiredSchema, sessionIssuedSchema, signInLanguage, type SignInCookies } from '../accounts/sign-in-reply.js';
 import { secondFactorRoutes } from '../accounts/second-factor-routes.js';
 import { reauthenticationRoutes } from '../accounts/reauthentication-routes.js';
 import { passkeySignInRoutes } from '../accounts/passkey-sign-in-routes.js';
@@ -126,7 +126,7 @@ export const internalReviewRoutes: FastifyPluginAsync<InternalReviewRouteOptions
     async (request, reply) => {
       // Login CSRF: another site must not sign a reviewer in to an account of its choosing.
       if (request.headers.origin !== undefined) refuseCrossOrigin(request, options.allowedOrigins);
-      const signIn = await staffLogin(db, { ...request.body, correlationId: request.id, requireSecondFactor: options.requireSecondFactor }, clock());
+      const signIn = await staffLogin(db, { ...request.body, language: signInLanguage(request, options.mailer), correlationId: request.id, requireSecondFactor: options.requireSecondFactor }, clock());
       return replyWithSignIn(reply, signIn, signInCookies);
     },
   );
