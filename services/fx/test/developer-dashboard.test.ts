@@ -107,6 +107,12 @@ describe('the developer dashboard API: sign-up, verification, sessions, keys', (
     expect((await get('/api/v1/developer/me', { cookie: cookieOf(await post('verify', { token: tokenIn(mail) })) })).json()).toMatchObject({ language: 'ar' });
   });
 
+  it('tells the signed-out dashboard that sign-up is open and the plan client limits, without a session', async () => {
+    const config = await get('/api/v1/developer/config');
+    expect(config.statusCode).toBe(200);
+    expect(config.json()).toEqual({ signup: 'open', clientsPerPlan: { Free: 1, Starter: 3, Professional: 10, Enterprise: 25 } });
+  });
+
   it('refuses bad input with 400 problems', async () => {
     for (const body of [
       { email: 'not-an-address', password: PASSWORD },
@@ -174,6 +180,9 @@ describe('FX_SIGNUP=closed', () => {
       const response = await test.app.inject({ method: 'POST', url: '/api/v1/developer/signup', payload: { email: newEmail('closed'), password: PASSWORD } });
       expect(response.statusCode).toBe(403);
       expect(response.json<{ detail: string }>().detail).toContain('operator');
+      const config = await test.app.inject({ method: 'GET', url: '/api/v1/developer/config' });
+      expect(config.statusCode).toBe(200);
+      expect(config.json()).toEqual({ signup: 'closed', clientsPerPlan: { Free: 1, Starter: 3, Professional: 10, Enterprise: 25 } });
     } finally {
       await test.close();
     }

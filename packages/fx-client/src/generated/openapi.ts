@@ -334,6 +334,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/developer/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What the dashboard needs before anyone signs in: whether sign-up is open, and how many clients each plan may hold */
+        get: operations["developerConfig"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/developer/me": {
         parameters: {
             query?: never;
@@ -3256,6 +3273,35 @@ export interface operations {
             };
         };
     };
+    developerConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description closed: accounts are made by the operator (FX_SIGNUP)
+                         * @enum {string}
+                         */
+                        signup: "open" | "closed";
+                        clientsPerPlan: {
+                            [key: string]: number;
+                        };
+                    };
+                };
+            };
+        };
+    };
     developerMe: {
         parameters: {
             query?: never;
@@ -3898,6 +3944,7 @@ export const pathsApiV1DeveloperVerifyPostResponses200ContentApplicationJsonLang
 export const pathsApiV1DeveloperVerifyPostResponses200ContentApplicationJsonClientPlanValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/developer/verify"]["post"]["responses"]["200"]["content"]["application/json"]["client"]["plan"]> = ["Free", "Starter", "Professional", "Enterprise"];
 export const pathsApiV1DeveloperLoginPostResponses200ContentApplicationJsonPlanValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/developer/login"]["post"]["responses"]["200"]["content"]["application/json"]["plan"]> = ["Free", "Starter", "Professional", "Enterprise"];
 export const pathsApiV1DeveloperLoginPostResponses200ContentApplicationJsonLanguageValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/developer/login"]["post"]["responses"]["200"]["content"]["application/json"]["language"]> = ["ar", "en", "de", "tr", "ku", "kmr"];
+export const pathsApiV1DeveloperConfigGetResponses200ContentApplicationJsonSignupValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/developer/config"]["get"]["responses"]["200"]["content"]["application/json"]["signup"]> = ["open", "closed"];
 export const pathsApiV1DeveloperMeGetResponses200ContentApplicationJsonPlanValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/developer/me"]["get"]["responses"]["200"]["content"]["application/json"]["plan"]> = ["Free", "Starter", "Professional", "Enterprise"];
 export const pathsApiV1DeveloperMeGetResponses200ContentApplicationJsonLanguageValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/developer/me"]["get"]["responses"]["200"]["content"]["application/json"]["language"]> = ["ar", "en", "de", "tr", "ku", "kmr"];
 export const pathsApiV1DeveloperClientsGetResponses200ContentApplicationJsonClientsPlanValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/developer/clients"]["get"]["responses"]["200"]["content"]["application/json"]["clients"]["plan"]> = ["Free", "Starter", "Professional", "Enterprise"];

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { FxExecutor } from '../db/executor.js';
 import { clientNameSchema, planSchema } from '../domain/clients/api-clients.js';
 import { accountOfSession, endSession, SESSION_DAYS, signIn, signUp, verifyAddress, type DeveloperAccount } from '../domain/developers/developer-accounts.js';
-import { createDeveloperClient, listDeveloperClients, updateDeveloperClient } from '../domain/developers/developer-clients.js';
+import { CLIENTS_PER_PLAN, createDeveloperClient, listDeveloperClients, updateDeveloperClient } from '../domain/developers/developer-clients.js';
 import type { FxMailer } from '../domain/mail/fx-mailer.js';
 import { RATE_LANGUAGES } from '../i18n/language-list.js';
 import { accountUsage, type DailyUsage, type MonthWindow } from '../domain/developers/developer-usage.js';
@@ -146,6 +146,25 @@ export const developerRoutes: FastifyPluginAsync<DeveloperRouteOptions> = async 
       setSession(reply, '', 0);
       return reply.code(204).send(null);
     },
+  );
+
+  typed.get(
+    '/api/v1/developer/config',
+    {
+      schema: {
+        operationId: 'developerConfig',
+        summary: 'What the dashboard needs before anyone signs in: whether sign-up is open, and how many clients each plan may hold',
+        tags,
+        security: anonymous,
+        response: {
+          200: z.object({
+            signup: z.enum(['open', 'closed']).meta({ description: 'closed: accounts are made by the operator (FX_SIGNUP)' }),
+            clientsPerPlan: z.record(planSchema, z.number().int()),
+          }),
+        },
+      },
+    },
+    () => ({ signup: options.signup, clientsPerPlan: CLIENTS_PER_PLAN }),
   );
 
   typed.get(
