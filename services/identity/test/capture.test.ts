@@ -41,6 +41,20 @@ describe('end-user capture: session exchange, uploads, submit, status', () => {
     expect(again.json()).toMatchObject({ code: 'SESSION_ALREADY_USED' });
   });
 
+  it('draws the head-turn side per case when capture starts and keeps it for the case', async () => {
+    const sides = new Set<string>();
+    for (let i = 0; i < 12; i += 1) {
+      const started = await startedCase(test, acme, 'SyrianPassport');
+      const first = (await status(started.captureToken)).json<{ livenessChallenge: { headTurnSide: string; instructions: string } }>().livenessChallenge;
+      expect(['left', 'right']).toContain(first.headTurnSide);
+      expect(first.instructions).toContain(`your ${first.headTurnSide}`);
+      expect((await status(started.captureToken)).json()).toMatchObject({ livenessChallenge: { headTurnSide: first.headTurnSide } });
+      sides.add(first.headTurnSide);
+    }
+    // 12 fair draws all one side: about 1 in 2000.
+    expect(sides.size).toBe(2);
+  });
+
   it('refuses a missing, malformed or unknown session token with 401, and a cancelled case with 410', async () => {
     expect((await test.app.inject({ method: 'POST', url: `${CAPTURE}/session` })).statusCode).toBe(401);
     expect((await exchange('svc_st_short')).statusCode).toBe(401);

@@ -15832,6 +15832,8 @@ export interface operations {
                             headTurnMinYawDegrees: number;
                             minDurationSeconds: number;
                             maxDurationSeconds: number;
+                            /** @description The side (the user's own left or right) the head must turn to, drawn at random for this case; a video turning the other way is not live */
+                            headTurnSide: ("left" | "right") | null;
                         };
                         /** @description The partner asking for the verification */
                         tenantName: string;
@@ -15950,6 +15952,7 @@ export const pathsApiPartnerV1VerificationsPostResponses201ContentApplicationJso
 export const pathsApiPartnerV1WebhooksIdDeliveriesGetParametersQuerySucceededValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/partner/v1/webhooks/{id}/deliveries"]["get"]["parameters"]["query"]["succeeded"]> = ["true", "false"];
 export const pathsApiPartnerV1WebhooksIdDeliveriesGetParametersQueryEventTypeValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/partner/v1/webhooks/{id}/deliveries"]["get"]["parameters"]["query"]["eventType"]> = ["verification.session_issued", "verification.capture_started", "verification.evidence_uploaded", "verification.automated_checks_running", "verification.pending_manual_review", "verification.approved", "verification.rejected", "verification.expired", "verification.cancelled", "verification.failed", "verification.redacted", "webhook.test"];
 export const pathsApiCaptureV1ConsentPostRequestBodyContentApplicationJsonLanguageValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/capture/v1/consent"]["post"]["requestBody"]["content"]["application/json"]["language"]> = ["ar", "en", "ckb", "kmr"];
+export const pathsApiCaptureV1StatusGetResponses200ContentApplicationJsonLivenessChallengeHeadTurnSideAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<paths>["/api/capture/v1/status"]["get"]["responses"]["200"]["content"]["application/json"]["livenessChallenge"]["headTurnSide"]> = ["left", "right"];
 export const caseStatusInputValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CaseStatusInput"]> = ["Requested", "SessionIssued", "CaptureStarted", "EvidenceUploaded", "AutomatedChecksRunning", "PendingManualReview", "Approved", "Rejected", "Expired", "Cancelled", "Failed"];
 export const documentTypeInputValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DocumentTypeInput"]> = ["SyrianNationalId", "SyrianPassport"];
 export const passkeyRegistrationResponseInputAuthenticatorAttachmentValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PasskeyRegistrationResponseInput"]["authenticatorAttachment"]> = ["platform", "cross-platform"];

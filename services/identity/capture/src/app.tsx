@@ -159,6 +159,11 @@ const STEP_TITLES: Record<EvidenceType, 'documentFrontTitle' | 'documentBackTitl
   LivenessVideo: 'videoTitle',
 };
 
+/** The side asked for is this case's own (drawn when capture started); older cases accept either side. */
+function videoGuide(side: 'left' | 'right' | null): 'guideVideo' | 'guideVideoLeft' | 'guideVideoRight' {
+  return side === 'left' ? 'guideVideoLeft' : side === 'right' ? 'guideVideoRight' : 'guideVideo';
+}
+
 function CaptureFlow({ captureToken, initial, onDone, onFail }: { captureToken: string; initial: CaptureStatus; onDone: (redirecting: boolean) => void; onFail: (error: unknown) => void }) {
   const t = useMessages();
   const steps = initial.requiredEvidence;
@@ -215,7 +220,7 @@ function CaptureFlow({ captureToken, initial, onDone, onFail }: { captureToken: 
   useEffect(() => tellEmbedder({ type: 'step', name: (current ?? 'review') satisfies CaptureStepName }), [current]);
 
   const index = current ? steps.indexOf(current) + 1 : steps.length + 1;
-  const guide = current === 'DocumentFront' ? (passport ? 'guidePassport' : 'guideIdFront') : current === 'DocumentBack' ? 'guideIdBack' : current === 'Selfie' ? 'guideSelfie' : 'guideVideo';
+  const guide = current === 'DocumentFront' ? (passport ? 'guidePassport' : 'guideIdFront') : current === 'DocumentBack' ? 'guideIdBack' : current === 'Selfie' ? 'guideSelfie' : videoGuide(initial.livenessChallenge.headTurnSide);
   return (
     <section class="card" data-testid="step" data-step={current ?? 'submit'}>
       <p class="step-count">{t('stepOf', { n: index, total: steps.length + 1 })}</p>

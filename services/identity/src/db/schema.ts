@@ -194,6 +194,8 @@ export const verificationCases = identitySchema.table(
     consentGivenAt: timestampTz('consent_given_at'),
     consentLanguage: text('consent_language'),
     consentUserAgent: text('consent_user_agent'),
+    /** The head-turn side the liveness video must show, drawn when capture starts; null before (and on cases from before it existed). */
+    livenessTurnSide: text('liveness_turn_side').$type<'left' | 'right'>(),
   },
   (table) => [
     // The retention sweep scans closed cases not yet handed to redaction.

@@ -1,4 +1,5 @@
 import { ProblemError, UnauthenticatedError } from '@svc/problem-json';
+import { randomInt } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { caseSessions, tenants, verificationCases, type IdentityExecutor } from '../../db/schema.js';
 import { generateOpaqueToken, hashToken } from '@svc/accounts';
@@ -40,6 +41,8 @@ export interface CaptureSession {
   expiresAt: Date;
   /** A sandbox case is decided by the simulator, whatever its photos show. */
   sandbox: boolean;
+  /** The side the liveness video must turn to (drawn at the exchange). */
+  livenessTurnSide: 'left' | 'right' | null;
 }
 
 export function endUserActor(sessionId: string, correlationId: string) {
@@ -62,6 +65,9 @@ export async function exchangeSessionToken(tx: IdentityExecutor, sessionToken: s
   if (session.expiresAt.getTime() <= now.getTime()) throw sessionExpired(session.expiresAt);
   const captureToken = generateOpaqueToken(CAPTURE_TOKEN_PREFIX, 32);
   await tx.update(caseSessions).set({ usedAt: now, captureTokenHash: hashToken(captureToken) }).where(eq(caseSessions.id, session.id));
+  // Drawn once per case, unpredictably, so a video recorded in advance turns the wrong way half the
+  // time; a reissued session keeps the side already shown to the user.
+  if (!locked.livenessTurnSide) await tx.update(verificationCases).set({ livenessTurnSide: randomInt(2) === 0 ? 'left' : 'right' }).where(eq(verificationCases.id, locked.id));
   await transitionCase(tx, locked, { trigger: 'start-capture', action: 'start capture', actor: endUserActor(session.id, correlationId), now });
   const documentType = locked.documentType as DocumentType;
   return {
@@ -101,7 +107,7 @@ export async function authenticateCaptureToken(db: IdentityExecutor, captureToke
     throw new UnauthenticatedError('Send the capture token from POST /api/capture/v1/session as Authorization: Bearer svc_ct_….');
   }
   const [row] = await db
-    .select({ session: caseSessions, status: verificationCases.status, documentType: verificationCases.documentType, sandbox: verificationCases.sandbox })
+    .select({ session: caseSessions, status: verificationCases.status, documentType: verificationCases.documentType, sandbox: verificationCases.sandbox, livenessTurnSide: verificationCases.livenessTurnSide })
     .from(caseSessions)
     .innerJoin(verificationCases, eq(verificationCases.id, caseSessions.caseId))
     .where(eq(caseSessions.captureTokenHash, hashToken(captureToken)));
@@ -114,6 +120,7 @@ export async function authenticateCaptureToken(db: IdentityExecutor, captureToke
     status: row.status as CaseStatus,
     expiresAt: row.session.expiresAt,
     sandbox: row.sandbox,
+    livenessTurnSide: row.livenessTurnSide,
   };
 }
 

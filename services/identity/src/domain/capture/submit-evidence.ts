@@ -55,6 +55,12 @@ export async function captureStatus(db: IdentityExecutor, session: CaptureSessio
       uploadedAt: item.uploadedAt.toISOString(),
     })),
     missing: required.filter((type) => !uploadedTypes.has(type)),
-    livenessChallenge: LIVENESS_CHALLENGE,
+    livenessChallenge: {
+      ...LIVENESS_CHALLENGE,
+      headTurnSide: session.livenessTurnSide,
+      instructions: session.livenessTurnSide
+        ? `Hold the phone at eye level with only your face in view. Record for 6 seconds: look at the camera, blink once, then slowly turn your head to your ${session.livenessTurnSide} and back.`
+        : LIVENESS_CHALLENGE.instructions,
+    },
   };
 }

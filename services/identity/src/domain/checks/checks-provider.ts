@@ -27,7 +27,7 @@ export interface ChecksProvider {
   ocr(input: { documentType: DocumentType; front: EvidenceFile; back: EvidenceFile | null; externalReference: string | null }): Promise<OcrAnswer>;
   faceMatch(input: { document: EvidenceFile; selfie: EvidenceFile; externalReference: string | null }): Promise<FaceMatchAnswer>;
   /** `document`: the document image, whose portrait the faces in the video should match (a provider may ignore it). */
-  liveness(input: { video: EvidenceFile; document: EvidenceFile; externalReference: string | null }): Promise<LivenessAnswer>;
+  liveness(input: { video: EvidenceFile; document: EvidenceFile; externalReference: string | null; headTurnSide?: 'left' | 'right' | null }): Promise<LivenessAnswer>;
   /** Whether the provider can answer now (models and tools present), for the health endpoint. */
   status?(): Promise<ChecksProviderStatus>;
 }

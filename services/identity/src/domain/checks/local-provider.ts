@@ -38,7 +38,10 @@ export function createLocalChecksProvider(options: LocalChecksProviderOptions): 
     ocr: async ({ documentType, front, back }) =>
       answer(async () => checks.ocr({ documentType, front: await bytes('OCR', front), back: back ? await bytes('OCR', back) : null })),
     faceMatch: async ({ document, selfie }) => answer(async () => checks.faceMatch({ document: await bytes('face match', document), selfie: await bytes('face match', selfie) })),
-    liveness: async ({ video, document }) => answer(async () => checks.liveness({ video: await bytes('liveness', video), document: await bytes('liveness', document) })),
+    liveness: async ({ video, document, headTurnSide }) =>
+      answer(async () =>
+        checks.liveness({ video: await bytes('liveness', video), document: await bytes('liveness', document), challenge: headTurnSide ? { headTurnSide } : {} }),
+      ),
     status() {
       if (!lastStatus || Date.now() - lastStatus.at > STATUS_TTL_MS) {
         lastStatus = {

@@ -292,6 +292,10 @@ export const captureRoutes: FastifyPluginAsync<CaptureRouteOptions> = async (app
                 headTurnMinYawDegrees: z.number(),
                 minDurationSeconds: z.number(),
                 maxDurationSeconds: z.number(),
+                headTurnSide: z
+                  .enum(['left', 'right'])
+                  .nullable()
+                  .meta({ description: "The side (the user's own left or right) the head must turn to, drawn at random for this case; a video turning the other way is not live" }),
               })
               .describe('What the app should ask the user to do while recording the LivenessVideo; the on-CPU liveness check looks for exactly these signals.'),
             tenantName: z.string().meta({ description: 'The partner asking for the verification' }),

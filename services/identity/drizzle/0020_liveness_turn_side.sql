@@ -1,0 +1,1 @@
+ALTER TABLE "identity"."verification_cases" ADD COLUMN "liveness_turn_side" text;
