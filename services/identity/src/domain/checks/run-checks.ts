@@ -130,14 +130,14 @@ export function createRunChecksHandler(options: RunChecksOptions): (job: Job) =>
       const now = clock();
       const signals = [...fraudSignalsOf(ocr.answer, liveness.answer, now), ...(await signalsFromHistory(tx, locked, { mrz, documentNumber, documentNumberDigest }))];
       const decision = decideCase({ ocr: ocr.answer, faceMatch: faceMatch.answer, liveness: liveness.answer }, thresholds, signals);
-      const { fields, ...ocrAnswer } = ocr.answer;
+      const { fields, fieldsToConfirm, ...ocrAnswer } = ocr.answer;
       await tx.insert(ocrResults).values({
         caseId,
         tenantId: locked.tenantId,
         // The digest only: the number itself lives in the fields, which redaction blanks.
         documentNumberDigest,
         ...ocrAnswer,
-        extractedFieldsJson: JSON.stringify(fields),
+        extractedFieldsJson: JSON.stringify(withFieldsToConfirm(fields, fieldsToConfirm)),
         mrzIsValid: mrz.valid,
         inferenceTimestamp: ocr.at,
         inferenceLatencyMs: ocr.latencyMs,
@@ -208,4 +208,12 @@ export async function failCaseAfterChecks(tx: IdentityExecutor, job: Job, error:
     now,
     decision: { decisionReason: `Automated checks failed after ${job.attemptCount} attempt(s): ${error.slice(0, 500)}` },
   });
+}
+
+/**
+ * Fields the check could not read with confidence travel with the ones it could, under one key
+ * whose value (comma-separated names) keeps the object a map of text to text.
+ */
+function withFieldsToConfirm(fields: Record<string, string>, fieldsToConfirm: string[] | undefined): Record<string, string> {
+  return fieldsToConfirm === undefined || fieldsToConfirm.length === 0 ? fields : { ...fields, fieldsToConfirm: fieldsToConfirm.join(',') };
 }
