@@ -8,6 +8,8 @@ export interface OcrAnswer {
   modelVersion: string;
   confidenceScore: number;
   fields: Record<string, string>;
+  /** Fields the check looked for but could not read with confidence: left out of `fields`, for a person to confirm. */
+  fieldsToConfirm?: string[];
   mrzRawText: string | null;
   hasManipulationIndicators: boolean;
 }

@@ -114,6 +114,17 @@ describe('the HTTP checks provider, over the whole app, against a fake inference
     expect(hashOf('DocumentFront')).not.toBe(hashOf('DocumentBack'));
   });
 
+  it('keeps the OCR answer, Arabic fields and fields to confirm, when face match sends a national ID case to a person', async () => {
+    const fields = { firstNameAr: 'محمد', surnameAr: 'الخوري', nationalNumber: '01002572170' };
+    fake.plan('ocr', { json: { ...fake.healthy('ocr'), fields, fieldsToConfirm: ['fatherNameAr', 'civilRegistryAr'] } });
+    fake.plan('face-match', { status: 422, json: { code: 'MANUAL_REVIEW_REQUIRED', detail: 'no face found in the document photo' } });
+    const { caseId } = await submittedNationalIdCase(test, live);
+    await runAllAttempts(test);
+    const detail = await detailOf(caseId);
+    expect(detail).toMatchObject({ status: 'PendingManualReview', decisionReason: expect.stringContaining('no face found'), ocrResult: { modelName: 'fake-ocr', mrzIsValid: true }, faceMatch: null });
+    expect(JSON.parse((detail.ocrResult as { extractedFieldsJson: string }).extractedFieldsJson)).toEqual({ ...fields, fieldsToConfirm: 'fatherNameAr,civilRegistryAr' });
+  });
+
   it('rejects a case when the liveness server reports a presentation attack', async () => {
     fake.plan('liveness', { json: { ...fake.healthy('liveness'), livenessScore: 0.97, presentationAttackDetected: true, attackType: 'mask' } });
     const { caseId } = await submittedCase(test, live);

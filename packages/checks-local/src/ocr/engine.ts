@@ -7,6 +7,8 @@
  */
 import { PSM } from 'tesseract.js';
 import { ManualReviewRequiredError, type DocumentType, type EvidenceBytes, type OcrAnswer } from '../contract.js';
+import { createArabicCardReader, type ArabicCardReader, type ArabicCardReading } from '../arabic/card-reader.js';
+import { NATIONAL_ID_LAYOUT } from '../arabic/card-layout.js';
 import { buildAnswer } from './answer.js';
 import { decodeDocumentImage, mrzBandOf, preparePage } from './document-image.js';
 import { LAYOUTS, MRZ_ALPHABET, mrzLinesIn, type MrzFormat } from './mrz-layout.js';
@@ -84,7 +86,29 @@ export async function mrzBandReadable(recognizers: { lstm: Recognizer }, input: 
   return merged !== null && Object.values(merged.checkDigits).some(Boolean);
 }
 
-export async function readDocument(recognizers: { legacy: Recognizer; lstm: Recognizer }, input: OcrReadInput, today: Date): Promise<OcrAnswer> {
+/**
+ * The Arabic front of a national ID. A front the reader cannot flatten or read leaves every
+ * Arabic field for the reviewer rather than failing the MRZ answer, which stands on its own.
+ */
+async function readArabicFront(reader: (() => Promise<ArabicCardReader>) | undefined, input: OcrReadInput): Promise<ArabicCardReading | null> {
+  if (reader === undefined || input.documentType !== 'SyrianNationalId') return null;
+  try {
+    return await (await reader()).readNationalId(input.front.bytes);
+  } catch {
+    return { fields: {}, fieldsToConfirm: NATIONAL_ID_LAYOUT.map((region) => region.field) };
+  }
+}
+
+export async function readDocument(recognizers: { legacy: Recognizer; lstm: Recognizer; arabic?: () => Promise<ArabicCardReader> }, input: OcrReadInput, today: Date): Promise<OcrAnswer> {
+  const arabic = readArabicFront(recognizers.arabic, input);
+  const answer = await readMrzDocument(recognizers, input, today);
+  const reading = await arabic;
+  if (reading === null) return answer;
+  // The MRZ's Latin names and numbers keep their keys; the Arabic fields have their own (…Ar, nationalNumber).
+  return { ...answer, fields: { ...reading.fields, ...answer.fields }, fieldsToConfirm: reading.fieldsToConfirm };
+}
+
+async function readMrzDocument(recognizers: { legacy: Recognizer; lstm: Recognizer }, input: OcrReadInput, today: Date): Promise<OcrAnswer> {
   const { format, image } = mrzSide(input);
   const layout = LAYOUTS[format];
   const page = preparePage(await decodeDocumentImage(image.bytes), format);
@@ -123,13 +147,23 @@ export async function createOcrEngine(options: OcrEngineOptions): Promise<OcrEng
     await Promise.all([recognizers.legacy.close(), recognizers.lstm.close()]);
     throw error;
   }
+  // The Arabic workers (three, ~100 MB) load on the first national ID, not for passports.
+  let arabicReader: Promise<ArabicCardReader> | null = null;
+  const arabic = () => {
+    arabicReader ??= createArabicCardReader().catch((error: unknown) => {
+      arabicReader = null;
+      throw error;
+    });
+    return arabicReader;
+  };
   return {
     // Each worker job has this budget too (and a stuck worker is ended by it); this one bounds the
     // whole read, whose LSTM jobs run one after the other.
-    read: (input) => withDeadline(readDocument(recognizers, input, new Date()), options.inferenceTimeoutMs, `OCR: reading the document took longer than ${options.inferenceTimeoutMs} ms`, () => {}),
+    read: (input) => withDeadline(readDocument({ ...recognizers, arabic }, input, new Date()), options.inferenceTimeoutMs, `OCR: reading the document took longer than ${options.inferenceTimeoutMs} ms`, () => {}),
     mrzReadable: (input) => withDeadline(mrzBandReadable(recognizers, input), options.inferenceTimeoutMs, `OCR: reading the MRZ took longer than ${options.inferenceTimeoutMs} ms`, () => {}),
     async close() {
-      await Promise.all([recognizers.legacy.close(), recognizers.lstm.close()]);
+      const reader = arabicReader === null ? null : await arabicReader.catch(() => null);
+      await Promise.all([recognizers.legacy.close(), recognizers.lstm.close(), reader?.close()]);
     },
   };
 }

@@ -22,6 +22,7 @@ const ocrAnswerSchema = z.object({
   ...modelIdentity,
   confidenceScore: score,
   fields: z.record(z.string(), z.string()),
+  fieldsToConfirm: z.array(z.string().max(64)).max(32).optional(),
   mrzRawText: z
     .string()
     .nullish()

@@ -5,7 +5,7 @@ import type { DocumentType, EvidenceType } from '../cases/case-states.js';
 import { lockCase, transitionCase, type CaseRow } from '../cases/case-transitions.js';
 import { currentEvidence, type EvidenceRow } from '../cases/read-cases.js';
 import type { EvidenceVault } from '../evidence/evidence-vault.js';
-import { ManualReviewRequiredError, TransientProviderError, type ChecksProvider, type EvidenceFile } from './checks-provider.js';
+import { ManualReviewRequiredError, TransientProviderError, type ChecksProvider, type EvidenceFile, type OcrAnswer } from './checks-provider.js';
 import { decideCase, fraudSignalsOf, type CheckThresholds, type FraudSignalFinding } from './decide-case.js';
 import { checkMrz, type MrzCheck } from './mrz.js';
 import { SANDBOX_THRESHOLDS, sandboxOutcome, sandboxSimulator } from './sandbox-simulator.js';
@@ -108,16 +108,26 @@ export function createRunChecksHandler(options: RunChecksOptions): (job: Job) =>
     const video = evidence.get('LivenessVideo');
     if (!front || !selfie || !video) throw new Error(`case ${caseId} reached the checks without its required evidence`);
     const externalReference = running.externalReference;
+    const digestOf = (answer: OcrAnswer) => {
+      const number = answer.fields.documentNumber?.trim() || null;
+      return number === null ? null : options.storage.keyRing.documentNumberDigest(number);
+    };
     let answers;
+    let ocrDone: Awaited<ReturnType<typeof timedOcr>> | null = null;
+    const timedOcr = () => timed(clock, 'OCR', () => provider.ocr({ documentType: running.documentType as DocumentType, front, back: evidence.get('DocumentBack') ?? null, externalReference }));
     try {
-      const ocr = await timed(clock, 'OCR', () => provider.ocr({ documentType: running.documentType as DocumentType, front, back: evidence.get('DocumentBack') ?? null, externalReference }));
+      const ocr = await timedOcr();
+      ocrDone = ocr;
       const faceMatch = await timed(clock, 'face match', () => provider.faceMatch({ document: front, selfie, externalReference }));
       const liveness = await timed(clock, 'liveness', () => provider.liveness({ video, document: front, externalReference }));
       answers = { ocr, faceMatch, liveness };
     } catch (error) {
       if (!(error instanceof ManualReviewRequiredError)) throw error;
       // No answer worth acting on (no face, no readable MRZ, a model or ffmpeg missing): a person decides.
+      const ocrKept = ocrDone;
       await settle(db, caseId, async (tx, locked) => {
+        // What the OCR read stays with the case: the reviewer needs it most when another check could not answer.
+        if (ocrKept !== null) await tx.insert(ocrResults).values(ocrRow(ocrKept, caseId, locked.tenantId, digestOf(ocrKept.answer)));
         await transitionCase(tx, locked, { trigger: 'flag-for-review', action: 'go to manual review', actor: ACTOR, now: clock(), decision: { decisionReason: `Manual review: ${error.reason.replace(/\.$/, '')}.` } });
       });
       return;
@@ -125,23 +135,12 @@ export function createRunChecksHandler(options: RunChecksOptions): (job: Job) =>
     const { ocr, faceMatch, liveness } = answers;
     const mrz = checkMrz(ocr.answer.mrzRawText);
     const documentNumber = ocr.answer.fields.documentNumber?.trim() || null;
-    const documentNumberDigest = documentNumber === null ? null : options.storage.keyRing.documentNumberDigest(documentNumber);
+    const documentNumberDigest = digestOf(ocr.answer);
     await settle(db, caseId, async (tx, locked) => {
       const now = clock();
       const signals = [...fraudSignalsOf(ocr.answer, liveness.answer, now), ...(await signalsFromHistory(tx, locked, { mrz, documentNumber, documentNumberDigest }))];
       const decision = decideCase({ ocr: ocr.answer, faceMatch: faceMatch.answer, liveness: liveness.answer }, thresholds, signals);
-      const { fields, ...ocrAnswer } = ocr.answer;
-      await tx.insert(ocrResults).values({
-        caseId,
-        tenantId: locked.tenantId,
-        // The digest only: the number itself lives in the fields, which redaction blanks.
-        documentNumberDigest,
-        ...ocrAnswer,
-        extractedFieldsJson: JSON.stringify(fields),
-        mrzIsValid: mrz.valid,
-        inferenceTimestamp: ocr.at,
-        inferenceLatencyMs: ocr.latencyMs,
-      });
+      await tx.insert(ocrResults).values(ocrRow(ocr, caseId, locked.tenantId, documentNumberDigest));
       await tx.insert(faceMatchResults).values({
         caseId,
         ...faceMatch.answer,
@@ -208,4 +207,18 @@ export async function failCaseAfterChecks(tx: IdentityExecutor, job: Job, error:
     now,
     decision: { decisionReason: `Automated checks failed after ${job.attemptCount} attempt(s): ${error.slice(0, 500)}` },
   });
+}
+
+/**
+ * Fields the check could not read with confidence travel with the ones it could, under one key
+ * whose value (comma-separated names) keeps the object a map of text to text.
+ */
+function ocrRow(ocr: { answer: OcrAnswer; at: Date; latencyMs: number }, caseId: string, tenantId: string, documentNumberDigest: string | null) {
+  const { fields, fieldsToConfirm, ...ocrAnswer } = ocr.answer;
+  // The digest only: the number itself lives in the fields, which redaction blanks.
+  return { caseId, tenantId, documentNumberDigest, ...ocrAnswer, extractedFieldsJson: JSON.stringify(withFieldsToConfirm(fields, fieldsToConfirm)), mrzIsValid: checkMrz(ocrAnswer.mrzRawText).valid, inferenceTimestamp: ocr.at, inferenceLatencyMs: ocr.latencyMs };
+}
+
+function withFieldsToConfirm(fields: Record<string, string>, fieldsToConfirm: string[] | undefined): Record<string, string> {
+  return fieldsToConfirm === undefined || fieldsToConfirm.length === 0 ? fields : { ...fields, fieldsToConfirm: fieldsToConfirm.join(',') };
 }
