@@ -70,7 +70,7 @@ describe('the "rate alert disabled" mail over a real SMTP server', () => {
   const queuedFor = async (alertId: string) =>
     (await test.dependencies.database.rows<{ n: number }>(sql`select count(*)::int as n from fx.jobs where kind = 'send-mail' and subject_id = ${alertId}`))[0]?.n;
 
-  it('mails the contact address once, in English, with the last status, the URL and the link to the rate alerts screen, over STARTTLS and AUTH', async () => {
+  it('mails the contact address once, in English, with the last status, the URL and the link to the re-enabling call in the API reference, over STARTTLS and AUTH', async () => {
     const to = 'dev-en@example.com';
     const client = await clientWith(to, 'en');
     const alertId = await disabledAlert(client);
@@ -81,9 +81,9 @@ describe('the "rate alert disabled" mail over a real SMTP server', () => {
     expect(mail.text).toContain(receiver.url);
     expect(mail.text).toContain('failed 10 times in a row');
     expect(mail.text).toContain('Last status: 500.');
-    expect(mail.text).toContain('https://rates.example.test/en/developers#alerts');
+    expect(mail.text).toContain('https://rates.example.test/docs#/client/updateClientWebhook');
     expect(mail.html).toContain('dir="ltr"');
-    expect(mail.html).toContain('href="https://rates.example.test/en/developers#alerts"');
+    expect(mail.html).toContain('href="https://rates.example.test/docs#/client/updateClientWebhook"');
     expect(mail.html).not.toMatch(/<img|<script|src=/i);
     expect(sink.sessions.every((session) => session.secure)).toBe(true);
 
@@ -93,7 +93,10 @@ describe('the "rate alert disabled" mail over a real SMTP server', () => {
     expect(await queuedFor(alertId)).toBe(1);
     await test.app.fxMail.worker.runOnce();
     expect(mailsTo(to)).toHaveLength(1);
-    // What the mail asks for works: the API's PUT re-enables the alert and clears its failures.
+    // The link leads to a page (the API reference), and what the mail asks for works: the API's PUT
+    // re-enables the alert and clears its failures.
+    const reference = await test.app.inject({ method: 'GET', url: '/docs' });
+    expect([200, 302]).toContain(reference.statusCode);
     const reEnabled = await test.app.inject({ method: 'PUT', url: `/api/v1/client/webhooks/${alertId}`, headers: client.headers, payload: { isActive: true } });
     expect(reEnabled.statusCode, reEnabled.body).toBe(200);
     expect(reEnabled.json()).toMatchObject({ id: alertId, isActive: true, consecutiveFailures: 0 });
@@ -104,14 +107,14 @@ describe('the "rate alert disabled" mail over a real SMTP server', () => {
     const arabic = await mailTo('dev-ar@example.com');
     expect(arabic.subject).toBe('تم تعطيل webhook تنبيه السعر');
     expect(arabic.html).toContain('dir="rtl"');
-    expect(arabic.text).toContain('https://rates.example.test/developers#alerts');
+    expect(arabic.text).toContain('https://rates.example.test/docs#/client/updateClientWebhook');
     expect(arabic.headers.get('content-language')).toBe('ar');
 
     currency = currencies.shift() as string;
     await disabledAlert(await clientWith('dev-ku@example.com', 'ku'));
     const sorani = await mailTo('dev-ku@example.com');
     expect(sorani.html).toContain('dir="rtl"');
-    expect(sorani.text).toContain('https://rates.example.test/ku/developers#alerts');
+    expect(sorani.text).toContain('https://rates.example.test/docs#/client/updateClientWebhook');
   });
 
   it('queues nothing for a client without a contact address', async () => {

@@ -3,19 +3,23 @@ import { RATE_LANGUAGES, type Language } from '../../i18n/language-list.js';
 import { developerMailTemplates, type DeveloperMails } from './developer-mails.js';
 
 export interface FxMails extends DeveloperMails {
-  /** A rate-alert webhook turned off by its tenth consecutive failed firing; the link is the dashboard's rate-alerts screen. */
+  /** A rate-alert webhook turned off by its tenth consecutive failed firing; the link is the API reference's re-enabling call. */
   'alert-disabled': { clientName: string; webhookUrl: string; label: string | null; lastStatus: number | null; failures: number };
 }
 
 type Write<Data> = (data: Data, context: TemplateContext) => MailContent;
 
-/** The dashboard's rate-alerts screen in the mail's language (Arabic, fx's default, has no prefix). */
-const alertsScreen = (language: string) => (language === 'ar' ? '/developers#alerts' : `/${language}/developers#alerts`);
+/**
+ * Where the re-enabling call is documented: the API reference's PUT of a client webhook. The
+ * developer dashboard's rate-alerts screen is not built yet, and a mail must not link to a page
+ * that answers 404.
+ */
+const reEnableReference = '/docs#/client/updateClientWebhook';
 const named = (url: string, label: string | null) => (label ? `"${label}" (${url})` : url);
 const status = (value: number | null, none: string) => (value === null ? none : String(value));
 
 const alertDisabled: Record<Language, Write<FxMails['alert-disabled']>> = {
-  en: ({ clientName, webhookUrl, label, lastStatus, failures }, { link, language }) => ({
+  en: ({ clientName, webhookUrl, label, lastStatus, failures }, { link }) => ({
     subject: 'Your rate alert webhook was disabled',
     greeting: 'Hello,',
     paragraphs: [
@@ -23,10 +27,10 @@ const alertDisabled: Record<Language, Write<FxMails['alert-disabled']>> = {
       `Last status: ${status(lastStatus, 'no answer (connection failed or timed out)')}.`,
       'Fix the endpoint, then re-enable the alert on the rate alerts screen (or with PUT /api/v1/client/webhooks/{id} {"isActive": true}).',
     ],
-    action: { label: 'Open rate alerts', url: link(alertsScreen(language)) },
+    action: { label: 'Open the API reference', url: link(reEnableReference) },
     footnote: 'You get this mail because this address is the contact of the API client.',
   }),
-  ar: ({ clientName, webhookUrl, label, lastStatus, failures }, { link, language }) => ({
+  ar: ({ clientName, webhookUrl, label, lastStatus, failures }, { link }) => ({
     subject: 'تم تعطيل webhook تنبيه السعر',
     greeting: 'مرحباً،',
     paragraphs: [
@@ -34,10 +38,10 @@ const alertDisabled: Record<Language, Write<FxMails['alert-disabled']>> = {
       `آخر حالة: ${status(lastStatus, 'لا إجابة (فشل الاتصال أو انتهت المهلة)')}.`,
       'أصلح نقطة الاستقبال ثم أعد تفعيل التنبيه من شاشة تنبيهات الأسعار (أو عبر PUT /api/v1/client/webhooks/{id} {"isActive": true}).',
     ],
-    action: { label: 'فتح تنبيهات الأسعار', url: link(alertsScreen(language)) },
+    action: { label: 'فتح مرجع الواجهة البرمجية', url: link(reEnableReference) },
     footnote: 'تصلك هذه الرسالة لأن هذا العنوان هو عنوان التواصل لعميل الواجهة البرمجية.',
   }),
-  de: ({ clientName, webhookUrl, label, lastStatus, failures }, { link, language }) => ({
+  de: ({ clientName, webhookUrl, label, lastStatus, failures }, { link }) => ({
     subject: 'Ihr Kursalarm-Webhook wurde deaktiviert',
     greeting: 'Hallo,',
     paragraphs: [
@@ -45,10 +49,10 @@ const alertDisabled: Record<Language, Write<FxMails['alert-disabled']>> = {
       `Letzter Status: ${status(lastStatus, 'keine Antwort (Verbindung fehlgeschlagen oder Zeitüberschreitung)')}.`,
       'Beheben Sie den Endpunkt und aktivieren Sie den Alarm auf der Seite „Kursalarme“ wieder (oder mit PUT /api/v1/client/webhooks/{id} {"isActive": true}).',
     ],
-    action: { label: 'Kursalarme öffnen', url: link(alertsScreen(language)) },
+    action: { label: 'API-Referenz öffnen', url: link(reEnableReference) },
     footnote: 'Sie erhalten diese E-Mail, weil diese Adresse als Kontakt des API-Clients hinterlegt ist.',
   }),
-  tr: ({ clientName, webhookUrl, label, lastStatus, failures }, { link, language }) => ({
+  tr: ({ clientName, webhookUrl, label, lastStatus, failures }, { link }) => ({
     subject: 'Kur alarmı webhook’unuz devre dışı bırakıldı',
     greeting: 'Merhaba,',
     paragraphs: [
@@ -56,10 +60,10 @@ const alertDisabled: Record<Language, Write<FxMails['alert-disabled']>> = {
       `Son durum: ${status(lastStatus, 'yanıt yok (bağlantı kurulamadı veya zaman aşımı)')}.`,
       'Uç noktayı düzeltin, ardından alarmı kur alarmları ekranından yeniden etkinleştirin (veya PUT /api/v1/client/webhooks/{id} {"isActive": true}).',
     ],
-    action: { label: 'Kur alarmlarını aç', url: link(alertsScreen(language)) },
+    action: { label: 'API başvurusunu aç', url: link(reEnableReference) },
     footnote: 'Bu e-postayı, bu adres API istemcisinin iletişim adresi olduğu için alıyorsunuz.',
   }),
-  ku: ({ clientName, webhookUrl, label, lastStatus, failures }, { link, language }) => ({
+  ku: ({ clientName, webhookUrl, label, lastStatus, failures }, { link }) => ({
     subject: 'webhookی ئاگادارکردنەوەی نرخ ناچالاک کرا',
     greeting: 'سڵاو،',
     paragraphs: [
@@ -67,10 +71,10 @@ const alertDisabled: Record<Language, Write<FxMails['alert-disabled']>> = {
       `دوایین دۆخ: ${status(lastStatus, 'وەڵام نییە (پەیوەندی سەرکەوتوو نەبوو یان کات تەواو بوو)')}.`,
       'خاڵی وەرگرتن چاک بکە، پاشان لە شاشەی ئاگادارکردنەوەکانی نرخ دووبارە چالاکی بکەرەوە (یان بە PUT /api/v1/client/webhooks/{id} {"isActive": true}).',
     ],
-    action: { label: 'کردنەوەی ئاگادارکردنەوەکانی نرخ', url: link(alertsScreen(language)) },
+    action: { label: 'کردنەوەی ڕێبەری API', url: link(reEnableReference) },
     footnote: 'ئەم نامەیەت پێگەیشتووە چونکە ئەم ناونیشانە ناونیشانی پەیوەندیی کڕیاری API ـیەکەیە.',
   }),
-  kmr: ({ clientName, webhookUrl, label, lastStatus, failures }, { link, language }) => ({
+  kmr: ({ clientName, webhookUrl, label, lastStatus, failures }, { link }) => ({
     subject: 'Webhooka hişyariya rêjeyê hat neçalakkirin',
     greeting: 'Silav,',
     paragraphs: [
@@ -78,7 +82,7 @@ const alertDisabled: Record<Language, Write<FxMails['alert-disabled']>> = {
       `Rewşa dawî: ${status(lastStatus, 'bersiv tune (girêdan têk çû an dem qediya)')}.`,
       'Xala wergirtinê sererast bike, paşê hişyariyê di ekrana hişyariyên rêjeyê de dîsa çalak bike (an bi PUT /api/v1/client/webhooks/{id} {"isActive": true}).',
     ],
-    action: { label: 'Hişyariyên rêjeyê veke', url: link(alertsScreen(language)) },
+    action: { label: 'Referansa API veke', url: link(reEnableReference) },
     footnote: 'Ev peyam ji te re hat ji ber ku ev navnîşan navnîşana têkiliyê ya muşteriyê API ye.',
   }),
 };
