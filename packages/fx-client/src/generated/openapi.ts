@@ -3295,8 +3295,23 @@ export interface operations {
                          */
                         signup: "open" | "closed";
                         clientsPerPlan: {
-                            [key: string]: number;
+                            Free: number;
+                            Starter: number;
+                            Professional: number;
+                            Enterprise: number;
                         };
+                    };
+                };
+            };
+            /** @description Rate limit or monthly quota exceeded (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        retryAfter: number;
                     };
                 };
             };

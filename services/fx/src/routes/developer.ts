@@ -3,13 +3,14 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { FxExecutor } from '../db/executor.js';
-import { clientNameSchema, planSchema } from '../domain/clients/api-clients.js';
+import { clientNameSchema, PLAN_NAMES, planSchema, type PlanName } from '../domain/clients/api-clients.js';
 import { accountOfSession, endSession, SESSION_DAYS, signIn, signUp, verifyAddress, type DeveloperAccount } from '../domain/developers/developer-accounts.js';
 import { CLIENTS_PER_PLAN, createDeveloperClient, listDeveloperClients, updateDeveloperClient } from '../domain/developers/developer-clients.js';
 import type { FxMailer } from '../domain/mail/fx-mailer.js';
 import { RATE_LANGUAGES } from '../i18n/language-list.js';
 import { accountUsage, type DailyUsage, type MonthWindow } from '../domain/developers/developer-usage.js';
 import type { LimitsConfiguration } from '../domain/limits/plans.js';
+import { tooManyRequestsSchema } from './openapi.js';
 
 export interface DeveloperRouteOptions {
   db: FxExecutor;
@@ -159,8 +160,9 @@ export const developerRoutes: FastifyPluginAsync<DeveloperRouteOptions> = async 
         response: {
           200: z.object({
             signup: z.enum(['open', 'closed']).meta({ description: 'closed: accounts are made by the operator (FX_SIGNUP)' }),
-            clientsPerPlan: z.record(planSchema, z.number().int()),
+            clientsPerPlan: z.object(Object.fromEntries(PLAN_NAMES.map((plan) => [plan, z.number().int()])) as Record<PlanName, z.ZodNumber>),
           }),
+          429: tooManyRequestsSchema,
         },
       },
     },
