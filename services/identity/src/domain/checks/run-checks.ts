@@ -26,7 +26,9 @@ const ACTOR = { actor: 'system:checks' };
  * took). Only a TransientProviderError is worth another attempt; any other provider failure
  * (a refused request, an answer off its schema) fails the case now.
  */
-async function timed<T>(clock: () => Date, check: string, call: () => Promise<T>): Promise<{ answer: T; at: Date; latencyMs: number }> {
+type Timed<T> = { answer: T; at: Date; latencyMs: number };
+
+async function timed<T>(clock: () => Date, check: string, call: () => Promise<T>): Promise<Timed<T>> {
   const started = performance.now();
   try {
     const answer = await call();
@@ -108,39 +110,33 @@ export function createRunChecksHandler(options: RunChecksOptions): (job: Job) =>
     const video = evidence.get('LivenessVideo');
     if (!front || !selfie || !video) throw new Error(`case ${caseId} reached the checks without its required evidence`);
     const externalReference = running.externalReference;
-    const digestOf = (answer: OcrAnswer) => {
-      const number = answer.fields.documentNumber?.trim() || null;
-      return number === null ? null : options.storage.keyRing.documentNumberDigest(number);
-    };
+    const readOf = (answer: OcrAnswer) => ocrFacts(answer, (number) => options.storage.keyRing.documentNumberDigest(number));
+    let ocr: Timed<OcrAnswer> | null = null;
     let answers;
-    let ocrDone: Awaited<ReturnType<typeof timedOcr>> | null = null;
-    const timedOcr = () => timed(clock, 'OCR', () => provider.ocr({ documentType: running.documentType as DocumentType, front, back: evidence.get('DocumentBack') ?? null, externalReference }));
     try {
-      const ocr = await timedOcr();
-      ocrDone = ocr;
+      ocr = await timed(clock, 'OCR', () => provider.ocr({ documentType: running.documentType as DocumentType, front, back: evidence.get('DocumentBack') ?? null, externalReference }));
       const faceMatch = await timed(clock, 'face match', () => provider.faceMatch({ document: front, selfie, externalReference }));
       const liveness = await timed(clock, 'liveness', () => provider.liveness({ video, document: front, externalReference }));
       answers = { ocr, faceMatch, liveness };
     } catch (error) {
       if (!(error instanceof ManualReviewRequiredError)) throw error;
       // No answer worth acting on (no face, no readable MRZ, a model or ffmpeg missing): a person decides.
-      const ocrKept = ocrDone;
+      const read = ocr;
       await settle(db, caseId, async (tx, locked) => {
         // What the OCR read stays with the case: the reviewer needs it most when another check could not answer.
-        if (ocrKept !== null) await tx.insert(ocrResults).values(ocrRow(ocrKept, caseId, locked.tenantId, digestOf(ocrKept.answer)));
+        if (read !== null) await tx.insert(ocrResults).values(ocrRow(read, readOf(read.answer), caseId, locked.tenantId));
         await transitionCase(tx, locked, { trigger: 'flag-for-review', action: 'go to manual review', actor: ACTOR, now: clock(), decision: { decisionReason: `Manual review: ${error.reason.replace(/\.$/, '')}.` } });
       });
       return;
     }
-    const { ocr, faceMatch, liveness } = answers;
-    const mrz = checkMrz(ocr.answer.mrzRawText);
-    const documentNumber = ocr.answer.fields.documentNumber?.trim() || null;
-    const documentNumberDigest = digestOf(ocr.answer);
+    const { faceMatch, liveness } = answers;
+    const read = answers.ocr;
+    const facts = readOf(read.answer);
     await settle(db, caseId, async (tx, locked) => {
       const now = clock();
-      const signals = [...fraudSignalsOf(ocr.answer, liveness.answer, now), ...(await signalsFromHistory(tx, locked, { mrz, documentNumber, documentNumberDigest }))];
-      const decision = decideCase({ ocr: ocr.answer, faceMatch: faceMatch.answer, liveness: liveness.answer }, thresholds, signals);
-      await tx.insert(ocrResults).values(ocrRow(ocr, caseId, locked.tenantId, documentNumberDigest));
+      const signals = [...fraudSignalsOf(read.answer, liveness.answer, now), ...(await signalsFromHistory(tx, locked, facts))];
+      const decision = decideCase({ ocr: read.answer, faceMatch: faceMatch.answer, liveness: liveness.answer }, thresholds, signals);
+      await tx.insert(ocrResults).values(ocrRow(read, facts, caseId, locked.tenantId));
       await tx.insert(faceMatchResults).values({
         caseId,
         ...faceMatch.answer,
@@ -209,14 +205,20 @@ export async function failCaseAfterChecks(tx: IdentityExecutor, job: Job, error:
   });
 }
 
+/** What the OCR answer says for the history checks and the stored row: the MRZ's verdict, the number and its keyed digest. */
+function ocrFacts(answer: OcrAnswer, digest: (documentNumber: string) => string) {
+  const documentNumber = answer.fields.documentNumber?.trim() || null;
+  return { mrz: checkMrz(answer.mrzRawText), documentNumber, documentNumberDigest: documentNumber === null ? null : digest(documentNumber) };
+}
+
 /**
  * Fields the check could not read with confidence travel with the ones it could, under one key
- * whose value (comma-separated names) keeps the object a map of text to text.
+ * whose value (comma-separated names) keeps the object a map of text to text. The row keeps the
+ * number's digest only: the number itself lives in the fields, which redaction blanks.
  */
-function ocrRow(ocr: { answer: OcrAnswer; at: Date; latencyMs: number }, caseId: string, tenantId: string, documentNumberDigest: string | null) {
+function ocrRow(ocr: Timed<OcrAnswer>, facts: ReturnType<typeof ocrFacts>, caseId: string, tenantId: string) {
   const { fields, fieldsToConfirm, ...ocrAnswer } = ocr.answer;
-  // The digest only: the number itself lives in the fields, which redaction blanks.
-  return { caseId, tenantId, documentNumberDigest, ...ocrAnswer, extractedFieldsJson: JSON.stringify(withFieldsToConfirm(fields, fieldsToConfirm)), mrzIsValid: checkMrz(ocrAnswer.mrzRawText).valid, inferenceTimestamp: ocr.at, inferenceLatencyMs: ocr.latencyMs };
+  return { caseId, tenantId, documentNumberDigest: facts.documentNumberDigest, ...ocrAnswer, extractedFieldsJson: JSON.stringify(withFieldsToConfirm(fields, fieldsToConfirm)), mrzIsValid: facts.mrz.valid, inferenceTimestamp: ocr.at, inferenceLatencyMs: ocr.latencyMs };
 }
 
 function withFieldsToConfirm(fields: Record<string, string>, fieldsToConfirm: string[] | undefined): Record<string, string> {
