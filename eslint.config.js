@@ -13,7 +13,7 @@ export default tseslint.config(
     languageOptions: {
       parserOptions: {
         projectService: {
-          allowDefaultProject: ['vitest.shared.ts'],
+          allowDefaultProject: ['vitest.shared.ts', 'vitest.global-setup.ts'],
         },
         tsconfigRootDir: import.meta.dirname,
       },

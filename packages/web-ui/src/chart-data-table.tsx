@@ -24,12 +24,14 @@ export interface ChartDataTableProps {
   wrapClass: string;
   tableClass: string;
   testId?: string;
+  /** The wrapper scrolls (the page caps its height): it is then a region named by the caption, which a keyboard can focus and scroll. */
+  scrolls?: boolean;
 }
 
 /** The figures a chart draws, as a table: one row per category, a row header naming it, then its numbers. */
-export function ChartDataTable({ caption, columns, rows, wrapClass, tableClass, testId }: ChartDataTableProps) {
+export function ChartDataTable({ caption, columns, rows, wrapClass, tableClass, testId, scrolls = false }: ChartDataTableProps) {
   return (
-    <div class={wrapClass}>
+    <div class={wrapClass} {...(scrolls ? { tabIndex: 0, role: 'region', 'aria-label': caption } : {})}>
       <table class={tableClass} data-testid={testId}>
         <caption class="visually-hidden">{caption}</caption>
         <thead>

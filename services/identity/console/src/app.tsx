@@ -1,18 +1,18 @@
 import type { ComponentChildren } from 'preact';
-import { AppShell, ErrorNotice, Loading } from '../../web-shared/components/index.js';
-import { useMessages } from '../../web-shared/i18n.js';
-import { Link, navigate, useLocation } from '../../web-shared/router.js';
-import { useSessionBootstrap } from '../../web-shared/use-session-bootstrap.js';
-import { SignInForm } from '../../web-shared/sign-in/sign-in-form.js';
+import { AppShell, ErrorNotice, Loading } from '@svc/web-ui/components';
+import { useMessages } from '@svc/web-ui/i18n';
+import { Link, navigate, useLocation } from '@svc/web-ui/router';
+import { useSessionBootstrap } from '@svc/web-ui/use-session-bootstrap';
+import { SignInForm } from '@svc/web-ui/sign-in/sign-in-form';
 import { consoleMessages } from './messages.js';
-import { SecuritySection } from '../../web-shared/second-factors/security-section.js';
-import { ReauthenticationDialog } from '../../web-shared/second-factors/reauthentication-dialog.js';
+import { SecuritySection } from '@svc/web-ui/second-factors/security-section';
+import { ReauthenticationDialog } from '@svc/web-ui/second-factors/reauthentication-dialog';
 import { CaseReview } from './screens/case-review.js';
 import { HistoryScreen } from './screens/history.js';
 import { QueueScreen } from './screens/queue.js';
-import { completeSecondStep, loadSession, type StaffSession, signIn, signOut } from './session.js';
+import { completeSecondStep, loadSession, sessionApi, type StaffSession, signIn, signOut } from './session.js';
 import { useIdleSignOut } from './use-idle.js';
-import { PasswordResetScreen } from '../../web-shared/password-reset/password-reset-screen.js';
+import { PasswordResetScreen } from '@svc/web-ui/password-reset/password-reset-screen';
 
 const CASE_PATH = /^\/cases\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
 
@@ -40,7 +40,7 @@ function Screen({ path, session }: { path: string; session: StaffSession }) {
   const t = useMessages(consoleMessages);
   if (path === '/queue') return <QueueScreen />;
   if (path === '/history') return <HistoryScreen session={session} />;
-  if (path === '/security') return <SecuritySection accountPath="/account" />;
+  if (path === '/security') return <SecuritySection accountPath="/account" pageHeading />;
   const caseId = CASE_PATH.exec(path)?.[1];
   if (caseId) return <CaseReview key={caseId} caseId={caseId.toLowerCase()} session={session} />;
   return (
@@ -55,13 +55,7 @@ export function App() {
   const t = useMessages(consoleMessages);
   const location = useLocation();
   const onSignInPage = location.path === '/sign-in' || location.path === '/password-reset';
-  const { session, setSession, error, setError, signedInTo } = useSessionBootstrap({
-    loadSession,
-    onPublicPage: onSignInPage,
-    signInHref: (ended: boolean) => (ended ? '/sign-in?ended=1' : '/sign-in'),
-    signInPathname: '/console/sign-in',
-    homePath: '/queue',
-  });
+  const { session, setSession, error, setError, signedInTo } = useSessionBootstrap({ sessionApi, onPublicPage: onSignInPage, signInPathname: '/console/sign-in', homePath: '/queue' });
 
   const endSession = (ended: boolean) => {
     void signOut()
@@ -105,7 +99,7 @@ export function App() {
     // Until a second factor is set up, the session opens nothing else: the page offers only that.
     return (
       <Layout session={session} area="security" onSignOut={() => endSession(false)}>
-        <SecuritySection accountPath="/account" enrolmentOnly onEnrolled={() => void loadSession().then(setSession, setError)} />
+        <SecuritySection accountPath="/account" pageHeading enrolmentOnly onEnrolled={() => void loadSession().then(setSession, setError)} />
       </Layout>
     );
   }

@@ -1,4 +1,4 @@
-import type { Language } from '../../web-shared/i18n.js';
+import type { Language } from '@svc/web-ui/i18n';
 
 /** A waiting time in its largest two units ("2 hr, 5 min"), in the reader's language and digits. */
 export function formatAge(seconds: number, language: Language): string {

@@ -1,9 +1,9 @@
 import { render } from 'preact';
-import { setApiBase } from '../../web-shared/api.js';
-import { setBasePath } from '../../web-shared/router.js';
+import { setApiBase } from '@svc/web-ui/api';
+import { setBasePath } from '@svc/web-ui/router';
 import { App } from './app.js';
-import '../../web-shared/styles.css';
-import '../../web-shared/cases/cases.css';
+import '@svc/web-ui/styles.css';
+import '@svc/web-ui/cases/cases.css';
 import './console.css';
 
 // The console calls the internal review API with the staff session cookie, never the partner API.

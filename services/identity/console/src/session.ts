@@ -1,6 +1,7 @@
 import type { StaffSession } from '@svc/identity-client/staff-types';
-import { createSessionApi } from '../../web-shared/session-api.js';
+import { createSessionApi } from '@svc/web-ui/session-api';
 
 export type { StaffSession } from '@svc/identity-client/staff-types';
 
-export const { loadSession, signIn, completeSecondStep, signOut } = createSessionApi<StaffSession>('');
+export const sessionApi = createSessionApi<StaffSession>('');
+export const { loadSession, signIn, completeSecondStep, signOut } = sessionApi;

@@ -1,20 +1,20 @@
-import { ErrorNotice, Loading } from '../../web-shared/components/index.js';
+import { ErrorNotice, Loading } from '@svc/web-ui/components';
 import { Layout, type PortalArea } from './components/layout.js';
-import { type Messages, useMessages } from '../../web-shared/i18n.js';
-import { Link, navigate, useLocation } from '../../web-shared/router.js';
+import { type Messages, useMessages } from '@svc/web-ui/i18n';
+import { Link, navigate, useLocation } from '@svc/web-ui/router';
 import { AccountScreen } from './screens/account/index.js';
 import { CasesArea } from './screens/cases/index.js';
 import { ClientsScreen } from './screens/clients/index.js';
 import { ReportsArea } from './screens/reports/index.js';
 import { InvitationScreen } from './screens/invitation/index.js';
-import { PasswordResetScreen } from '../../web-shared/password-reset/password-reset-screen.js';
+import { PasswordResetScreen } from '@svc/web-ui/password-reset/password-reset-screen';
 import { SignInScreen } from './screens/sign-in/index.js';
 import { TeamScreen } from './screens/team/index.js';
-import { SecuritySection } from '../../web-shared/second-factors/security-section.js';
-import { ReauthenticationDialog } from '../../web-shared/second-factors/reauthentication-dialog.js';
+import { SecuritySection } from '@svc/web-ui/second-factors/security-section';
+import { ReauthenticationDialog } from '@svc/web-ui/second-factors/reauthentication-dialog';
 import { WebhooksArea } from './screens/webhooks/index.js';
-import { loadSession, SessionProvider, signOut, useSession } from './session.js';
-import { useSessionBootstrap } from '../../web-shared/use-session-bootstrap.js';
+import { loadSession, SessionProvider, sessionApi, signOut, useSession } from './session.js';
+import { useSessionBootstrap } from '@svc/web-ui/use-session-bootstrap';
 
 const messages: Messages<'notFound' | 'notFoundBody' | 'toCases'> = {
   en: { notFound: 'Page not found', notFoundBody: 'There is no portal page at this address.', toCases: 'Go to the cases' },
@@ -75,13 +75,7 @@ export function App() {
   const location = useLocation();
   // The invitation and password reset pages are public too: whoever opens them is not signed in.
   const onSignInPage = location.path === '/sign-in' || location.path === '/invitations' || location.path === '/password-reset';
-  const { session, setSession, error, setError, signedInTo } = useSessionBootstrap({
-    loadSession,
-    onPublicPage: onSignInPage,
-    signInHref,
-    signInPathname: '/portal/sign-in',
-    homePath: '/cases',
-  });
+  const { session, setSession, error, setError, signedInTo } = useSessionBootstrap({ sessionApi, onPublicPage: onSignInPage, signInHref, signInPathname: '/portal/sign-in', homePath: '/cases' });
 
   if (location.path === '/password-reset') {
     return <PasswordResetScreen apiPath="/portal/password-reset" loadSession={loadSession} onSignedIn={signedInTo('/cases')} />;
@@ -114,7 +108,7 @@ export function App() {
     return (
       <SessionProvider session={session}>
         <Layout area="account" onSignOut={onSignOut}>
-          <SecuritySection accountPath="/portal/account" enrolmentOnly onEnrolled={() => void loadSession().then(setSession, setError)} />
+          <SecuritySection accountPath="/portal/account" pageHeading enrolmentOnly onEnrolled={() => void loadSession().then(setSession, setError)} />
         </Layout>
       </SessionProvider>
     );

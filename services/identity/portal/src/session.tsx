@@ -1,6 +1,6 @@
 import { createContext, type ComponentChildren } from 'preact';
 import { useContext } from 'preact/hooks';
-import { createSessionApi } from '../../web-shared/session-api.js';
+import { createSessionApi } from '@svc/web-ui/session-api';
 import type { PortalSessionInfo } from '@svc/identity-client/types';
 
 export type { PortalRole } from '@svc/identity-client/types';
@@ -29,4 +29,5 @@ export function useSession(): SessionValue {
   return session;
 }
 
-export const { loadSession, signIn, completeSecondStep, signOut } = createSessionApi<PortalSession>('/portal');
+export const sessionApi = createSessionApi<PortalSession>('/portal');
+export const { loadSession, signIn, completeSecondStep, signOut } = sessionApi;

@@ -1,19 +1,19 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, ApiError } from '../../../web-shared/api.js';
-import { ErrorNotice, PageHeader, StatusBadge, statusLabel, useAsync } from '../../../web-shared/components/index.js';
-import { FraudSignals, ReviewDecisions } from '../../../web-shared/cases/case-findings.js';
-import { CaseTimeline } from '../../../web-shared/cases/case-timeline.js';
-import { CheckScores } from '../../../web-shared/cases/check-scores.js';
-import { caseMessages } from '../../../web-shared/cases/messages.js';
-import { formatDateTime } from '../../../web-shared/format.js';
-import { useLanguage, useMessages } from '../../../web-shared/i18n.js';
-import { navigate } from '../../../web-shared/router.js';
+import { api, ApiError } from '@svc/web-ui/api';
+import { ErrorNotice, PageHeader, StatusBadge, statusLabel, useAsync } from '@svc/web-ui/components';
+import { FraudSignals, ReviewDecisions } from '@svc/web-ui/cases/case-findings';
+import { CaseTimeline } from '@svc/web-ui/cases/case-timeline';
+import { CheckScores } from '@svc/web-ui/cases/check-scores';
+import { caseMessages } from '@svc/web-ui/cases/messages';
+import { formatDateTime } from '@svc/web-ui/format';
+import { useLanguage, useMessages } from '@svc/web-ui/i18n';
+import { navigate } from '@svc/web-ui/router';
 import { consoleMessages } from '../messages.js';
 import type { StaffSession } from '../session.js';
 import type { CaseClaim, ReviewQueuePage, ReviewVerdict, StaffCaseView } from '@svc/identity-client/staff-types';
 import { DecisionPanel, MrzComparison } from './decision-panel.js';
 import { DocumentViewer, FacesPanel, INITIAL_VIEW, LivenessPanel, rotated, zoomed } from './evidence-panels.js';
-import { CaseDetailFrame } from '../../../web-shared/cases/case-detail-frame.js';
+import { CaseDetailFrame } from '@svc/web-ui/cases/case-detail-frame';
 
 /** Renewed well before its 15 minutes end, while the case is open on screen. */
 const RENEW_CLAIM_MS = 5 * 60_000;
@@ -98,7 +98,7 @@ export function CaseReview({ caseId, session }: { caseId: string; session: Staff
 
   const data = view.data;
   const rows = data?.mrzComparison ?? [];
-  const changed = Object.fromEntries(Object.entries(corrections).filter(([field, value]) => rows.find((row) => row.field === field)?.ocr !== value));
+  const changed = Object.fromEntries(Object.entries(corrections).filter(([field, value]) => (rows.find((row) => row.field === field)?.ocr ?? '') !== value));
   return (
     <CaseDetailFrame class="case-review case-detail" backHref="/queue" backLabel={t('backToQueue')} error={view.error} loading={!data && view.loading}>
       {data ? (
@@ -168,7 +168,8 @@ export function CaseReview({ caseId, session }: { caseId: string; session: Staff
                   </div>
                   <div class="wide">
                     <dt>{t('waitingReason')}</dt>
-                    <dd dir="auto" data-testid="review-reason">
+                    {/* While the case waits, the reason is the checks' (in English); after a decision it is a reviewer's, in any language. */}
+                    <dd dir="auto" lang={waiting ? 'en' : undefined} data-testid="review-reason">
                       {data.case.decisionReason ?? '—'}
                     </dd>
                   </div>

@@ -1,17 +1,21 @@
 import type { Ref } from 'preact';
 import { useState } from 'preact/hooks';
-import { api } from '../../../web-shared/api.js';
-import { DataTable, ErrorNotice } from '../../../web-shared/components/index.js';
-import type { CaseDetail } from '../../../web-shared/cases/case-types.js';
-import { useMessages } from '../../../web-shared/i18n.js';
+import { api } from '@svc/web-ui/api';
+import { DataTable, ErrorNotice } from '@svc/web-ui/components';
+import type { CaseDetail } from '@svc/web-ui/cases/case-types';
+import { fieldDirection } from '@svc/web-ui/cases/case-logic';
+import { caseMessages } from '@svc/web-ui/cases/messages';
+import { useMessages } from '@svc/web-ui/i18n';
 import { REVIEW_REASON_CODES, REVIEW_VERDICTS, type MrzFieldComparison, type ReviewOutcome, type ReviewReasonCode, type ReviewVerdict } from '@svc/identity-client/staff-types';
 import { consoleMessages } from '../messages.js';
-import { useSubmit } from '../../../web-shared/use-submit.js';
+import { useSubmit } from '@svc/web-ui/use-submit';
 
 /** Each OCR field beside its MRZ field, a mismatch marked, with an input to correct the OCR value. */
 export function MrzComparison(props: { verification: CaseDetail; rows: MrzFieldComparison[]; corrections: Record<string, string>; onCorrect: (field: string, value: string) => void; disabled: boolean }) {
   const t = useMessages(consoleMessages);
+  const caseText = useMessages(caseMessages);
   const ocr = props.verification.ocrResult;
+  const toConfirm = new Set(ocr?.fieldsToConfirm ?? []);
   return (
     <section class="card" aria-labelledby="mrz-title">
       <h2 id="mrz-title">{t('ocrVsMrz')}</h2>
@@ -21,22 +25,28 @@ export function MrzComparison(props: { verification: CaseDetail; rows: MrzFieldC
         <>
           <p class="muted">{t('mrzValid', { verdict: ocr.mrzIsValid === null ? t('unknown') : ocr.mrzIsValid ? t('valid') : t('invalid') })}</p>
           {props.rows.every((row) => row.mrz === null) ? <p class="muted">{t('noMrz')}</p> : null}
+          {toConfirm.size > 0 ? (
+            <p class="notice notice-warning" data-testid="mrz-to-confirm">
+              {caseText('toConfirmHint', { count: String(toConfirm.size) })}
+            </p>
+          ) : null}
           <DataTable class="mrz-table" testId="mrz-table" columns={[t('field'), t('ocrValue'), t('mrzValue'), t('correction')]}>
             {props.rows.map((row) => (
-              <tr key={row.field} class={row.matches === false ? 'mismatch' : undefined} data-field={row.field}>
+              <tr key={row.field} class={row.matches === false ? 'mismatch' : toConfirm.has(row.field) ? 'to-confirm' : undefined} data-field={row.field}>
                 <th scope="row">
                   <code>{row.field}</code>
                   {row.matches === false ? <span class="badge badge-danger">{t('mismatch')}</span> : row.matches ? <span class="visually-hidden">{t('match')}</span> : null}
+                  {toConfirm.has(row.field) ? <span class="badge badge-attention">{caseText('toConfirm')}</span> : null}
                 </th>
-                <td dir="auto">{row.ocr ?? '—'}</td>
+                <td dir={fieldDirection(row.field)}>{row.ocr ?? '—'}</td>
                 <td dir="auto">{row.mrz ?? '—'}</td>
                 <td>
-                  {row.ocr !== null ? (
+                  {row.ocr !== null || toConfirm.has(row.field) ? (
                     <input
                       type="text"
-                      dir="auto"
+                      dir={fieldDirection(row.field)}
                       aria-label={`${t('correction')}: ${row.field}`}
-                      value={props.corrections[row.field] ?? row.ocr}
+                      value={props.corrections[row.field] ?? row.ocr ?? ''}
                       disabled={props.disabled}
                       onInput={(event) => props.onCorrect(row.field, event.currentTarget.value)}
                     />

@@ -1,10 +1,10 @@
 import { useState } from 'preact/hooks';
-import { apiUrl } from '../../../web-shared/api.js';
-import { isImage, isVideo } from '../../../web-shared/cases/case-logic.js';
-import type { CaseDetail, EvidenceRecord } from '../../../web-shared/cases/case-types.js';
-import { caseMessages } from '../../../web-shared/cases/messages.js';
-import { formatPercent } from '../../../web-shared/format.js';
-import { useLanguage, useMessages } from '../../../web-shared/i18n.js';
+import { apiUrl } from '@svc/web-ui/api';
+import { isImage, isVideo } from '@svc/web-ui/cases/case-logic';
+import type { CaseDetail, EvidenceRecord } from '@svc/web-ui/cases/case-types';
+import { caseMessages } from '@svc/web-ui/cases/messages';
+import { formatPercent } from '@svc/web-ui/format';
+import { useLanguage, useMessages } from '@svc/web-ui/i18n';
 import { consoleMessages } from '../messages.js';
 
 /** Same-origin and cookie-authenticated; every fetch of the bytes is audited with the reviewer. */

@@ -1,9 +1,9 @@
 import { REVIEW_HISTORY_SCOPES, type ReviewHistoryPage, type ReviewHistoryScope } from '@svc/identity-client/staff-types';
-import { api } from '../../../web-shared/api.js';
-import { DataTable, EmptyState, ErrorNotice, Loading, PageHeader, Pagination, StatusBadge, useAsync } from '../../../web-shared/components/index.js';
-import { formatDateTime } from '../../../web-shared/format.js';
-import { useLanguage, useMessages } from '../../../web-shared/i18n.js';
-import { Link, setQuery, useLocation } from '../../../web-shared/router.js';
+import { api } from '@svc/web-ui/api';
+import { DataTable, EmptyState, ErrorNotice, Loading, PageHeader, Pagination, StatusBadge, useAsync } from '@svc/web-ui/components';
+import { formatDateTime } from '@svc/web-ui/format';
+import { useLanguage, useMessages } from '@svc/web-ui/i18n';
+import { Link, setQuery, useLocation } from '@svc/web-ui/router';
 import { formText } from '../form-text.js';
 import { consoleMessages, type ConsoleMessageKey } from '../messages.js';
 import type { StaffSession } from '../session.js';

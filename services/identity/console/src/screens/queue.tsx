@@ -1,10 +1,10 @@
 import type { ReviewQueuePage } from '@svc/identity-client/staff-types';
-import { api } from '../../../web-shared/api.js';
-import { DataTable, EmptyState, ErrorNotice, Loading, PageHeader, Pagination, useAsync } from '../../../web-shared/components/index.js';
-import { caseMessages } from '../../../web-shared/cases/messages.js';
+import { api } from '@svc/web-ui/api';
+import { DataTable, EmptyState, ErrorNotice, Loading, PageHeader, Pagination, useAsync } from '@svc/web-ui/components';
+import { caseMessages } from '@svc/web-ui/cases/messages';
 import { DOCUMENT_TYPES } from '@svc/identity-client/types';
-import { useLanguage, useMessages } from '../../../web-shared/i18n.js';
-import { Link, setQuery, useLocation } from '../../../web-shared/router.js';
+import { useLanguage, useMessages } from '@svc/web-ui/i18n';
+import { Link, setQuery, useLocation } from '@svc/web-ui/router';
 import { formatAge } from '../format-age.js';
 import { formText } from '../form-text.js';
 import { consoleMessages } from '../messages.js';
@@ -88,7 +88,8 @@ export function QueueScreen() {
                   <bdi>{item.tenantName}</bdi> <span class={`badge ${item.sandbox ? 'badge-sandbox' : 'badge-live'}`}>{item.sandbox ? t('sandboxCase') : t('liveCase')}</span>
                 </td>
                 <td>{tc(`documentType.${item.documentType}`)}</td>
-                <td dir="auto" class="reason-cell">
+                {/* The checks write their reason in English; lang lets a screen reader on the Arabic page read it as English. */}
+                <td dir="auto" lang="en" class="reason-cell">
                   {item.decisionReason ?? '—'}
                 </td>
                 <td>{item.fraudSignalTypes.length > 0 ? item.fraudSignalTypes.map((type) => <code key={type} class="signal-chip">{type}</code>) : '—'}</td>

@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
-import { AppShell } from '../../../web-shared/components/index.js';
-import { type Messages, useMessages } from '../../../web-shared/i18n.js';
+import { AppShell } from '@svc/web-ui/components';
+import { type Messages, useMessages } from '@svc/web-ui/i18n';
 import { useSession } from '../session.js';
 
 type Key = 'team' | 'account_area' | 'portal' | 'skip' | 'cases' | 'clients' | 'webhooks' | 'reports' | 'navigation' | 'signOut' | 'sandbox' | 'role_PartnerAdmin' | 'role_PartnerReadOnly' | 'account' | 'readOnlyNote';

@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
-import { api, ApiError } from '../../../../web-shared/api.js';
-import { DataTable, ErrorNotice, Loading, NewPasswordField, PageHeader, useAsync } from '../../../../web-shared/components/index.js';
-import { formatDateTime } from '../../../../web-shared/format.js';
-import { useLanguage, useMessages } from '../../../../web-shared/i18n.js';
+import { api, ApiError } from '@svc/web-ui/api';
+import { DataTable, ErrorNotice, Loading, NewPasswordField, PageHeader, useAsync } from '@svc/web-ui/components';
+import { formatDateTime } from '@svc/web-ui/format';
+import { useLanguage, useMessages } from '@svc/web-ui/i18n';
 import { accountMessages } from './messages.js';
 import { AccountSecurity } from './security.js';
 import { useSession } from '../../session.js';

@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks';
-import { api } from '../../../../web-shared/api.js';
-import { ErrorNotice } from '../../../../web-shared/components/index.js';
-import { useMessages } from '../../../../web-shared/i18n.js';
-import { secondFactorMessages } from '../../../../web-shared/second-factors/messages.js';
-import { SecuritySection } from '../../../../web-shared/second-factors/security-section.js';
+import { api } from '@svc/web-ui/api';
+import { ErrorNotice } from '@svc/web-ui/components';
+import { useMessages } from '@svc/web-ui/i18n';
+import { secondFactorMessages } from '@svc/web-ui/second-factors/messages';
+import { SecuritySection } from '@svc/web-ui/second-factors/security-section';
 import { useSession } from '../../session.js';
 
 /** The tenant's "require a second factor" switch: PartnerAdmin only (the server refuses others anyway). */

@@ -1,20 +1,20 @@
-import { api } from '../../../../web-shared/api.js';
-import { CopyButton, ErrorNotice, Loading, PageHeader, StatusBadge, useAsync } from '../../../../web-shared/components/index.js';
-import { formatDateTime, formatNumber } from '../../../../web-shared/format.js';
-import { useLanguage, useMessages } from '../../../../web-shared/i18n.js';
+import { api } from '@svc/web-ui/api';
+import { CopyButton, ErrorNotice, Loading, PageHeader, StatusBadge, useAsync } from '@svc/web-ui/components';
+import { formatDateTime, formatNumber } from '@svc/web-ui/format';
+import { useLanguage, useMessages } from '@svc/web-ui/i18n';
 import { useSession } from '../../session.js';
 import { CancelCase } from './cancel-case.js';
 import { RedactCase } from './redact-case.js';
-import { CaseEvidence } from '../../../../web-shared/cases/case-evidence.js';
-import { FraudSignals, ReviewDecisions } from '../../../../web-shared/cases/case-findings.js';
-import { canCancel, isTerminalStatus } from '../../../../web-shared/cases/case-logic.js';
-import { CaseTimeline } from '../../../../web-shared/cases/case-timeline.js';
-import type { CaseDetail as CaseDetailData, CaseHistoryEntry } from '../../../../web-shared/cases/case-types.js';
-import { CheckScores } from '../../../../web-shared/cases/check-scores.js';
-import { caseMessages, CASES_HREF } from '../../../../web-shared/cases/messages.js';
+import { CaseEvidence } from '@svc/web-ui/cases/case-evidence';
+import { FraudSignals, ReviewDecisions } from '@svc/web-ui/cases/case-findings';
+import { canCancel, isTerminalStatus } from '@svc/web-ui/cases/case-logic';
+import { CaseTimeline } from '@svc/web-ui/cases/case-timeline';
+import type { CaseDetail as CaseDetailData, CaseHistoryEntry } from '@svc/web-ui/cases/case-types';
+import { CheckScores } from '@svc/web-ui/cases/check-scores';
+import { caseMessages, CASES_HREF } from '@svc/web-ui/cases/messages';
 import { OcrFields } from './ocr-fields.js';
-import '../../../../web-shared/cases/cases.css';
-import { CaseDetailFrame } from '../../../../web-shared/cases/case-detail-frame.js';
+import '@svc/web-ui/cases/cases.css';
+import { CaseDetailFrame } from '@svc/web-ui/cases/case-detail-frame';
 
 export function CaseDetail({ caseId }: { caseId: string }) {
   const t = useMessages(caseMessages);

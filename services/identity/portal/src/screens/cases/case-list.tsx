@@ -1,14 +1,14 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api } from '../../../../web-shared/api.js';
-import { EmptyState, ErrorNotice, Loading, PageHeader, Pagination, StatusBadge, statusLabel, useAsync } from '../../../../web-shared/components/index.js';
-import { formatDateTime, formatNumber } from '../../../../web-shared/format.js';
-import { useLanguage, useMessages } from '../../../../web-shared/i18n.js';
-import { Link, setQuery, useLocation } from '../../../../web-shared/router.js';
+import { api } from '@svc/web-ui/api';
+import { EmptyState, ErrorNotice, Loading, PageHeader, Pagination, StatusBadge, statusLabel, useAsync } from '@svc/web-ui/components';
+import { formatDateTime, formatNumber } from '@svc/web-ui/format';
+import { useLanguage, useMessages } from '@svc/web-ui/i18n';
+import { Link, setQuery, useLocation } from '@svc/web-ui/router';
 import { useSession } from '../../session.js';
-import { listQueryFromUrl, PAGE_SIZE } from '../../../../web-shared/cases/case-logic.js';
-import { CASE_STATUSES, type CaseListItem, type CasePage } from '../../../../web-shared/cases/case-types.js';
-import { caseHref, caseMessages } from '../../../../web-shared/cases/messages.js';
-import '../../../../web-shared/cases/cases.css';
+import { listQueryFromUrl, PAGE_SIZE } from '@svc/web-ui/cases/case-logic';
+import { CASE_STATUSES, type CaseListItem, type CasePage } from '@svc/web-ui/cases/case-types';
+import { caseHref, caseMessages } from '@svc/web-ui/cases/messages';
+import '@svc/web-ui/cases/cases.css';
 
 export function CaseList() {
   const t = useMessages(caseMessages);

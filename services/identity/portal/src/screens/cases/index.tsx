@@ -1,9 +1,9 @@
-import { useMessages } from '../../../../web-shared/i18n.js';
-import { EmptyState } from '../../../../web-shared/components/index.js';
+import { useMessages } from '@svc/web-ui/i18n';
+import { EmptyState } from '@svc/web-ui/components';
 import { CaseDetail } from './case-detail.js';
 import { CaseList } from './case-list.js';
-import { caseMessages, CASES_HREF } from '../../../../web-shared/cases/messages.js';
-import { Link } from '../../../../web-shared/router.js';
+import { caseMessages, CASES_HREF } from '@svc/web-ui/cases/messages';
+import { Link } from '@svc/web-ui/router';
 
 const CASE_ID = /^\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\/?$/i;
 

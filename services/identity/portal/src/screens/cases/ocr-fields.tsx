@@ -1,12 +1,12 @@
 import { useState } from 'preact/hooks';
-import { api } from '../../../../web-shared/api.js';
-import { ErrorNotice } from '../../../../web-shared/components/index.js';
-import { formatDateTime, formatPercent } from '../../../../web-shared/format.js';
-import { useLanguage, useMessages } from '../../../../web-shared/i18n.js';
-import { canCorrectOcr, changedFields, parseExtractedFields, type FieldChange } from '../../../../web-shared/cases/case-logic.js';
-import type { CaseDetail, OcrResult } from '../../../../web-shared/cases/case-types.js';
-import { ChangesTable } from '../../../../web-shared/cases/changes-table.js';
-import { caseMessages } from '../../../../web-shared/cases/messages.js';
+import { api } from '@svc/web-ui/api';
+import { ErrorNotice } from '@svc/web-ui/components';
+import { formatDateTime, formatPercent } from '@svc/web-ui/format';
+import { useLanguage, useMessages } from '@svc/web-ui/i18n';
+import { canCorrectOcr, changedFields, fieldDirection, ocrFieldRows, parseExtractedFields, type FieldChange } from '@svc/web-ui/cases/case-logic';
+import type { CaseDetail, OcrResult } from '@svc/web-ui/cases/case-types';
+import { ChangesTable } from '@svc/web-ui/cases/changes-table';
+import { caseMessages } from '@svc/web-ui/cases/messages';
 
 interface Props {
   verification: CaseDetail;
@@ -34,7 +34,9 @@ export function OcrFields({ verification, canWrite, onCorrected }: Props) {
       </section>
     );
   }
-  const fields = parseExtractedFields(ocr.extractedFieldsJson);
+  const rows = ocrFieldRows(ocr);
+  const fields: [string, string][] = rows.map((row) => [row.field, row.value]);
+  const toConfirmCount = rows.filter((row) => row.toConfirm).length;
   const correctable = canWrite && canCorrectOcr(verification.status) && fields.length > 0;
 
   const startEditing = () => {
@@ -113,6 +115,12 @@ export function OcrFields({ verification, canWrite, onCorrected }: Props) {
       ) : null}
       {canWrite && fields.length > 0 && !canCorrectOcr(verification.status) ? <p class="muted">{t('ocrClosed')}</p> : null}
 
+      {toConfirmCount > 0 ? (
+        <p class="notice notice-warning" data-testid="ocr-to-confirm">
+          {t('toConfirmHint', { count: String(toConfirmCount) })}
+        </p>
+      ) : null}
+
       <form onSubmit={(event) => void save(event)} data-testid="ocr-form">
         <table class="data ocr-fields" data-testid="ocr-fields">
           <caption class="visually-hidden">{t('extractedFields')}</caption>
@@ -123,10 +131,11 @@ export function OcrFields({ verification, canWrite, onCorrected }: Props) {
             </tr>
           </thead>
           <tbody>
-            {fields.map(([field, value]) => (
-              <tr key={field} data-field={field}>
+            {rows.map(({ field, value, toConfirm }) => (
+              <tr key={field} data-field={field} class={toConfirm ? 'to-confirm' : undefined}>
                 <th scope="row">
                   <code>{field}</code>
+                  {toConfirm ? <span class="badge badge-attention">{t('toConfirm')}</span> : null}
                 </th>
                 <td>
                   {editing ? (
@@ -134,13 +143,13 @@ export function OcrFields({ verification, canWrite, onCorrected }: Props) {
                       <label class="visually-hidden" for={`ocr-${field}`}>
                         {t('valueOf', { field })}
                       </label>
-                      <input id={`ocr-${field}`} value={editing[field] ?? ''} maxLength={1000} dir="auto" onInput={(event) => {
+                      <input id={`ocr-${field}`} value={editing[field] ?? ''} maxLength={1000} dir={fieldDirection(field)} onInput={(event) => {
                           setEditing({ ...editing, [field]: event.currentTarget.value });
                           setNothingChanged(false);
                         }} />
                     </>
                   ) : (
-                    <bdi>{value || '—'}</bdi>
+                    <bdi dir={fieldDirection(field)}>{value || '—'}</bdi>
                   )}
                 </td>
               </tr>

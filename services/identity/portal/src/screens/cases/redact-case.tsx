@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
-import { api } from '../../../../web-shared/api.js';
-import { ConfirmDialog, ErrorNotice } from '../../../../web-shared/components/index.js';
-import { useMessages } from '../../../../web-shared/i18n.js';
-import { caseMessages } from '../../../../web-shared/cases/messages.js';
+import { api } from '@svc/web-ui/api';
+import { ConfirmDialog, ErrorNotice } from '@svc/web-ui/components';
+import { useMessages } from '@svc/web-ui/i18n';
+import { caseMessages } from '@svc/web-ui/cases/messages';
 
 /**
  * Redact a closed case (PartnerAdmin): POST /verifications/{id}/redact after a confirmation

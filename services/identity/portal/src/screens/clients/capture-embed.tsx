@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api } from '../../../../web-shared/api.js';
-import { ErrorNotice, Loading, useAsync } from '../../../../web-shared/components/index.js';
-import { useMessages, type Messages } from '../../../../web-shared/i18n.js';
+import { api } from '@svc/web-ui/api';
+import { ErrorNotice, Loading, useAsync } from '@svc/web-ui/components';
+import { useMessages, type Messages } from '@svc/web-ui/i18n';
 import { useSession } from '../../session.js';
 
 type Key = 'heading' | 'intro' | 'label' | 'hint' | 'save' | 'saving' | 'saved' | 'none';

@@ -1,5 +1,5 @@
-import { StatusBadge } from '../../../../web-shared/components/index.js';
-import { useMessages } from '../../../../web-shared/i18n.js';
+import { StatusBadge } from '@svc/web-ui/components';
+import { useMessages } from '@svc/web-ui/i18n';
 import { certificateValidity } from './client-logic.js';
 import { clientMessages } from './messages.js';
 

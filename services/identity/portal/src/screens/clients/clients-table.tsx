@@ -1,6 +1,6 @@
-import { CopyButton, DataTable, StatusBadge } from '../../../../web-shared/components/index.js';
-import { formatDate, formatDateTime } from '../../../../web-shared/format.js';
-import { useLanguage, useMessages } from '../../../../web-shared/i18n.js';
+import { CopyButton, DataTable, StatusBadge } from '@svc/web-ui/components';
+import { formatDate, formatDateTime } from '@svc/web-ui/format';
+import { useLanguage, useMessages } from '@svc/web-ui/i18n';
 import { type OAuthClient, shortThumbprint } from './client-logic.js';
 import { clientMessages } from './messages.js';
 import { SubjectName, ValidityMark } from './certificate-parts.js';

@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
-import { api } from '../../../../web-shared/api.js';
-import { ConfirmDialog, EmptyState, ErrorNotice, Loading, PageHeader, useAsync } from '../../../../web-shared/components/index.js';
-import { formatNumber } from '../../../../web-shared/format.js';
-import { useLanguage, useMessages } from '../../../../web-shared/i18n.js';
+import { api } from '@svc/web-ui/api';
+import { ConfirmDialog, EmptyState, ErrorNotice, Loading, PageHeader, useAsync } from '@svc/web-ui/components';
+import { formatNumber } from '@svc/web-ui/format';
+import { useLanguage, useMessages } from '@svc/web-ui/i18n';
 import { useSession } from '../../session.js';
 import type { OAuthAuthorizationServerMetadata } from '@svc/identity-client/types';
 import { activeClientCount, MAX_ACTIVE_CLIENTS, type OAuthClient, tokenEndpointOf } from './client-logic.js';

@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
-import { api } from '../../../../web-shared/api.js';
-import { ErrorNotice } from '../../../../web-shared/components/index.js';
-import { formatDateTime } from '../../../../web-shared/format.js';
-import { useLanguage, useMessages } from '../../../../web-shared/i18n.js';
+import { api } from '@svc/web-ui/api';
+import { ErrorNotice } from '@svc/web-ui/components';
+import { formatDateTime } from '@svc/web-ui/format';
+import { useLanguage, useMessages } from '@svc/web-ui/i18n';
 import { type CertificateDetails, type OAuthClient, pemProblem } from './client-logic.js';
 import { clientMessages } from './messages.js';
 import { SubjectName, ValidityMark } from './certificate-parts.js';

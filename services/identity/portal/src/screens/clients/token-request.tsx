@@ -1,5 +1,5 @@
-import { CopyButton } from '../../../../web-shared/components/index.js';
-import { useMessages } from '../../../../web-shared/i18n.js';
+import { CopyButton } from '@svc/web-ui/components';
+import { useMessages } from '@svc/web-ui/i18n';
 import { curlTokenRequest } from './client-logic.js';
 import { clientMessages } from './messages.js';
 

@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
-import { api, ApiError } from '../../../../web-shared/api.js';
-import { ErrorNotice, LanguageToggle, Loading, NewPasswordField, useAsync } from '../../../../web-shared/components/index.js';
-import { useMessages } from '../../../../web-shared/i18n.js';
-import { Link } from '../../../../web-shared/router.js';
+import { api, ApiError } from '@svc/web-ui/api';
+import { ErrorNotice, LanguageToggle, Loading, NewPasswordField, useAsync } from '@svc/web-ui/components';
+import { useMessages } from '@svc/web-ui/i18n';
+import { Link } from '@svc/web-ui/router';
 import { loadSession, type PortalSession } from '../../session.js';
 import { invitationMessages } from './messages.js';
 import type { InvitationSummary } from '@svc/identity-client/types';

@@ -1,5 +1,5 @@
-import { api, ApiError, apiUrl } from '../../../../web-shared/api.js';
-import type { Language } from '../../../../web-shared/i18n.js';
+import { api, ApiError, apiUrl } from '@svc/web-ui/api';
+import type { Language } from '@svc/web-ui/i18n';
 import type { ReportSummary } from '@svc/identity-client/types';
 
 export { CASE_STATUSES } from '@svc/identity-client/types';

@@ -1,9 +1,9 @@
 import { ChartDataTable } from '@svc/web-ui';
 import { useCallback, useMemo, useState } from 'preact/hooks';
-import { ErrorNotice, Loading, PageHeader, statusLabel, useAsync } from '../../../../web-shared/components/index.js';
-import { formatDate, formatNumber, formatPercent } from '../../../../web-shared/format.js';
-import { useLanguage, useMessages } from '../../../../web-shared/i18n.js';
-import { setQuery, useLocation } from '../../../../web-shared/router.js';
+import { ErrorNotice, Loading, PageHeader, statusLabel, useAsync } from '@svc/web-ui/components';
+import { formatDate, formatNumber, formatPercent } from '@svc/web-ui/format';
+import { useLanguage, useMessages } from '@svc/web-ui/i18n';
+import { setQuery, useLocation } from '@svc/web-ui/router';
 import { CountChart } from './count-chart.js';
 import { reportMessages } from './messages.js';
 import { CASE_STATUSES, exportUrl, fetchCasesPerDay, fetchSummary, rangeFromQuery, shortDay, type CasesPerDay, type DayRange, type ReportSummary } from './report-data.js';

@@ -1,6 +1,6 @@
-import { useMessages } from '../../../../web-shared/i18n.js';
-import { signInMessages } from '../../../../web-shared/sign-in/messages.js';
-import { SignInForm } from '../../../../web-shared/sign-in/sign-in-form.js';
+import { useMessages } from '@svc/web-ui/i18n';
+import { signInMessages } from '@svc/web-ui/sign-in/messages';
+import { SignInForm } from '@svc/web-ui/sign-in/sign-in-form';
 import { completeSecondStep, loadSession, type PortalSession, signIn } from '../../session.js';
 
 export function SignInScreen(props: { onSignedIn: (session: PortalSession) => void }) {

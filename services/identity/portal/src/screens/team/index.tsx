@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
-import { api } from '../../../../web-shared/api.js';
-import { CopyButton, DataTable, EmptyState, PageHeader, useAsync } from '../../../../web-shared/components/index.js';
-import { formatDateTime } from '../../../../web-shared/format.js';
-import { useLanguage, useMessages } from '../../../../web-shared/i18n.js';
+import { api } from '@svc/web-ui/api';
+import { CopyButton, DataTable, EmptyState, PageHeader, useAsync } from '@svc/web-ui/components';
+import { formatDateTime } from '@svc/web-ui/format';
+import { useLanguage, useMessages } from '@svc/web-ui/i18n';
 import type { PortalRole } from '../../session.js';
 import { MembersTable } from './members-table.js';
 import { ListFeedback, TeamProblem, useRowAction } from './team-feedback.js';

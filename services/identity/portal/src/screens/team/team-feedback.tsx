@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
-import { ApiError } from '../../../../web-shared/api.js';
-import { type AsyncState, ErrorNotice, Loading } from '../../../../web-shared/components/index.js';
-import { useMessages } from '../../../../web-shared/i18n.js';
+import { ApiError } from '@svc/web-ui/api';
+import { type AsyncState, ErrorNotice, Loading } from '@svc/web-ui/components';
+import { useMessages } from '@svc/web-ui/i18n';
 import { teamMessages } from './messages.js';
 
 /** A refusal the screen explains in its own words, or the server's problem otherwise. */

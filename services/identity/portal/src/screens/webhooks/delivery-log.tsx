@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
-import { EmptyState, ErrorNotice, Pagination } from '../../../../web-shared/components/index.js';
-import { formatDateTime, formatNumber } from '../../../../web-shared/format.js';
-import { useLanguage, useMessages } from '../../../../web-shared/i18n.js';
-import { Link, setQuery, useLocation } from '../../../../web-shared/router.js';
+import { EmptyState, ErrorNotice, Pagination } from '@svc/web-ui/components';
+import { formatDateTime, formatNumber } from '@svc/web-ui/format';
+import { useLanguage, useMessages } from '@svc/web-ui/i18n';
+import { Link, setQuery, useLocation } from '@svc/web-ui/router';
 import { webhookMessages } from './messages.js';
 import { DELIVERY_PAGE_SIZE, isUnfinished, listDeliveries, retryDelivery, TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES, type DeliveryFilter, type DeliveryPage, type DeliveryStatus, type WebhookDelivery } from './webhook-api.js';
 

@@ -1,4 +1,4 @@
-import type { Messages } from '../../../../web-shared/i18n.js';
+import type { Messages } from '@svc/web-ui/i18n';
 
 const en = {
   title: 'Webhooks',

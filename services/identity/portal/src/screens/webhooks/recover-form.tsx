@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
-import { ErrorNotice } from '../../../../web-shared/components/index.js';
-import { formatNumber } from '../../../../web-shared/format.js';
-import { useLanguage, useMessages } from '../../../../web-shared/i18n.js';
+import { ErrorNotice } from '@svc/web-ui/components';
+import { formatNumber } from '@svc/web-ui/format';
+import { useLanguage, useMessages } from '@svc/web-ui/i18n';
 import { webhookMessages } from './messages.js';
 import { fromLocalInputValue, recoverDeliveries, toLocalInputValue } from './webhook-api.js';
 

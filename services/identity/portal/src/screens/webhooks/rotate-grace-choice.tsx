@@ -1,4 +1,4 @@
-import { useMessages } from '../../../../web-shared/i18n.js';
+import { useMessages } from '@svc/web-ui/i18n';
 import { webhookMessages } from './messages.js';
 import { PREVIOUS_SECRET_GRACE_SECONDS, type PreviousSecretGrace } from './webhook-api.js';
 

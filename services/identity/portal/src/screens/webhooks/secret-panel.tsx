@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
-import { CopyButton } from '../../../../web-shared/components/index.js';
-import { useMessages } from '../../../../web-shared/i18n.js';
+import { CopyButton } from '@svc/web-ui/components';
+import { useMessages } from '@svc/web-ui/i18n';
 import { webhookMessages } from './messages.js';
 
 /** A secret on one line, left to right in either language, with its copy button. */

@@ -1,6 +1,6 @@
 import { toStandardWebhooksSecret } from '@svc/webhook-signing/standard-secret';
 import { useState } from 'preact/hooks';
-import { useMessages } from '../../../../web-shared/i18n.js';
+import { useMessages } from '@svc/web-ui/i18n';
 import { webhookMessages } from './messages.js';
 import { SecretValue } from './secret-panel.js';
 

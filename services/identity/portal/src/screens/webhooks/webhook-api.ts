@@ -1,4 +1,4 @@
-import { api } from '../../../../web-shared/api.js';
+import { api } from '@svc/web-ui/api';
 import type { WebhookDelivery, WebhookDeliveryPage as DeliveryPage, WebhookEndpoint } from '@svc/identity-client/types';
 
 export { TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '@svc/identity-client/types';

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
-import { PageHeader } from '../../../../web-shared/components/index.js';
-import { useMessages } from '../../../../web-shared/i18n.js';
-import { Link, navigate } from '../../../../web-shared/router.js';
+import { PageHeader } from '@svc/web-ui/components';
+import { useMessages } from '@svc/web-ui/i18n';
+import { Link, navigate } from '@svc/web-ui/router';
 import { webhookMessages } from './messages.js';
 import { SecretPanel } from './secret-panel.js';
 import { createEndpoint, WEBHOOK_EVENT_TYPES, type WebhookEndpoint } from './webhook-api.js';

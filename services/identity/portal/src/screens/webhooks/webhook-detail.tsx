@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
-import { ConfirmDialog, ErrorNotice, Loading, PageHeader, useAsync } from '../../../../web-shared/components/index.js';
-import { formatDateTime } from '../../../../web-shared/format.js';
-import { useLanguage, useMessages } from '../../../../web-shared/i18n.js';
-import { Link, navigate } from '../../../../web-shared/router.js';
+import { ConfirmDialog, ErrorNotice, Loading, PageHeader, useAsync } from '@svc/web-ui/components';
+import { formatDateTime } from '@svc/web-ui/format';
+import { useLanguage, useMessages } from '@svc/web-ui/i18n';
+import { Link, navigate } from '@svc/web-ui/router';
 import { useSession } from '../../session.js';
 import { DeliveryLog } from './delivery-log.js';
 import { eventDescriptions, webhookMessages, type WebhookMessageKey } from './messages.js';

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
-import { ErrorNotice } from '../../../../web-shared/components/index.js';
-import { useMessages } from '../../../../web-shared/i18n.js';
+import { ErrorNotice } from '@svc/web-ui/components';
+import { useMessages } from '@svc/web-ui/i18n';
 import { eventDescriptions, webhookMessages } from './messages.js';
 import { WEBHOOK_EVENT_TYPES } from './webhook-api.js';
 

@@ -1,7 +1,7 @@
-import { EmptyState, ErrorNotice, Loading, PageHeader, useAsync } from '../../../../web-shared/components/index.js';
-import { formatDateTime } from '../../../../web-shared/format.js';
-import { useLanguage, useMessages } from '../../../../web-shared/i18n.js';
-import { Link } from '../../../../web-shared/router.js';
+import { EmptyState, ErrorNotice, Loading, PageHeader, useAsync } from '@svc/web-ui/components';
+import { formatDateTime } from '@svc/web-ui/format';
+import { useLanguage, useMessages } from '@svc/web-ui/i18n';
+import { Link } from '@svc/web-ui/router';
 import { useSession } from '../../session.js';
 import { webhookMessages } from './messages.js';
 import { listEndpoints, WEBHOOK_EVENT_TYPES, type WebhookEndpoint } from './webhook-api.js';

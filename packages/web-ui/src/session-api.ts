@@ -8,6 +8,8 @@ export interface SessionApi<Session> {
   completeSecondStep: (proof: SecondStepProof) => Promise<void>;
   /** Ends the session server-side (the cookie is cleared by the answer); an already-ended session is fine. */
   signOut: () => Promise<void>;
+  /** Keeps the page's language as the one the account's mails are written in; best effort, a failure only leaves the old one. */
+  rememberLanguage: (language: string) => Promise<void>;
 }
 
 /**
@@ -37,6 +39,13 @@ export function createSessionApi<Session>(prefix: string): SessionApi<Session> {
         await api('POST', `${prefix}/logout`, { quietUnauthenticated: true });
       } catch (error) {
         if (!(error instanceof ApiError && error.status === 401)) throw error;
+      }
+    },
+    rememberLanguage: async (language) => {
+      try {
+        await api('PUT', `${prefix}/account/language`, { body: { language }, quietUnauthenticated: true });
+      } catch {
+        // The next switch or password sign-in stores it; the page itself is already in the new language.
       }
     },
   };

@@ -1,5 +1,5 @@
 import { CANCELLABLE_CASE_STATUSES, TERMINAL_CASE_STATUSES } from '@svc/identity-client/types';
-import { CASE_STATUSES, type CaseStatus } from './case-types.js';
+import { CASE_STATUSES, type CaseStatus, type OcrResult } from './case-types.js';
 
 /** The spec's cancel sources (case-states.ts TRANSITIONS.cancel): other open states are being processed. */
 const CANCELLABLE: readonly CaseStatus[] = CANCELLABLE_CASE_STATUSES;
@@ -41,6 +41,28 @@ export function parseExtractedFields(json: string): [field: string, value: strin
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return [];
   return Object.entries(parsed as Record<string, unknown>).map(([field, value]) => [field, fieldText(value)]);
 }
+
+export interface OcrFieldRow {
+  field: string;
+  value: string;
+  /** The reader was not sure of it and left it out: a person reads it off the document. */
+  toConfirm: boolean;
+}
+
+/**
+ * The rows a person sees: the document's fields (the stored object repeats the list of fields to
+ * confirm under its own key, which is no document field), then an empty row for each field to confirm.
+ */
+export function ocrFieldRows(ocr: Pick<OcrResult, 'extractedFieldsJson' | 'fieldsToConfirm'>): OcrFieldRow[] {
+  const toConfirm = new Set(ocr.fieldsToConfirm);
+  const rows = parseExtractedFields(ocr.extractedFieldsJson)
+    .filter(([field]) => field !== 'fieldsToConfirm')
+    .map(([field, value]) => ({ field, value, toConfirm: toConfirm.has(field) }));
+  return [...rows, ...[...toConfirm].filter((field) => !rows.some((row) => row.field === field)).map((field) => ({ field, value: '', toConfirm: true }))];
+}
+
+/** Fields printed in Arabic (their names end in Ar) read right to left on either language's page; others follow their text. */
+export const fieldDirection = (field: string): 'rtl' | 'auto' => (/Ar$/.test(field) ? 'rtl' : 'auto');
 
 function fieldText(value: unknown): string {
   if (value === null || value === undefined) return '';

@@ -12,8 +12,10 @@ type FactorList = SecondFactorList;
 /**
  * The account's second factors, for the portal and the console alike: `accountPath` is where
  * the API serves them (/portal/account or /account). `onEnrolled` runs after the first factor.
+ * `pageHeading`: the section is the whole screen (the console's), so its title is the page's h1.
  */
-export function SecuritySection(props: { accountPath: string; enrolmentOnly?: boolean; onEnrolled?: () => void }) {
+export function SecuritySection(props: { accountPath: string; enrolmentOnly?: boolean; onEnrolled?: () => void; pageHeading?: boolean }) {
+  const Heading = props.pageHeading ? 'h1' : 'h2';
   const t = useMessages(secondFactorMessages);
   const { language } = useLanguage();
   const factors = useAsync(() => api<FactorList>('GET', `${props.accountPath}/second-factors`), [props.accountPath]);
@@ -32,7 +34,7 @@ export function SecuritySection(props: { accountPath: string; enrolmentOnly?: bo
 
   return (
     <section class="card account-card" aria-labelledby="security-heading" data-testid="security-section">
-      <h2 id="security-heading">{t('heading')}</h2>
+      <Heading id="security-heading">{t('heading')}</Heading>
       <p class="muted">{props.enrolmentOnly ? t('enrolmentRequired') : t('intro')}</p>
       {error !== undefined && <ErrorNotice error={error} />}
       {factors.error !== undefined && <ErrorNotice error={factors.error} onRetry={factors.reload} />}

@@ -1,4 +1,7 @@
+import { interpolate } from './interpolate.js';
 import { createLanguageStore } from './language-store.js';
+
+export { interpolate };
 
 /**
  * Two languages, each screen holding its own messages beside itself (screens/<area>/messages.ts),
@@ -32,12 +35,6 @@ export function setLanguage(language: Language): void {
 
 export function useLanguage(): { language: Language; setLanguage: (language: Language) => void } {
   return { language: store.use(), setLanguage };
-}
-
-/** `{name}` in a message is replaced by vars.name; a missing variable stays visible as {name}. */
-export function interpolate(text: string, vars?: Record<string, string | number>): string {
-  if (!vars) return text;
-  return text.replace(/\{(\w+)\}/g, (whole, name: string) => (name in vars ? String(vars[name]) : whole));
 }
 
 export function translate<K extends string>(messages: Messages<K>, language: Language): Translate<K> {
