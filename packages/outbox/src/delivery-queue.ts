@@ -46,6 +46,8 @@ export interface AttemptOutcome {
   retryAfterMs?: number;
   /** Retrying cannot help (e.g. 410 Gone): the delivery fails now. */
   permanent?: boolean;
+  /** How long the POST took (postOnce measures it); absent when nothing was sent. */
+  durationMs?: number;
 }
 
 export interface SettledDelivery {
