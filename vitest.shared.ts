@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 /**
@@ -20,6 +21,7 @@ export function sharedVitestConfig(packageName: string) {
       // the quality hint's budget, so the core count it is.
       maxWorkers: availableParallelism(),
       minWorkers: 1,
+      globalSetup: [fileURLToPath(new URL('./vitest.global-setup.ts', import.meta.url))],
       // Deadlines, not delays: a passing test never waits for them, and tests that start service
       // processes (tsx) or a browser need minutes, not seconds, when the machine is loaded.
       testTimeout: 90_000,

@@ -163,7 +163,7 @@ let wasmTieringConfigured = false;
  * PGlite alone, measured) and start-up gets faster, with no measurable query slowdown on
  * short transactional queries. The flag must be set before the module compiles.
  */
-function useBaselineWasmCompilerForPglite(): void {
+export function useBaselineWasmCompilerForPglite(): void {
   if (wasmTieringConfigured) return;
   wasmTieringConfigured = true;
   setFlagsFromString('--liftoff-only');

@@ -12,5 +12,6 @@ export {
   type OpenDatabaseOptions,
   type PoolStats,
   type SqlExecutor,
+  useBaselineWasmCompilerForPglite,
 } from './database.js';
 export { traceQueriesWith, type QuerySpan, type QueryTracer } from './query-tracing.js';

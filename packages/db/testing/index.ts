@@ -2,14 +2,18 @@ import { PGlite } from '@electric-sql/pglite';
 import { drizzle } from 'drizzle-orm/pglite';
 import { migrate } from 'drizzle-orm/pglite/migrator';
 import { createHash, randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
-import { migratePostgresDatabase, openDatabase, type Database, type MigrationOptions } from '@svc/db';
+import { migratePostgresDatabase, openDatabase, useBaselineWasmCompilerForPglite, type Database, type MigrationOptions } from '@svc/db';
 
 /**
  * Fresh, migrated databases for tests, one per test file, in milliseconds:
- * - PGlite: one instance is migrated per worker process, then `clone()`d per call.
+ * - PGlite: migrated once into a data-directory tarball in the temp directory (per set of
+ *   migrations and PGlite build), which every call loads into a new instance.
  * - PostgreSQL (DATABASE_URL set): one template database per set of migrations, then
  *   `CREATE DATABASE … TEMPLATE`, dropped `WITH (FORCE)` by `cleanup()`.
  * The template's name carries a hash of the migration files, so a changed migration
@@ -43,24 +47,54 @@ function withDatabase(url: string, name: string): string {
   return parsed.toString();
 }
 
-const pgliteTemplates = new Map<string, Promise<PGlite>>();
+/**
+ * The migrated PGlite data directory as a tarball, made once per set of migrations and PGlite
+ * build and kept in the run's scratch directory (the temp directory outside vitest): vitest runs every test file in a fresh process, and
+ * booting an empty PGlite (initdb inside WASM) then running every migration cost each file far
+ * more than loading the finished data directory does (see docs/decisions/0351).
+ */
+function snapshotPath(options: MigrationOptions): string {
+  // vitest's module runner has no import.meta.resolve; the installed path carries the version.
+  const pglite = createRequire(import.meta.url).resolve('@electric-sql/pglite');
+  const build = createHash('sha256').update(pglite).update(String(statSync(pglite).mtimeMs)).digest('hex').slice(0, 8);
+  return join(process.env.SVC_TEST_RUN_DIR ?? tmpdir(), `svc-pglite-${options.schemaName}-${migrationsHash(options.migrationsFolder)}-${build}.tar`);
+}
 
-async function migratedPgliteTemplate(options: MigrationOptions): Promise<PGlite> {
-  const key = `${options.schemaName}:${migrationsHash(options.migrationsFolder)}`;
-  let template = pgliteTemplates.get(key);
-  if (!template) {
-    template = (async () => {
-      const instance = await PGlite.create();
-      await migrate(drizzle(instance), {
-        migrationsFolder: options.migrationsFolder,
-        migrationsSchema: options.schemaName,
-        migrationsTable: '__drizzle_migrations',
-      });
-      return instance;
-    })();
-    pgliteTemplates.set(key, template);
+async function buildSnapshot(options: MigrationOptions, path: string): Promise<Buffer> {
+  const instance = await PGlite.create();
+  try {
+    await migrate(drizzle(instance), {
+      migrationsFolder: options.migrationsFolder,
+      migrationsSchema: options.schemaName,
+      migrationsTable: '__drizzle_migrations',
+    });
+    const tarball = Buffer.from(await (await instance.dumpDataDir('none')).arrayBuffer());
+    // Written aside and renamed: a sibling process never reads half a file; two processes that
+    // both build it write the same thing and the last rename wins.
+    const building = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    await writeFile(building, tarball);
+    await rename(building, path);
+    return tarball;
+  } finally {
+    await instance.close();
   }
-  return template;
+}
+
+const pgliteSnapshots = new Map<string, Promise<Buffer>>();
+
+function migratedPgliteSnapshot(options: MigrationOptions): Promise<Buffer> {
+  // Before the first PGlite of this process compiles its WASM, as openDatabase does for services.
+  useBaselineWasmCompilerForPglite();
+  const path = snapshotPath(options);
+  let snapshot = pgliteSnapshots.get(path);
+  if (!snapshot) {
+    snapshot = readFile(path).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw error;
+      return buildSnapshot(options, path);
+    });
+    pgliteSnapshots.set(path, snapshot);
+  }
+  return snapshot;
 }
 
 async function ensurePostgresTemplate(admin: postgres.Sql, adminUrl: string, options: MigrationOptions): Promise<string> {
@@ -104,8 +138,8 @@ export async function createTestDatabase<TSchema extends Record<string, unknown>
   const common = { migrationsFolder: options.migrationsFolder, schemaName: options.schemaName, ...(options.schema ? { schema: options.schema } : {}) };
 
   if (!adminUrl) {
-    const template = await migratedPgliteTemplate(options);
-    const instance = (await template.clone()) as PGlite;
+    const snapshot = await migratedPgliteSnapshot(options);
+    const instance = await PGlite.create({ loadDataDir: new Blob([snapshot]) });
     const database = await openDatabase<TSchema>({ ...common, driver: 'pglite', instance, skipMigrations: true });
     return { database, url: null, cleanup: () => database.close() };
   }

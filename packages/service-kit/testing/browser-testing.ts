@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -13,12 +14,26 @@ export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
  * Builds a service's Vite app with the current sources into a directory of its own, so a test
  * never serves a stale build and never overwrites the one a running service is serving.
  * `appDir` is the app's folder relative to `serviceDir` (e.g. `web`, `portal`).
+ *
+ * Within one vitest run (SVC_TEST_RUN_DIR, set by the shared global setup) each app is built
+ * once and shared by every test file that serves it: the sources cannot change during a run, and
+ * a `vite build` per browser file cost each of them many seconds on a busy machine.
  */
 export function buildViteApp(serviceDir: string, appDir: string, prefix = 'vite-app-'): string {
-  const outDir = mkdtempSync(join(tmpdir(), prefix));
+  const runDir = process.env.SVC_TEST_RUN_DIR;
+  const shared = runDir ? join(runDir, 'vite', `${prefix}${createHash('sha256').update(join(serviceDir, appDir)).digest('hex').slice(0, 8)}`) : null;
+  if (shared && existsSync(join(shared, 'index.html'))) return shared;
+  const outDir = mkdtempSync(join(runDir ? join(runDir, 'vite') : tmpdir(), prefix));
   const result = spawnSync(join(serviceDir, 'node_modules', '.bin', 'vite'), ['build', appDir, '--outDir', outDir, '--emptyOutDir', '--logLevel', 'warn'], { cwd: serviceDir, encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`vite build ${appDir} failed:\n${result.stdout}\n${result.stderr}`);
-  return outDir;
+  if (!shared) return outDir;
+  try {
+    // Complete builds only are published; a sibling file that built the same app meanwhile wins.
+    renameSync(outDir, shared);
+  } catch {
+    rmSync(outDir, { recursive: true, force: true });
+  }
+  return shared;
 }
 
 /** `extraArgs`: e.g. the fake camera's `--use-fake-device-for-media-stream` flags. */
@@ -84,6 +99,9 @@ export function screenshotPath(artifactsDir: string, name: string): string {
 }
 
 export function removeQuietly(path: string) {
+  // The run's shared builds (buildViteApp) outlive one file; the global teardown removes them.
+  const runDir = process.env.SVC_TEST_RUN_DIR;
+  if (runDir && path.startsWith(join(runDir, 'vite'))) return;
   rmSync(path, { recursive: true, force: true });
 }
 

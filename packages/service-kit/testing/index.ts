@@ -30,7 +30,17 @@ export async function createTestDependencies<TSchema extends Record<string, unkn
     },
   };
 }
-export { findFreePort, runCliProcess, runServiceProcessToExit, startServiceProcess, type ServiceProcess } from './service-process.js';
+export {
+  findFreePort,
+  isWorkerRunning,
+  runCliProcess,
+  runServiceProcessToExit,
+  spawnWorkerProcess,
+  startServiceProcess,
+  stopWorkerProcess,
+  type ServiceProcess,
+  type WorkerProcess,
+} from './service-process.js';
 export { describeServiceProcess } from './service-process-suite.js';
 export { describeBaseApp } from './base-app-suite.js';
 export { expectCliFailure } from './cli-expectations.js';

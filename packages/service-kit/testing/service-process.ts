@@ -1,5 +1,36 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+const newestSourceMs = new Map<string, number>();
+
+function newestMtimeMs(directory: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(directory, { withFileTypes: true })) {
+    const path = join(directory, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtimeMs(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+/**
+ * How node runs a service's entry: `src/x.ts` runs as the built `dist/x.js`, as operators run it,
+ * when that build is at least as new as every file under `src/` (the test command builds first);
+ * otherwise, and for entries outside `src/` (test fixtures), from source through tsx, with the
+ * workspace packages' sources too. Compiling the whole service through tsx cost about 3 s of CPU
+ * per start, and starts are many: each browser file, CLI call and restart.
+ */
+function nodeArguments(cwd: string, entry: string): string[] {
+  const built = /^src\/(.+)\.ts$/.exec(entry);
+  const distEntry = built ? join(cwd, 'dist', `${built[1]}.js`) : '';
+  if (distEntry && existsSync(distEntry)) {
+    const sourceDirectory = join(cwd, 'src');
+    if (!newestSourceMs.has(sourceDirectory)) newestSourceMs.set(sourceDirectory, newestMtimeMs(sourceDirectory));
+    if (statSync(distEntry).mtimeMs >= newestSourceMs.get(sourceDirectory)!) return [distEntry];
+  }
+  return ['--conditions=source', '--import', 'tsx', entry];
+}
 
 /** A free loopback port, for starting a real service process in tests. */
 export async function findFreePort(): Promise<number> {
@@ -23,7 +54,7 @@ export interface ServiceProcess {
 }
 
 /**
- * Starts `node --import tsx <entry>` the way an operator starts the service, and waits
+ * Starts the entry (nodeArguments: built, or from source) the way an operator starts the service, and waits
  * until `healthPath` answers (or the process exits, which rejects with its output).
  */
 export async function startServiceProcess(options: {
@@ -34,7 +65,7 @@ export async function startServiceProcess(options: {
   timeoutMs?: number;
 }): Promise<ServiceProcess> {
   const port = Number(options.env.PORT ?? (await findFreePort()));
-  const child = spawn(process.execPath, ['--import', 'tsx', options.entry], {
+  const child = spawn(process.execPath, nodeArguments(options.cwd, options.entry), {
     cwd: options.cwd,
     env: { PATH: process.env.PATH, HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...options.env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -44,7 +75,7 @@ export async function startServiceProcess(options: {
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const baseUrl = `http://127.0.0.1:${port}`;
-  // A deadline, not a delay: generous, because a tsx start on a loaded two-core machine can take most of a minute.
+  // A deadline, not a delay: generous, because a start on a loaded two-core machine can take most of a minute.
   const deadline = Date.now() + (options.timeoutMs ?? 90_000);
   let gone = false;
   void exited.then(() => (gone = true));
@@ -76,7 +107,7 @@ export async function startServiceProcess(options: {
 
 /** Runs the entry once to completion (for start-up failures), returning its exit code and output. */
 export async function runServiceProcessToExit(options: { cwd: string; entry: string; env: Record<string, string | undefined>; timeoutMs?: number }): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', options.entry], {
+  const child = spawn(process.execPath, nodeArguments(options.cwd, options.entry), {
     cwd: options.cwd,
     env: { PATH: process.env.PATH, HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -91,11 +122,11 @@ export async function runServiceProcessToExit(options: { cwd: string; entry: str
 }
 
 /**
- * Runs a service's operator CLI as `pnpm --filter <service> cli` does (TypeScript sources
- * through tsx, packages by their `source` export condition), with stdout and stderr apart.
+ * Runs a service's operator CLI (built, or from source as nodeArguments decides), with stdout
+ * and stderr apart.
  */
 export async function runCliProcess(options: { cwd: string; entry?: string; args: string[]; env: Record<string, string | undefined>; timeoutMs?: number }): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', options.entry ?? 'src/cli.ts', ...options.args], {
+  const child = spawn(process.execPath, [...nodeArguments(options.cwd, options.entry ?? 'src/cli.ts'), ...options.args], {
     cwd: options.cwd,
     env: { PATH: process.env.PATH, LOG_LEVEL: 'warn', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -108,4 +139,44 @@ export async function runCliProcess(options: { cwd: string; entry?: string; args
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   clearTimeout(timer);
   return { code, stdout, stderr };
+}
+
+/** A long-running process started from source (a worker), its output kept for failure messages. */
+export interface WorkerProcess {
+  child: ChildProcess;
+  output(): string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/**
+ * Starts the entry (nodeArguments: built, or from source) in `cwd` with only PATH and `env`, as an
+ * operator starts a standalone worker; the test kills or stops it (stopWorkerProcess).
+ */
+export function spawnWorkerProcess(options: { cwd: string; entry: string; env: Record<string, string> }): WorkerProcess {
+  const child = spawn(process.execPath, nodeArguments(options.cwd, options.entry), {
+    cwd: options.cwd,
+    env: { PATH: process.env.PATH, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  return { child, output: () => output, exited };
+}
+
+export const isWorkerRunning = (worker: WorkerProcess): boolean => worker.child.exitCode === null && worker.child.signalCode === null;
+
+/** Sends the signal and waits for the exit, failing (with the process's output) past timeoutMs. */
+export async function stopWorkerProcess(worker: WorkerProcess, signal: NodeJS.Signals, timeoutMs: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  if (isWorkerRunning(worker)) worker.child.kill(signal);
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`process did not exit within ${timeoutMs} ms of ${signal}:\n${worker.output()}`)), timeoutMs);
+  });
+  try {
+    return await Promise.race([worker.exited, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
