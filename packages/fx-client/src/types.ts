@@ -12,4 +12,5 @@ export type HistoryQuery = operations['getRateHistory']['parameters']['query'];
 export type ConvertQuery = operations['convertAmount']['parameters']['query'];
 export type CryptoQuery = NonNullable<operations['getLatestCryptoPrices']['parameters']['query']>;
 export type GoldQuery = NonNullable<operations['getLatestGoldPrices']['parameters']['query']>;
-export { PRICE_LANGUAGES, RATE_LANGUAGES, type Language, type PriceLanguage } from './languages.js';
+export { DEVELOPER_SCREENS, type DeveloperScreen } from './developer-screens.js';
+export { INTL_LOCALE, LANGUAGE_NAMES, PRICE_LANGUAGES, RATE_LANGUAGES, RIGHT_TO_LEFT_LANGUAGES, STANDARD_TAGS, type Language, type PriceLanguage } from './languages.js';

@@ -30,6 +30,7 @@ import { startStreamHub } from './workers/stream-hub.js';
 import type { SourceRunner } from './workers/source-runner.js';
 import { startUpstreamSources } from './workers/upstream-sources.js';
 import { startOverrideExpiry } from './workers/override-expiry.js';
+import { developerPagesPlugin } from './plugins/developer-pages.js';
 import { webPagePlugin } from './plugins/web-page.js';
 
 export const SERVICE_NAME = 'fx';
@@ -133,8 +134,9 @@ export async function buildApp(dependencies: FxAppDependencies): Promise<Service
   await app.register(pricingRoutes, { limits });
   // The public rates page (/ and /{lang}), in its own context so its strict headers stay off the API.
   await app.register(webPagePlugin, { root: config.FX_WEB_ROOT });
+  await app.register(developerPagesPlugin, { root: config.FX_DEVELOPERS_WEB_ROOT });
   await app.register(clientRoutes, { db, clock, box, policy, limits });
-  await app.register(developerRoutes, { db, clock, mailer, publicBaseUrl: config.PUBLIC_BASE_URL, signup: config.FX_SIGNUP, usage: { daily: dailyUsage, limits, monthWindow: rateLimits.monthWindow } });
+  await app.register(developerRoutes, { db, clock, mailer, alerts: { box, policy, limits, timeoutMs: config.ALERT_DELIVERY_TIMEOUT_MS }, publicBaseUrl: config.PUBLIC_BASE_URL, signup: config.FX_SIGNUP, keyRotationGraceSeconds: config.FX_KEY_ROTATION_GRACE_SECONDS, usage: { daily: dailyUsage, limits, monthWindow: rateLimits.monthWindow } });
   const pollerWiring = {
     config,
     db,

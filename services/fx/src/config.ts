@@ -38,6 +38,8 @@ export const fxEnvironmentSchema = baseServiceEnvironment(3002)
     ),
     /** Directory of the built rates page (Vite output); default dist/web beside the code. Tests point it at their own build. */
     FX_WEB_ROOT: z.preprocess(emptyAsUndefined, z.string().optional()),
+    /** Directory of the built developer dashboard (/developers); default dist/developers beside the code. */
+    FX_DEVELOPERS_WEB_ROOT: z.preprocess(emptyAsUndefined, z.string().optional()),
     /** Development and tests only: lets rate-alert webhooks target private/loopback hosts and http://. */
     WEBHOOK_ALLOW_PRIVATE_TARGETS: z.preprocess(emptyAsUndefined, z.enum(['true', 'false']).default('false').transform((value) => value === 'true')),
     /** Delay before each attempt of one firing (the count is the number of attempts): immediately, 5 s, 30 s. */
@@ -63,6 +65,8 @@ export const fxEnvironmentSchema = baseServiceEnvironment(3002)
     MAIL_RETRY_SCHEDULE_MS: retryScheduleVariable('0,10000,60000,300000,900000,3600000'),
     /** Developer dashboard sign-up: open (anyone signs up and confirms an address) or closed (accounts by the operator). */
     FX_SIGNUP: z.preprocess(emptyAsUndefined, z.enum(['open', 'closed']).default('open')),
+    /** How long a private key replaced on the developer dashboard keeps working (a day, so deployments can switch over); 0 ends it at once. */
+    FX_KEY_ROTATION_GRACE_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(30 * 86_400).default(86_400)),
     ALERT_WORKER_IN_PROCESS: z.preprocess(emptyAsUndefined, z.enum(['true', 'false']).default('true').transform((value) => value === 'true')),
   })
   .superRefine(requireSecretsKeyWithDatabase)

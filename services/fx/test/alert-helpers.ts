@@ -1,39 +1,9 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createSecretBox } from '@svc/service-kit';
 import { sql } from 'drizzle-orm';
 import { createAlertDeliveryWorker } from '../src/workers/alert-delivery-worker.js';
 import { ADMIN_TOKEN, buildTestApp, type TestApp } from './helpers.js';
 
-export interface ReceivedWebhook {
-  headers: IncomingHttpHeaders;
-  rawBody: Buffer;
-  body: Record<string, unknown>;
-}
-
-/** A real HTTP receiver on loopback that records every POST and answers with `status`. */
-export async function startReceiver() {
-  const received: ReceivedWebhook[] = [];
-  const state = { status: 200 };
-  const server: Server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const rawBody = Buffer.concat(chunks);
-      received.push({ headers: request.headers, rawBody, body: JSON.parse(rawBody.toString('utf8')) as Record<string, unknown> });
-      response.writeHead(state.status).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
-    received,
-    respondWith(status: number) {
-      state.status = status;
-    },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
+export { startReceiver, type ReceivedWebhook } from './webhook-receiver.js';
 
 /** An fx app allowing loopback webhook targets, with a client, and a delivery worker the test drives. */
 export async function buildAlertTestApp(env: Record<string, string> = {}, options: { clock?: () => Date; smtpCa?: string } = {}) {

@@ -266,6 +266,139 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/developer/clients/{id}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A client's rate-alert webhooks with their delivery health (lastDeliveryStatusCode, consecutiveFailures, isActive) */
+        get: operations["developerListWebhooks"];
+        put?: never;
+        /**
+         * Create a rate-alert webhook for one of the account’s clients (the signing secret is shown once, here)
+         * @description The same rules as POST /api/v1/client/webhooks: a public https:// URL, the fields’ bounds, the plan’s webhook allowance.
+         */
+        post: operations["developerCreateWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/developer/clients/{id}/webhooks/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a webhook (deliveries not yet sent are cancelled, its delivery log goes with it) */
+        delete: operations["developerDeleteWebhook"];
+        options?: never;
+        head?: never;
+        /** Edit a webhook: any subset of the creatable fields (what PUT /api/v1/client/webhooks/{id} takes) */
+        patch: operations["developerUpdateWebhook"];
+        trace?: never;
+    };
+    "/api/v1/developer/clients/{id}/webhooks/{webhookId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The webhook's last 50 delivery attempts, newest first (time, status, latency, error) */
+        get: operations["developerWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/developer/clients/{id}/webhooks/{webhookId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a signed test delivery now (event rate_alert.test), once, and answer what the receiver said
+         * @description Signed as a firing is, through the same SSRF guard; logged as kind test. It does not change the webhook’s health (consecutiveFailures, lastDeliveryStatusCode, isActive), and works on a disabled webhook.
+         */
+        post: operations["developerTestWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/developer/clients/{id}/webhooks/{webhookId}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Re-enable a webhook (disabled after 10 failed firings, or by hand): resets consecutiveFailures and re-arms it against the current rate */
+        post: operations["developerEnableWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/developer/password/forgot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Forgot password: mail a reset link; the same 202 whether or not the address has an account
+         * @description An existing account is mailed a link to /developers/reset#<token> in its language; it works once, within 60 minutes. At most 3 requests per address and 10 per IP address an hour.
+         */
+        post: operations["developerForgotPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/developer/password/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a new password with the mailed link; every session of the account ends, and the account is mailed a notice
+         * @description The token from the link’s fragment and the new password (the sign-up rules: 12 to 256 characters, not a common one). Clears a sign-in lockout; sign in with the new password afterwards.
+         */
+        post: operations["developerResetPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/developer/signup": {
         parameters: {
             query?: never;
@@ -418,6 +551,26 @@ export interface paths {
         head?: never;
         /** Rename one of the account's clients, or deactivate it (isActive: false; its keys then get 401, for good) */
         patch: operations["developerUpdateClient"];
+        trace?: never;
+    };
+    "/api/v1/developer/clients/{id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issue a new private key for one of the account's clients (shown once, here); the old one keeps working for a grace period
+         * @description The public key stays. The replaced private key keeps authenticating until previousKeyExpiresUtc (FX_KEY_ROTATION_GRACE_SECONDS, a day by default), then gets 401; a second rotation within that time ends the first old key at once. The account is mailed.
+         */
+        post: operations["developerRotateClientKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
 }
@@ -2736,6 +2889,1637 @@ export interface operations {
             };
         };
     };
+    developerListWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        webhooks: components["schemas"]["RateAlertWebhook"][];
+                    };
+                };
+            };
+            /** @description The id is not a UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not one of the account's clients, or not one of the client's webhooks */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    developerCreateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    webhookUrl: string;
+                    currency: string;
+                    /** @enum {string} */
+                    source: "CBS" | "MARKET";
+                    /** @description 0 ABOVE, 1 BELOW, 2 CHANGE_INCREASE, 3 CHANGE_DECREASE */
+                    alertType: number;
+                    /** @description A rate level for 0/1; a percent in (0, 1000] for 2, (0, 100) for 3 */
+                    thresholdValue: number;
+                    label?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        webhookUrl: string;
+                        currency: string;
+                        /** @enum {string} */
+                        source: "CBS" | "MARKET";
+                        /** @description 0 ABOVE, 1 BELOW, 2 CHANGE_INCREASE, 3 CHANGE_DECREASE */
+                        alertType: number;
+                        thresholdValue: number;
+                        label: string | null;
+                        isActive: boolean;
+                        lastDeliveryStatusCode: number | null;
+                        consecutiveFailures: number;
+                        lastTriggeredUtc: string | null;
+                        createdUtc: string;
+                        /** @description whsec_ + base64 of 32 random bytes, shown only now. The whole string is the HMAC-SHA256 key of X-Service-Signature-256; the bytes it encodes are the key of webhook-signature, so `new Webhook(signingSecret)` of a Standard Webhooks library takes it as is */
+                        signingSecret: string;
+                    };
+                };
+            };
+            /** @description Invalid field, or a webhookUrl that is not a public https:// URL */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The plan’s webhook allowance is used up, or a cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not one of the account's clients, or not one of the client's webhooks */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    developerDeleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An id is not a UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not one of the account's clients, or not one of the client's webhooks */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    developerUpdateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    webhookUrl?: string;
+                    currency?: string;
+                    /** @enum {string} */
+                    source?: "CBS" | "MARKET";
+                    /** @description 0 ABOVE, 1 BELOW, 2 CHANGE_INCREASE, 3 CHANGE_DECREASE */
+                    alertType?: number;
+                    /** @description A rate level for 0/1; a percent in (0, 1000] for 2, (0, 100) for 3 */
+                    thresholdValue?: number;
+                    label?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateAlertWebhook"];
+                };
+            };
+            /** @description Invalid field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not one of the account's clients, or not one of the client's webhooks */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    developerWebhookDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        attempts: {
+                            attemptedUtc: string;
+                            /**
+                             * @description alert: an attempt of a firing; test: a dashboard's Send test
+                             * @enum {string}
+                             */
+                            kind: "alert" | "test";
+                            /** @description HTTP status; 0 when no answer arrived (connection failed, timed out, target refused) */
+                            statusCode: number;
+                            latencyMs: number | null;
+                            error: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description An id is not a UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not one of the account's clients, or not one of the client's webhooks */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    developerTestWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The receiver answered 2xx */
+                        succeeded: boolean;
+                        statusCode: number;
+                        latencyMs: number;
+                        error: string | null;
+                    };
+                };
+            };
+            /** @description An id is not a UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not one of the account's clients, or not one of the client's webhooks */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    developerEnableWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateAlertWebhook"];
+                };
+            };
+            /** @description An id is not a UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not one of the account's clients, or not one of the client's webhooks */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    developerForgotPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not an email address */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description More than 3 requests for the address or 10 from the IP address in an hour (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    developerResetPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A malformed token, or a password outside the rules */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description RESET_LINK_NOT_FOUND: no such link */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description RESET_LINK_EXPIRED or RESET_LINK_USED */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
     developerSignUp: {
         parameters: {
             query?: never;
@@ -3937,6 +5721,241 @@ export interface operations {
             };
         };
     };
+    developerRotateClientKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        publicKey: string;
+                        /** @description svc_prv_…, shown only in this response */
+                        privateKey: string;
+                        /** @description Until when the replaced private key still works (ISO 8601, UTC); null when it stopped at once */
+                        previousKeyExpiresUtc: string | null;
+                    };
+                };
+            };
+            /** @description The id is not a UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not one of the account's clients */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The client is deactivated */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
 }
 type FlattenedDeepRequired<T> = {
     [K in keyof T]-?: FlattenedDeepRequired<T[K] extends unknown[] | undefined | null ? Extract<T[K], unknown[]>[number] : T[K]>;
@@ -3953,6 +5972,10 @@ export const pathsApiV1ConvertGetParametersQuerySourceValues: ReadonlyArray<Flat
 export const pathsApiV1ClientWebhooksPostRequestBodyContentApplicationJsonSourceValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/client/webhooks"]["post"]["requestBody"]["content"]["application/json"]["source"]> = ["CBS", "MARKET"];
 export const pathsApiV1ClientWebhooksPostResponses201ContentApplicationJsonSourceValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/client/webhooks"]["post"]["responses"]["201"]["content"]["application/json"]["source"]> = ["CBS", "MARKET"];
 export const pathsApiV1ClientWebhooksIdPutRequestBodyContentApplicationJsonSourceValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/client/webhooks/{id}"]["put"]["requestBody"]["content"]["application/json"]["source"]> = ["CBS", "MARKET"];
+export const pathsApiV1DeveloperClientsIdWebhooksPostRequestBodyContentApplicationJsonSourceValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/developer/clients/{id}/webhooks"]["post"]["requestBody"]["content"]["application/json"]["source"]> = ["CBS", "MARKET"];
+export const pathsApiV1DeveloperClientsIdWebhooksPostResponses201ContentApplicationJsonSourceValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/developer/clients/{id}/webhooks"]["post"]["responses"]["201"]["content"]["application/json"]["source"]> = ["CBS", "MARKET"];
+export const pathsApiV1DeveloperClientsIdWebhooksWebhookIdPatchRequestBodyContentApplicationJsonSourceValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/developer/clients/{id}/webhooks/{webhookId}"]["patch"]["requestBody"]["content"]["application/json"]["source"]> = ["CBS", "MARKET"];
+export const pathsApiV1DeveloperClientsIdWebhooksWebhookIdDeliveriesGetResponses200ContentApplicationJsonAttemptsKindValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/developer/clients/{id}/webhooks/{webhookId}/deliveries"]["get"]["responses"]["200"]["content"]["application/json"]["attempts"]["kind"]> = ["alert", "test"];
 export const pathsApiV1DeveloperSignupPostRequestBodyContentApplicationJsonLanguageValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/developer/signup"]["post"]["requestBody"]["content"]["application/json"]["language"]> = ["ar", "en", "de", "tr", "ku", "kmr"];
 export const pathsApiV1DeveloperVerifyPostResponses200ContentApplicationJsonPlanValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/developer/verify"]["post"]["responses"]["200"]["content"]["application/json"]["plan"]> = ["Free", "Starter", "Professional", "Enterprise"];
 export const pathsApiV1DeveloperVerifyPostResponses200ContentApplicationJsonLanguageValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/v1/developer/verify"]["post"]["responses"]["200"]["content"]["application/json"]["language"]> = ["ar", "en", "de", "tr", "ku", "kmr"];

@@ -150,6 +150,30 @@ export const developerTokens = fxSchema.table(
   (table) => [index('developer_tokens_account_idx').on(table.accountId, table.purpose)],
 );
 
+/**
+ * Every "forgot password" request of the dashboard, known address or not, so the limits (per
+ * address, per IP) count requests alike; a row for an existing account also holds the SHA-256 of its single-use link token.
+ */
+export const developerPasswordResets = fxSchema.table(
+  'developer_password_resets',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    /** As typed (lower-cased): the per-address limit counts it whether or not it has an account. */
+    email: text('email').notNull(),
+    ipAddress: text('ip_address'),
+    accountId: uuid('account_id').references(() => developerAccounts.id, { onDelete: 'cascade' }),
+    tokenHash: text('token_hash'),
+    createdUtc: timestampTz('created_utc').notNull(),
+    expiresUtc: timestampTz('expires_utc').notNull(),
+    usedUtc: timestampTz('used_utc'),
+  },
+  (table) => [
+    uniqueIndex('developer_password_resets_token_key').on(table.tokenHash),
+    index('developer_password_resets_email_idx').on(table.email, table.createdUtc),
+    index('developer_password_resets_ip_idx').on(table.ipAddress, table.createdUtc),
+  ],
+);
+
 /** API-key clients: the private key is stored only as its SHA-256 (hex). */
 export const apiClients = fxSchema.table(
   'api_clients',
@@ -159,6 +183,9 @@ export const apiClients = fxSchema.table(
     plan: text('plan', { enum: ['Free', 'Starter', 'Professional', 'Enterprise'] }).notNull(),
     publicKey: text('public_key').notNull(),
     privateKeyHash: text('private_key_hash').notNull(),
+    /** The private key a rotation replaced (SHA-256, hex): it still authenticates until previousKeyExpiresUtc. */
+    previousPrivateKeyHash: text('previous_private_key_hash'),
+    previousKeyExpiresUtc: timestampTz('previous_key_expires_utc'),
     /** Where notices about the client's account go (e.g. a disabled rate alert); optional. */
     email: text('email'),
     /** The language of mails to `email` (one of fx's six); null: Arabic, fx's default. */
@@ -210,7 +237,29 @@ export const rateAlerts = fxSchema.table(
   ],
 );
 
-/** Keyed quota counters when there is no Redis (embedded default): monthly usage survives restarts. */
+/**
+ * The last attempts of each rate-alert webhook (firings and test sends), for the dashboard's delivery
+ * log: kept to ATTEMPT_LOG_SIZE per webhook, trimmed as each is written; gone with the webhook.
+ */
+export const alertDeliveryAttempts = fxSchema.table(
+  'alert_delivery_attempts',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    alertId: uuid('alert_id')
+      .notNull()
+      .references(() => rateAlerts.id, { onDelete: 'cascade' }),
+    /** alert: a firing's attempt; test: a send from the dashboard's "Send test". */
+    kind: text('kind', { enum: ['alert', 'test'] }).notNull(),
+    attemptedUtc: timestampTz('attempted_utc').notNull(),
+    /** HTTP status, 0 when no answer arrived. */
+    statusCode: integer('status_code').notNull(),
+    /** From sending to the answer's headers; null when the attempt never reached the network (e.g. its lease was lost). */
+    latencyMs: integer('latency_ms'),
+    error: text('error'),
+  },
+  (table) => [index('alert_delivery_attempts_alert_idx').on(table.alertId, table.id)],
+);
+
 /**
  * Requests per client per UTC day on the data routes (what the monthly quota counts) and how many
  * of them got 429, for the dashboard's usage chart. Written in batches, never once per request.
@@ -228,6 +277,7 @@ export const clientDailyUsage = fxSchema.table(
   (table) => [primaryKey({ columns: [table.clientId, table.day] })],
 );
 
+/** Keyed quota counters when there is no Redis (embedded default): monthly usage survives restarts. */
 export const usageCounters = fxSchema.table('usage_counters', {
   key: text('key').primaryKey(),
   count: integer('count').notNull(),
@@ -270,5 +320,5 @@ export const sourceLeases = fxSchema.table('source_leases', {
 /** Background jobs on the shared leased queue (@svc/outbox): mails (kind send-mail, @svc/mailer). */
 export const jobs = defineJobTable(fxSchema, 'jobs');
 
-export const databaseSchema = { rateObservations, manualOverrides, outboxEvents, datasetFlags, cryptoPrices, goldPrices, apiClients, rateAlerts, usageCounters, clientDailyUsage, alertDeliveries, streamEvents, sourceLeases, jobs, developerAccounts, developerTokens };
+export const databaseSchema = { rateObservations, manualOverrides, outboxEvents, datasetFlags, cryptoPrices, goldPrices, apiClients, rateAlerts, alertDeliveryAttempts, usageCounters, clientDailyUsage, alertDeliveries, streamEvents, sourceLeases, jobs, developerAccounts, developerTokens, developerPasswordResets };
 export type FxDatabaseSchema = typeof databaseSchema;

@@ -1,2 +1,2 @@
 // The list lives in the contract package, which the public page imports too.
-export { PRICE_LANGUAGES, RATE_LANGUAGES, type Language, type PriceLanguage } from '@svc/fx-client/types';
+export { PRICE_LANGUAGES, RATE_LANGUAGES, RIGHT_TO_LEFT_LANGUAGES, STANDARD_TAGS, type Language, type PriceLanguage } from '@svc/fx-client/types';

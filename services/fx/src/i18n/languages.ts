@@ -6,7 +6,7 @@ import * as kmr from './kmr.js';
 import * as ku from './ku.js';
 import * as tr from './tr.js';
 
-import type { Language } from './language-list.js';
+import { RATE_LANGUAGES, STANDARD_TAGS, type Language } from './language-list.js';
 
 export { PRICE_LANGUAGES, RATE_LANGUAGES, type Language } from './language-list.js';
 
@@ -35,8 +35,8 @@ function parseAcceptLanguage(header: string): WeightedTag[] {
     .sort((left, right) => right.quality - left.quality || left.order - right.order);
 }
 
-/** `ckb` is the ISO 639-3 code of Sorani; `ku` alone is served as Sorani, as the spec's `ku` is. */
-const TAG_ALIASES: Record<string, Language> = { ckb: 'ku' };
+/** A language's standard tag where the API spells it otherwise (`ckb` for the spec's `ku`, Sorani) names it too. */
+const TAG_ALIASES: Record<string, Language> = Object.fromEntries(RATE_LANGUAGES.filter((language) => STANDARD_TAGS[language] !== language).map((language) => [STANDARD_TAGS[language], language]));
 
 /**
  * `lang` wins (400 when not offered); else the highest-q Accept-Language range we offer

@@ -33,7 +33,7 @@ const apiKeys: FastifyPluginAsync<{ db: FxExecutor; clock: () => Date; lastUsed:
     const privateKey = header(request, 'x-api-secret');
     const required = path.startsWith(CLIENT_PATH_PREFIX) || path === '/api/v1/client';
     if (!required && request.headers['x-api-key'] === undefined && request.headers['x-api-secret'] === undefined) return done();
-    authenticateApiKey(options.db, publicKey, privateKey).then((client) => {
+    authenticateApiKey(options.db, publicKey, privateKey, options.clock()).then((client) => {
       request.apiClient = client;
       options.lastUsed.record(client.id, options.clock());
       done();

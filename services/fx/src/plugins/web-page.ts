@@ -1,14 +1,12 @@
 import { builtWebAppPlugin } from '@svc/service-kit';
-import { RATE_LANGUAGES, type Language } from '../i18n/languages.js';
-
-const RIGHT_TO_LEFT: ReadonlySet<Language> = new Set(['ar', 'ku']);
+import { RATE_LANGUAGES, RIGHT_TO_LEFT_LANGUAGES, type Language } from '../i18n/language-list.js';
 
 /**
  * The HTML with `lang` and `dir` already set, so the first paint is in the right direction
  * before any script runs (the page itself is rendered by the script).
  */
-function localisedDocument(html: string, language: Language): string {
-  return html.replace(/<html[^>]*>/, `<html lang="${language}" dir="${RIGHT_TO_LEFT.has(language) ? 'rtl' : 'ltr'}">`);
+export function localisedDocument(html: string, language: Language): string {
+  return html.replace(/<html[^>]*>/, `<html lang="${language}" dir="${RIGHT_TO_LEFT_LANGUAGES.has(language) ? 'rtl' : 'ltr'}">`);
 }
 
 /** The public rates page at `/` (Arabic) and `/{lang}`, and its hashed assets under /assets/; built into services/fx/dist/web. */

@@ -17,7 +17,7 @@ export interface ClientRouteOptions extends AlertContext {
 const security = [{ apiKey: [], apiSecret: [] }];
 const tooMany = tooManyRequestsSchema;
 
-const webhookSchema = z
+export const webhookSchema = z
   .object({
     id: z.uuid(),
     webhookUrl: z.string(),
@@ -33,7 +33,7 @@ const webhookSchema = z
     createdUtc: z.string(),
   })
   .meta({ id: 'RateAlertWebhook' });
-const signingSecret = signingSecretSchema('X-Service-Signature-256');
+export const signingSecret = signingSecretSchema('X-Service-Signature-256');
 const idParams = z.object({ id: z.uuid({ error: 'must be a webhook id (UUID)' }) });
 
 /** The hook guarantees a client on /client/*; this narrows the type. */

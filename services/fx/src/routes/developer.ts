@@ -5,14 +5,19 @@ import { z } from 'zod';
 import type { FxExecutor } from '../db/executor.js';
 import { clientNameSchema, PLAN_NAMES, planSchema, type PlanName } from '../domain/clients/api-clients.js';
 import { accountOfSession, endSession, SESSION_DAYS, signIn, signUp, verifyAddress, type DeveloperAccount } from '../domain/developers/developer-accounts.js';
-import { CLIENTS_PER_PLAN, createDeveloperClient, listDeveloperClients, updateDeveloperClient } from '../domain/developers/developer-clients.js';
+import { CLIENTS_PER_PLAN, createDeveloperClient, listDeveloperClients, rotateDeveloperClientKey, updateDeveloperClient } from '../domain/developers/developer-clients.js';
 import type { FxMailer } from '../domain/mail/fx-mailer.js';
 import { RATE_LANGUAGES } from '../i18n/language-list.js';
 import { accountUsage, type DailyUsage, type MonthWindow } from '../domain/developers/developer-usage.js';
 import type { LimitsConfiguration } from '../domain/limits/plans.js';
 import { tooManyRequestsSchema } from './openapi.js';
+import type { AlertContext } from '../domain/alerts/rate-alerts.js';
+import { developerPasswordResetRoutes } from './developer-password-reset.js';
+import { developerWebhookRoutes } from './developer-webhooks.js';
 
 export interface DeveloperRouteOptions {
+  /** What rate alerts need (secret box, SSRF policy, plan allowances) and a test send's time limit. */
+  alerts: AlertContext & { timeoutMs: number };
   db: FxExecutor;
   clock: () => Date;
   mailer: FxMailer;
@@ -20,6 +25,8 @@ export interface DeveloperRouteOptions {
   publicBaseUrl: string;
   /** FX_SIGNUP: closed leaves accounts to the operator. */
   signup: 'open' | 'closed';
+  /** FX_KEY_ROTATION_GRACE_SECONDS: how long a replaced private key keeps working. */
+  keyRotationGraceSeconds: number;
   usage: { daily: DailyUsage; limits: LimitsConfiguration; monthWindow: (client: { id: string; plan: string }) => Promise<MonthWindow> };
 }
 
@@ -41,6 +48,7 @@ const usageSchema = z.object({
   resetUtc: z.string().meta({ description: 'When the monthly quota starts again: the first instant of next month, UTC' }),
   days: z.array(z.object({ date: z.string(), requests: z.number().int(), limited: z.number().int().meta({ description: 'Of them, refused with 429' }) })),
 });
+const clientIdParams = z.object({ id: z.uuid({ error: 'must be a client id (UUID)' }) });
 const credentials = { email: z.string().max(1000), password: z.string().max(1000) };
 
 const sessionOf = (request: FastifyRequest) => /(?:^|;\s*)fx_developer_session=([A-Za-z0-9_]+)/.exec(request.headers.cookie ?? '')?.[1];
@@ -73,6 +81,10 @@ export const developerRoutes: FastifyPluginAsync<DeveloperRouteOptions> = async 
     if (!found) throw new UnauthenticatedError('Sign in to the developer dashboard.');
     return found;
   };
+
+  // Registered here so the cross-site check above covers its state changes too.
+  await app.register(developerWebhookRoutes, { ...options.alerts, db: options.db, clock: options.clock, account });
+  await app.register(developerPasswordResetRoutes, { db: options.db, clock: options.clock, mailer: options.mailer });
 
   typed.post(
     '/api/v1/developer/signup',
@@ -229,12 +241,36 @@ export const developerRoutes: FastifyPluginAsync<DeveloperRouteOptions> = async 
         summary: "Rename one of the account's clients, or deactivate it (isActive: false; its keys then get 401, for good)",
         tags,
         security,
-        params: z.object({ id: z.uuid({ error: 'must be a client id (UUID)' }) }),
+        params: clientIdParams,
         body: z.strictObject({ name: clientNameSchema.optional(), isActive: z.literal(false).optional() }),
         response: { 200: clientSchema, ...problemResponses({ 400: 'Invalid id, name or change', 401: 'Not signed in', 403: 'Cross-site request', 404: "Not one of the account's clients" }) },
       },
     },
     async (request) => updateDeveloperClient(options.db, (await account(request)).id, request.params.id, request.body),
+  );
+
+  typed.post(
+    '/api/v1/developer/clients/:id/rotate',
+    {
+      schema: {
+        operationId: 'developerRotateClientKey',
+        summary: "Issue a new private key for one of the account's clients (shown once, here); the old one keeps working for a grace period",
+        description: `The public key stays. The replaced private key keeps authenticating until previousKeyExpiresUtc (FX_KEY_ROTATION_GRACE_SECONDS, a day by default), then gets 401; a second rotation within that time ends the first old key at once. The account is mailed.`,
+        tags,
+        security,
+        params: clientIdParams,
+        response: {
+          200: newClientSchema.pick({ id: true, publicKey: true, privateKey: true }).extend({
+            previousKeyExpiresUtc: z.string().nullable().meta({ description: 'Until when the replaced private key still works (ISO 8601, UTC); null when it stopped at once' }),
+          }),
+          ...problemResponses({ 400: 'The id is not a UUID', 401: 'Not signed in', 403: 'Cross-site request', 404: "Not one of the account's clients", 409: 'The client is deactivated' }),
+        },
+      },
+    },
+    async (request) => {
+      const owner = await account(request);
+      return options.db.transaction((tx) => rotateDeveloperClientKey(tx, options.mailer, owner, request.params.id, { graceSeconds: options.keyRotationGraceSeconds, now: options.clock() }));
+    },
   );
 };
 

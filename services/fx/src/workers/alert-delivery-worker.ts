@@ -7,12 +7,14 @@ import { eq, inArray, sql } from 'drizzle-orm';
 import type { FxConfig } from '../config.js';
 import { alertDeliveries, apiClients, rateAlerts, type FxDatabaseSchema } from '../db/schema.js';
 import type { FxExecutor } from '../db/executor.js';
+import { recordAttempt } from '../domain/alerts/delivery-attempts.js';
 import { ALERT_DELIVERY_CHANNEL } from '../domain/alerts/evaluate-alerts.js';
 import type { FxMailer } from '../domain/mail/fx-mailer.js';
 
 /** Consecutive failed firings after which a webhook is disabled and no longer evaluated. */
 export const MAX_CONSECUTIVE_FAILURES = 10;
-const USER_AGENT = 'partner-services-fx-alerts/1';
+/** Names fx's rate-alert sends (firings and test sends) to receivers. */
+export const ALERT_USER_AGENT = 'partner-services-fx-alerts/1';
 
 export interface AlertDeliveryOptions {
   db: FxExecutor;
@@ -81,7 +83,7 @@ export function createAlertDeliveryWorker(options: AlertDeliveryOptions): Delive
     table: alertDeliveries,
     queueName: 'alert_deliveries',
     workerId: 'fx-alerts',
-    userAgent: USER_AGENT,
+    userAgent: ALERT_USER_AGENT,
     policy: options.policy,
     timeoutMs: options.timeoutMs,
     retryScheduleMs: options.retryScheduleMs,
@@ -109,8 +111,11 @@ export function createAlertDeliveryWorker(options: AlertDeliveryOptions): Delive
     sign: buildFxWebhookHeaders,
     missingTarget: 'webhook deleted',
     async onSettled(tx, { delivery, outcome, succeeded, final }) {
+      const alertId = delivery.subscriptionId;
+      const now = options.clock?.() ?? new Date();
+      let updated: { id: string } | undefined;
       if (succeeded) {
-        await tx.update(rateAlerts).set({ lastDeliveryStatusCode: outcome.status, consecutiveFailures: 0 }).where(eq(rateAlerts.id, delivery.subscriptionId));
+        [updated] = await tx.update(rateAlerts).set({ lastDeliveryStatusCode: outcome.status, consecutiveFailures: 0 }).where(eq(rateAlerts.id, alertId)).returning({ id: rateAlerts.id });
       } else if (final) {
         const [after] = await tx
           .update(rateAlerts)
@@ -119,13 +124,16 @@ export function createAlertDeliveryWorker(options: AlertDeliveryOptions): Delive
             consecutiveFailures: sql`${rateAlerts.consecutiveFailures} + 1`,
             isActive: sql`${rateAlerts.isActive} and ${rateAlerts.consecutiveFailures} + 1 < ${MAX_CONSECUTIVE_FAILURES}`,
           })
-          .where(eq(rateAlerts.id, delivery.subscriptionId))
+          .where(eq(rateAlerts.id, alertId))
           .returning({ id: rateAlerts.id, clientId: rateAlerts.clientId, webhookUrl: rateAlerts.webhookUrl, label: rateAlerts.label, failures: rateAlerts.consecutiveFailures });
+        updated = after;
         // Exactly the firing that crossed the limit mails; later failures of in-flight firings do not mail again.
-        if (options.mailer && after?.failures === MAX_CONSECUTIVE_FAILURES) await mailDisabled(tx, options.mailer, after, outcome.status === 0 ? null : outcome.status, options.clock?.() ?? new Date());
+        if (options.mailer && after?.failures === MAX_CONSECUTIVE_FAILURES) await mailDisabled(tx, options.mailer, after, outcome.status === 0 ? null : outcome.status, now);
       } else {
-        await tx.update(rateAlerts).set({ lastDeliveryStatusCode: outcome.status }).where(eq(rateAlerts.id, delivery.subscriptionId));
+        [updated] = await tx.update(rateAlerts).set({ lastDeliveryStatusCode: outcome.status }).where(eq(rateAlerts.id, alertId)).returning({ id: rateAlerts.id });
       }
+      // Every attempt goes to the webhook's delivery log, unless the webhook is gone (deleted while in flight).
+      if (updated) await recordAttempt(tx as unknown as FxExecutor, { alertId, kind: 'alert', at: now, statusCode: outcome.status, latencyMs: outcome.durationMs ?? null, error: outcome.error ?? (succeeded ? null : `HTTP ${outcome.status}`) });
     },
   });
 }

@@ -1,4 +1,4 @@
-import { LanguageSelect } from '@svc/web-ui';
+import { PageHeader } from '@svc/web-ui';
 import { useEffect, useState } from 'preact/hooks';
 import { getJson, priceLanguage, type CryptoPrices, type FxHealth, type GoldPrices, type LatestRates, type UsdBasedRates } from './api.js';
 import { Converter } from './components/converter.js';
@@ -125,16 +125,13 @@ export function App() {
   const currencies = latest ? orderCurrencies(latest.effectiveRates.map((rate) => rate.currency)) : [];
   return (
     <>
-      <a class="skip-link" href="#rates-title">
-        {t.skipToContent}
-      </a>
-      <header class="page-header">
-        <div>
-          <h1>{t.title}</h1>
-          <p class="lead">{t.lead}</p>
-        </div>
-        <LanguageSelect label={t.language} value={language} languages={LANGUAGES} names={LANGUAGE_NAMES} onChange={chooseLanguage} />
-      </header>
+      <PageHeader
+        skipTo="rates-title"
+        skipLabel={t.skipToContent}
+        title={t.title}
+        lead={t.lead}
+        language={{ label: t.language, value: language, languages: LANGUAGES, names: LANGUAGE_NAMES, onChange: chooseLanguage }}
+      />
       <main>
         <div class="notices">
           {health?.demo && (

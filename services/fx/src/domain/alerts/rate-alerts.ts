@@ -123,6 +123,9 @@ async function ownAlert(tx: FxExecutor, client: ApiClient, id: string, lock = fa
   return row;
 }
 
+/** One of the client's webhooks as stored (its sealed secrets included); another client's is a 404. */
+export const getRateAlert = (db: FxExecutor, client: ApiClient, id: string) => ownAlert(db, client, id);
+
 export type AlertChanges = Partial<AlertFields> & { isActive?: boolean | undefined };
 
 /**

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { NotFoundError, UnauthenticatedError, ValidationError } from '@svc/problem-json';
-import { count, eq } from 'drizzle-orm';
+import { count, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { apiClients, rateAlerts } from '../../db/schema.js';
 import type { FxExecutor } from '../../db/executor.js';
@@ -51,11 +51,27 @@ async function updateClient(tx: FxExecutor, id: string, values: Partial<typeof a
   return row;
 }
 
-/** A new private key; the old one stops working at once. The public key stays. */
-export async function rotateClientSecret(tx: FxExecutor, id: string): Promise<{ id: string; publicKey: string; privateKey: string }> {
+/**
+ * A new private key; the public key stays. Without a grace the old key stops working at once (the
+ * operator's rotation, for a key that leaked); with one it keeps working until then, so a deployment
+ * can switch over. Only the key just replaced is kept: a second rotation within the grace ends the first old key at once.
+ */
+export async function rotateClientSecret(tx: FxExecutor, id: string, grace?: { seconds: number; now: Date }): Promise<{ id: string; publicKey: string; privateKey: string; previousKeyExpiresUtc: string | null }> {
   const privateKey = `${PRIVATE_KEY_PREFIX}${randomBytes(32).toString('hex')}`;
-  const row = await updateClient(tx, id, { privateKeyHash: hashPrivateKey(privateKey).toString('hex') });
-  return { id: row.id, publicKey: row.publicKey, privateKey };
+  const clientId = parseField(z.uuid({ error: 'must be a UUID' }), id, 'id');
+  const expires = grace && grace.seconds > 0 ? new Date(grace.now.getTime() + grace.seconds * 1000) : null;
+  const [row] = await tx
+    .update(apiClients)
+    .set({
+      privateKeyHash: hashPrivateKey(privateKey).toString('hex'),
+      // The update's right-hand side reads the row as it was: the hash being replaced.
+      previousPrivateKeyHash: expires ? sql`${apiClients.privateKeyHash}` : null,
+      previousKeyExpiresUtc: expires,
+    })
+    .where(eq(apiClients.id, clientId))
+    .returning();
+  if (!row) throw new NotFoundError(`No API client with id ${clientId}.`);
+  return { id: row.id, publicKey: row.publicKey, privateKey, previousKeyExpiresUtc: expires?.toISOString() ?? null };
 }
 
 export async function deactivateClient(tx: FxExecutor, id: string) {
@@ -92,16 +108,26 @@ export async function clientProfile(tx: FxExecutor, client: ApiClient, now: Date
 export const INVALID_API_KEY = 'Missing or invalid API key: send X-Api-Key (svc_pub_…) and X-Api-Secret (svc_prv_…) of an active client.';
 
 /**
- * One message for every failure (missing header, unknown key, wrong secret, inactive client),
- * so a caller cannot tell which half was wrong. The secret is compared as a SHA-256 digest
- * in constant time; an unknown key still costs one hash.
+ * One message for every failure (missing header, unknown key, wrong secret, inactive client, old key
+ * past its grace), so a caller cannot tell which half was wrong. The secret is compared as a SHA-256
+ * digest in constant time against the current and the previous hash alike, both every time: neither
+ * the outcome nor the time says which one matched. An unknown key still costs the same.
  */
-export async function authenticateApiKey(tx: FxExecutor, publicKey: string | undefined, privateKey: string | undefined): Promise<ApiClient> {
+export async function authenticateApiKey(tx: FxExecutor, publicKey: string | undefined, privateKey: string | undefined, now: Date): Promise<ApiClient> {
   if (!publicKey || !privateKey || !PUBLIC_KEY_SHAPE.test(publicKey) || !PRIVATE_KEY_SHAPE.test(privateKey)) throw new UnauthenticatedError(INVALID_API_KEY);
   const [row] = await tx.select().from(apiClients).where(eq(apiClients.publicKey, publicKey));
   const presented = hashPrivateKey(privateKey);
-  const stored = row ? Buffer.from(row.privateKeyHash, 'hex') : Buffer.alloc(32);
-  const matches = timingSafeEqual(presented, stored);
+  const current = timingSafeEqual(presented, storedDigest(row?.privateKeyHash));
+  const previous = timingSafeEqual(presented, storedDigest(row?.previousPrivateKeyHash));
+  const previousValid = row?.previousKeyExpiresUtc ? row.previousKeyExpiresUtc.getTime() > now.getTime() : false;
+  // Bitwise, not ||: both comparisons above always ran, and nothing here branches on which matched.
+  const matches = (Number(current) | (Number(previous) & Number(previousValid))) === 1;
   if (!row || !matches || !row.isActive) throw new UnauthenticatedError(INVALID_API_KEY);
   return row;
+}
+
+/** A stored SHA-256 as 32 bytes; a missing one is a digest no key hashes to in practice (all zero). */
+function storedDigest(hex: string | null | undefined): Buffer {
+  const digest = hex ? Buffer.from(hex, 'hex') : Buffer.alloc(32);
+  return digest.length === 32 ? digest : Buffer.alloc(32);
 }

@@ -1,8 +1,9 @@
-import { ForbiddenError, NotFoundError } from '@svc/problem-json';
+import { ConflictError, ForbiddenError, NotFoundError } from '@svc/problem-json';
 import { and, asc, count, eq } from 'drizzle-orm';
 import type { FxExecutor } from '../../db/executor.js';
 import { apiClients, developerAccounts } from '../../db/schema.js';
-import { createApiClient, type PlanName } from '../clients/api-clients.js';
+import { createApiClient, rotateClientSecret, type ApiClient, type PlanName } from '../clients/api-clients.js';
+import type { FxMailer } from '../mail/fx-mailer.js';
 import type { DeveloperAccount } from './developer-accounts.js';
 
 /** Clients an account may hold, by its plan. */
@@ -46,4 +47,30 @@ export async function updateDeveloperClient(db: FxExecutor, accountId: string, c
     : await db.select({ id: apiClients.id }).from(apiClients).where(and(eq(apiClients.id, clientId), eq(apiClients.accountId, accountId)));
   if (!row) throw new NotFoundError(`No API client with id ${clientId} on this account.`);
   return (await listDeveloperClients(db, accountId)).find((client) => client.id === row.id) as Awaited<ReturnType<typeof listDeveloperClients>>[number];
+}
+
+/** One of the account's clients; another account's, or none, is the same 404, so ids of others cannot be probed. */
+export async function ownClient(db: FxExecutor, accountId: string, clientId: string, lock = false): Promise<ApiClient> {
+  const query = db.select().from(apiClients).where(and(eq(apiClients.id, clientId), eq(apiClients.accountId, accountId)));
+  const [row] = lock ? await query.for('update') : await query;
+  if (!row) throw new NotFoundError(`No API client with id ${clientId} on this account.`);
+  return row;
+}
+
+/**
+ * A new private key for one of the account's clients, shown once; the replaced key keeps working for
+ * `graceSeconds`. The account is mailed in the same transaction, so the notice goes out exactly when
+ * the rotation commits, and in the account's language.
+ */
+export async function rotateDeveloperClientKey(tx: FxExecutor, mailer: FxMailer, account: DeveloperAccount, clientId: string, options: { graceSeconds: number; now: Date }) {
+  const client = await ownClient(tx, account.id, clientId, true);
+  // Deactivation is for good: a new key for a dead client would be a key that can never work.
+  if (!client.isActive) throw new ConflictError('This client is deactivated: its keys cannot be rotated. Create a new client instead.');
+  const rotated = await rotateClientSecret(tx, client.id, { seconds: options.graceSeconds, now: options.now });
+  await mailer.enqueue(
+    tx,
+    { to: account.email, language: account.language, template: 'key-rotated', data: { clientName: client.name, publicKey: client.publicKey, oldKeyValidUntil: rotated.previousKeyExpiresUtc }, subjectId: client.id },
+    options.now,
+  );
+  return rotated;
 }

@@ -1,19 +1,14 @@
-import type { MailContent, TemplateContext } from '@svc/mailer';
 import type { Language } from '../../i18n/language-list.js';
+import { dashboardPage, templatesOver } from './developer-notice-mails.js';
 
 export interface DeveloperMails {
   /** The single link this mail exists to deliver; the token is only in the fragment, which browsers never send to a server. */
   'verify-email': { token: string; validHours: number };
-  /** Sent instead of a verification link when the address already has an account, so sign-up reveals nothing. */
+  /** Sent instead of a verification link when the address already has an account, so sign-up reveals nothing; it links to "forgot password". */
   'account-exists': { email: string };
 }
 
-type Write<Data> = (data: Data, context: TemplateContext) => MailContent;
-
-/** A dashboard page in the mail's language (Arabic, fx's default, has no prefix). */
-const page = (language: string, path: string) => (language === 'ar' ? `/developers${path}` : `/${language}/developers${path}`);
-
-const words: Record<Language, { verifySubject: string; verify: (hours: number) => string; verifyAction: string; verifyFoot: string; existsSubject: string; exists: (email: string) => string; existsAction: string; hello: string }> = {
+const words: Record<Language, { verifySubject: string; verify: (hours: number) => string; verifyAction: string; verifyFoot: string; existsSubject: string; exists: (email: string) => string; existsAction: string; existsFoot: string; hello: string }> = {
   en: {
     hello: 'Hello,',
     verifySubject: 'Confirm your address for the exchange rate API',
@@ -21,8 +16,9 @@ const words: Record<Language, { verifySubject: string; verify: (hours: number) =
     verifyAction: 'Confirm my address',
     verifyFoot: 'If you did not sign up, ignore this mail: no account is used without this link.',
     existsSubject: 'You already have an account',
-    exists: (email) => `Someone tried to sign up with ${email}, which already has an account. Sign in instead; if you forgot the password, ask the operator to reset it.`,
-    existsAction: 'Sign in',
+    exists: (email) => `Someone tried to sign up with ${email}, which already has an account. If it was you, sign in with your password; if you forgot it, choose a new one with the link below.`,
+    existsAction: 'Choose a new password',
+    existsFoot: 'If it was not you, ignore this mail: nothing has changed.',
   },
   ar: {
     hello: 'مرحباً،',
@@ -31,8 +27,9 @@ const words: Record<Language, { verifySubject: string; verify: (hours: number) =
     verifyAction: 'تأكيد العنوان',
     verifyFoot: 'إن لم تسجّل فتجاهل هذه الرسالة: لا يُستخدم أي حساب من دون هذا الرابط.',
     existsSubject: 'لديك حساب بالفعل',
-    exists: (email) => `حاول أحدٌ التسجيل بالعنوان ${email} وله حساب بالفعل. سجّل الدخول بدلاً من ذلك.`,
-    existsAction: 'تسجيل الدخول',
+    exists: (email) => `حاول أحدٌ التسجيل بالعنوان ${email} وله حساب بالفعل. إن كنت أنت فسجّل الدخول بكلمة مرورك، وإن نسيتها فاختر كلمة مرور جديدة بالرابط أدناه.`,
+    existsAction: 'اختيار كلمة مرور جديدة',
+    existsFoot: 'إن لم تكن أنت فتجاهل هذه الرسالة: لم يتغيّر شيء.',
   },
   de: {
     hello: 'Hallo,',
@@ -41,8 +38,9 @@ const words: Record<Language, { verifySubject: string; verify: (hours: number) =
     verifyAction: 'Adresse bestätigen',
     verifyFoot: 'Wenn Sie sich nicht registriert haben, ignorieren Sie diese E-Mail.',
     existsSubject: 'Sie haben bereits ein Konto',
-    exists: (email) => `Jemand wollte sich mit ${email} registrieren, für die es bereits ein Konto gibt. Melden Sie sich stattdessen an.`,
-    existsAction: 'Anmelden',
+    exists: (email) => `Jemand wollte sich mit ${email} registrieren, für die es bereits ein Konto gibt. Waren Sie das, melden Sie sich mit Ihrem Passwort an; haben Sie es vergessen, wählen Sie über den Link unten ein neues.`,
+    existsAction: 'Neues Passwort wählen',
+    existsFoot: 'Waren Sie das nicht, ignorieren Sie diese E-Mail: Es hat sich nichts geändert.',
   },
   tr: {
     hello: 'Merhaba,',
@@ -51,8 +49,9 @@ const words: Record<Language, { verifySubject: string; verify: (hours: number) =
     verifyAction: 'Adresimi doğrula',
     verifyFoot: 'Kaydolmadıysanız bu e-postayı yok sayın.',
     existsSubject: 'Zaten bir hesabınız var',
-    exists: (email) => `Biri zaten hesabı olan ${email} adresiyle kaydolmaya çalıştı. Bunun yerine oturum açın.`,
-    existsAction: 'Oturum aç',
+    exists: (email) => `Biri zaten hesabı olan ${email} adresiyle kaydolmaya çalıştı. Bu sizseniz parolanızla oturum açın; parolanızı unuttuysanız aşağıdaki bağlantıyla yeni bir parola seçin.`,
+    existsAction: 'Yeni parola seç',
+    existsFoot: 'Bu siz değilseniz bu e-postayı yok sayın: hiçbir şey değişmedi.',
   },
   ku: {
     hello: 'سڵاو،',
@@ -61,8 +60,9 @@ const words: Record<Language, { verifySubject: string; verify: (hours: number) =
     verifyAction: 'پشتڕاستکردنەوەی ناونیشان',
     verifyFoot: 'ئەگەر تۆمارت نەکردووە، ئەم نامەیە پشتگوێ بخە.',
     existsSubject: 'پێشتر هەژمارت هەیە',
-    exists: (email) => `کەسێک هەوڵی دا بە ${email} تۆمار بکات کە پێشتر هەژماری هەیە. لەجیاتی ئەوە بچۆ ژوورەوە.`,
-    existsAction: 'چوونەژوورەوە',
+    exists: (email) => `کەسێک هەوڵی دا بە ${email} تۆمار بکات کە پێشتر هەژماری هەیە. ئەگەر تۆ بوویت، بە وشەی نهێنییەکەت بچۆ ژوورەوە؛ ئەگەر لەبیرت کردووە، بە بەستەرەکەی خوارەوە وشەی نهێنیی نوێ هەڵبژێرە.`,
+    existsAction: 'هەڵبژاردنی وشەی نهێنیی نوێ',
+    existsFoot: 'ئەگەر تۆ نەبوویت، ئەم نامەیە پشتگوێ بخە: هیچ شتێک نەگۆڕاوە.',
   },
   kmr: {
     hello: 'Silav,',
@@ -71,26 +71,28 @@ const words: Record<Language, { verifySubject: string; verify: (hours: number) =
     verifyAction: 'Navnîşana min piştrast bike',
     verifyFoot: 'Heke te qeyd nekiribe, vê peyamê paşguh bike.',
     existsSubject: 'Hesabê te jixwe heye',
-    exists: (email) => `Kesekî xwest bi ${email} qeyd bibe, ku hesabê wê jixwe heye. Li şûna wê têkeve.`,
-    existsAction: 'Têkeve',
+    exists: (email) => `Kesekî xwest bi ${email} qeyd bibe, ku hesabê wê jixwe heye. Heke tu bûyî, bi şîfreya xwe têkeve; heke te ew ji bîr kiribe, bi girêdana jêrîn şîfreyeke nû hilbijêre.`,
+    existsAction: 'Şîfreyeke nû hilbijêre',
+    existsFoot: 'Heke ne tu bûyî, vê peyamê paşguh bike: tiştek neguheriye.',
   },
 };
 
-const perLanguage = <Data>(write: (data: Data, context: TemplateContext, text: (typeof words)[Language]) => MailContent) =>
-  Object.fromEntries(Object.entries(words).map(([language, text]) => [language, (data: Data, context: TemplateContext) => write(data, context, text)])) as Record<Language, Write<Data>>;
+const perLanguage = templatesOver(words);
 
 export const developerMailTemplates = {
   'verify-email': perLanguage<DeveloperMails['verify-email']>(({ token, validHours }, { link, language }, text) => ({
     subject: text.verifySubject,
     greeting: text.hello,
     paragraphs: [text.verify(validHours)],
-    action: { label: text.verifyAction, url: link(page(language, `/verify#${token}`)) },
+    action: { label: text.verifyAction, url: link(dashboardPage(language, `/verify#${token}`)) },
     footnote: text.verifyFoot,
   })),
   'account-exists': perLanguage<DeveloperMails['account-exists']>(({ email }, { link, language }, text) => ({
     subject: text.existsSubject,
     greeting: text.hello,
     paragraphs: [text.exists(email)],
-    action: { label: text.existsAction, url: link(page(language, '')) },
+    // Someone signing up again has most likely forgotten the password: the forgot screen also leads to sign-in.
+    action: { label: text.existsAction, url: link(dashboardPage(language, '/forgot')) },
+    footnote: text.existsFoot,
   })),
 };

@@ -1,8 +1,9 @@
 import type { MailCatalog, MailContent, TemplateContext } from '@svc/mailer';
 import { RATE_LANGUAGES, type Language } from '../../i18n/language-list.js';
 import { developerMailTemplates, type DeveloperMails } from './developer-mails.js';
+import { developerNoticeMailTemplates, type DeveloperNoticeMails } from './developer-notice-mails.js';
 
-export interface FxMails extends DeveloperMails {
+export interface FxMails extends DeveloperMails, DeveloperNoticeMails {
   /** A rate-alert webhook turned off by its tenth consecutive failed firing; the link is the API reference's re-enabling call. */
   'alert-disabled': { clientName: string; webhookUrl: string; label: string | null; lastStatus: number | null; failures: number };
 }
@@ -90,5 +91,5 @@ const alertDisabled: Record<Language, Write<FxMails['alert-disabled']>> = {
 /** fx's mails in its six languages; Arabic, fx's default language, is the fallback. */
 export const fxMailCatalog: MailCatalog<FxMails, Language> = {
   languages: RATE_LANGUAGES,
-  templates: { 'alert-disabled': alertDisabled, ...developerMailTemplates },
+  templates: { 'alert-disabled': alertDisabled, ...developerMailTemplates, ...developerNoticeMailTemplates },
 };

@@ -1,3 +1,4 @@
+import { chartWidth, followContainerWidth } from '@svc/web-ui';
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
@@ -92,7 +93,7 @@ export function HistoryChart({ points, mode, label, t, format }: Props) {
         : [xs, points.map((point) => point.open), points.map((point) => point.high), points.map((point) => point.low), points.map((point) => point.close)];
     const plot = new uPlot(
       {
-        width: Math.max(element.clientWidth, 200),
+        width: chartWidth(element),
         height: HEIGHT,
         series: [{ label: t.date, value: (_u, raw) => (raw === null ? '—' : format.day(dayOf(raw))) }, ...series],
         scales: { x: { time: true } },
@@ -106,12 +107,7 @@ export function HistoryChart({ points, mode, label, t, format }: Props) {
       data,
       element,
     );
-    const resize = new ResizeObserver(() => plot.setSize({ width: Math.max(element.clientWidth, 200), height: HEIGHT }));
-    resize.observe(element);
-    return () => {
-      resize.disconnect();
-      plot.destroy();
-    };
+    return followContainerWidth(plot, element, HEIGHT);
   }, [points, mode, t, format]);
 
   // A chart's canvas says nothing to a screen reader: it is labelled here and the data table follows it.

@@ -1,10 +1,4 @@
-import type { Language } from './messages.js';
-
-/**
- * BCP 47 locales for Intl: Syrian Arabic (Arabic-Indic digits), `ckb` for Sorani and ICU's `ku`
- * for Kurmanji; a locale the browser lacks falls back to its default, never to an error.
- */
-export const INTL_LOCALE: Record<Language, string> = { ar: 'ar-SY', en: 'en', de: 'de', tr: 'tr', ku: 'ckb', kmr: 'ku' };
+import { INTL_LOCALE, type Language } from '@svc/fx-client/types';
 
 /** Dates and times are shown in Damascus time, the readers' clock. */
 export const TIME_ZONE = 'Asia/Damascus';

@@ -7,20 +7,10 @@ import { tr } from './translations/tr.js';
 
 import type { Language } from '@svc/fx-client/types';
 
+export { fill } from '@svc/web-ui';
+
 /** The API's languages; Arabic is the default, Arabic and Sorani are written right to left. */
-export { RATE_LANGUAGES as LANGUAGES, type Language } from '@svc/fx-client/types';
-
-export const RIGHT_TO_LEFT: ReadonlySet<Language> = new Set(['ar', 'ku']);
-
-/** Each language's name in itself, for the language menu. */
-export const LANGUAGE_NAMES: Record<Language, string> = {
-  ar: 'العربية',
-  en: 'English',
-  de: 'Deutsch',
-  tr: 'Türkçe',
-  ku: 'کوردی (سۆرانی)',
-  kmr: 'Kurdî (Kurmancî)',
-};
+export { LANGUAGE_NAMES, RATE_LANGUAGES as LANGUAGES, RIGHT_TO_LEFT_LANGUAGES as RIGHT_TO_LEFT, type Language } from '@svc/fx-client/types';
 
 export interface Messages {
   title: string;
@@ -84,8 +74,3 @@ export interface Messages {
 }
 
 export const MESSAGES: Record<Language, Messages> = { ar, en, de, tr, ku, kmr };
-
-/** `{name}` placeholders filled from values; unknown ones are left visible rather than hidden. */
-export function fill(template: string, values: Record<string, string | number>): string {
-  return template.replace(/\{(\w+)\}/g, (whole, name: string) => (name in values ? String(values[name]) : whole));
-}

@@ -1,0 +1,10 @@
+import { render } from 'preact';
+import { App } from './app.js';
+import '@svc/web-ui/base.css';
+import './styles.css';
+
+const root = document.getElementById('app');
+if (root) {
+  root.textContent = '';
+  render(<App />, root);
+}
