@@ -62,30 +62,52 @@ export async function waitForDecision(context, caseId, { timeoutMs = 120_000, bo
 
 const post = (context, route, path, options = {}) => withRetries(() => request(context.recorder, { service: 'identity', route, origin: context.origin, method: 'POST', path, ...options }));
 
+/** Records an answer the harness did not expect and gives `value` back for the caller to return. */
+function refused(context, what, answer, value) {
+  unexpected(context.recorder, what, answer);
+  return value;
+}
+
 /**
- * The end user's part: the session exchanged, consent recorded when `consent`, every upload
- * sent, evidence submitted. True once submitted (a resent submit meeting the case already
- * submitted is a conflict, not a failure).
+ * The end user's first steps: the session exchanged and consent recorded when `consent`; returns
+ * the capture headers, or null (recorded as unexpected) when either was refused.
  */
-export async function captureEvidence(context, sessionToken, uploads, { consent = false } = {}) {
-  const failed = (what, answer) => {
-    unexpected(context.recorder, what, answer);
-    return false;
-  };
+export async function openCapture(context, sessionToken, { consent = false } = {}) {
   const session = await post(context, 'POST /capture/session', `${CAPTURE}/session`, { headers: { authorization: `Bearer ${sessionToken}` } });
-  if (session.status !== 200) return failed('session exchange', session);
+  if (session.status !== 200) return refused(context, 'session exchange', session, null);
   const capture = { authorization: `Bearer ${session.json.captureToken}` };
   if (consent) {
     const consented = await post(context, 'POST /capture/consent', `${CAPTURE}/consent`, { headers: capture, json: { language: 'en' } });
-    if (consented.status !== 204) return failed('consent', consented);
+    if (consented.status !== 204) return refused(context, 'consent', consented, null);
   }
+  return capture;
+}
+
+/** The case as the capture page reads it (its liveness challenge among the rest), or null. */
+export async function captureStatus(context, capture) {
+  const status = await withRetries(() => request(context.recorder, { service: 'identity', route: 'GET /capture/status', origin: context.origin, path: `${CAPTURE}/status`, headers: capture }));
+  if (status.status !== 200) return refused(context, 'capture status', status, null);
+  return status.json;
+}
+
+/**
+ * Every upload sent, evidence submitted. True once submitted (a resent submit meeting the case
+ * already submitted is a conflict, not a failure).
+ */
+export async function submitEvidence(context, capture, uploads) {
   for (const upload of uploads) {
     const uploaded = await post(context, 'POST /capture/evidence', `${CAPTURE}/evidence`, { headers: capture, body: upload.body, contentType: upload.contentType });
-    if (uploaded.status !== 201) return failed(`upload ${upload.evidenceType}`, uploaded);
+    if (uploaded.status !== 201) return refused(context, `upload ${upload.evidenceType}`, uploaded, false);
   }
   const submitted = await post(context, 'POST /capture/submit', `${CAPTURE}/submit`, { headers: capture });
-  if (submitted.status !== 200 && submitted.status !== 409) return failed('submit', submitted);
+  if (submitted.status !== 200 && submitted.status !== 409) return refused(context, 'submit', submitted, false);
   return true;
+}
+
+/** The end user's whole part: `openCapture`, then `submitEvidence`. */
+export async function captureEvidence(context, sessionToken, uploads, options = {}) {
+  const capture = await openCapture(context, sessionToken, options);
+  return capture !== null && (await submitEvidence(context, capture, uploads));
 }
 
 /**

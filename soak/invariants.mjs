@@ -70,6 +70,56 @@ export async function everyEventDelivered(sql, { endpointId, endpointName, tenan
   });
 }
 
+/** Deliveries a killed delivery worker may leave for another worker to send again (the leased queue's SETTLE_BATCH). */
+export const DUPLICATES_PER_WORKER_KILL = 8;
+
+/**
+ * Deliveries received more than once, counted per kill of a delivery worker (a `*-worker-*` slot):
+ * a repeated receipt belongs to the latest kill of a worker of its service between the delivery's
+ * previous receipt and it (the killed worker sent it, another sent it again). Repeats with no such
+ * kill between (a settle lost to terminated PostgreSQL sessions, a lease lost on a starved
+ * machine) are reported, not judged: they are at-least-once delivery, not a crash's doing.
+ */
+export function duplicatesPerWorkerKill(receipts, faults, bound = DUPLICATES_PER_WORKER_KILL) {
+  const serviceOf = (name) => (name.startsWith('fx-') ? 'fx' : 'identity');
+  const kills = faults
+    .filter((fault) => fault.kind === 'kill' && fault.target.includes('-worker-'))
+    .map((fault) => ({ at: fault.at, target: fault.target, service: serviceOf(fault.target), duplicates: 0 }))
+    .sort((a, b) => a.at - b.at);
+  const byDelivery = new Map();
+  for (const receipt of receipts) {
+    if (!receipt.ok || !receipt.deliveryId) continue;
+    const key = `${serviceOf(receipt.name)} ${receipt.deliveryId}`;
+    byDelivery.set(key, [...(byDelivery.get(key) ?? []), receipt]);
+  }
+  let duplicates = 0;
+  const unattributed = [];
+  for (const [key, list] of byDelivery) {
+    if (list.length < 2) continue;
+    const service = key.split(' ')[0];
+    list.sort((a, b) => a.at - b.at);
+    for (let index = 1; index < list.length; index += 1) {
+      duplicates += 1;
+      const [previous, repeat] = [list[index - 1], list[index]];
+      const kill = kills.findLast((candidate) => candidate.service === service && candidate.at >= previous.at && candidate.at <= repeat.at);
+      if (kill) kill.duplicates += 1;
+      else unattributed.push({ name: repeat.name, deliveryId: repeat.deliveryId, attempts: [previous.attempt, repeat.attempt], at: repeat.at });
+    }
+  }
+  const worst = Math.max(0, ...kills.map((kill) => kill.duplicates));
+  // Without timestamps on receipts (an older receiver) nothing can be attributed: broken rather than vacuously kept.
+  const timed = receipts.every((receipt) => typeof receipt.at === 'number');
+  return result(`at most ${bound} deliveries received twice per delivery-worker kill`, timed && worst <= bound, kills.length, {
+    worstKill: worst,
+    meanPerKill: kills.length > 0 ? Number((kills.reduce((sum, kill) => sum + kill.duplicates, 0) / kills.length).toFixed(1)) : 0,
+    perKill: kills.map((kill) => ({ target: kill.target, at: kill.at, duplicates: kill.duplicates })),
+    duplicates,
+    notAfterAWorkerKill: unattributed.length,
+    notAfterAWorkerKillFirst: unattributed.slice(0, 5),
+    ...(timed ? {} : { receiptsWithoutTime: receipts.filter((receipt) => typeof receipt.at !== 'number').length }),
+  });
+}
+
 /** Every fx alert firing either received with a valid signature or given up after its attempts; none left waiting. */
 export async function everyAlertFiringSettled(sql, receipts) {
   const deliveries = await sql`select id::text, status, attempt_count, max_attempts from fx.alert_deliveries`;
@@ -192,18 +242,37 @@ export async function ocrCorrectionsVisible({ made, withoutFields }, read) {
 const LIVE_SETTLED = new Set(['Approved', 'Rejected', 'PendingManualReview']);
 
 /**
+ * The live cases the harness submitted as the database holds them (the source of truth), each
+ * with its input kind and drawn side, the models that scored it and what the liveness check said.
+ */
+export async function liveCaseRows(sql, submitted) {
+  const asSubmitted = new Map(submitted.map((entry) => [entry.caseId, entry]));
+  const rows = submitted.length === 0 ? [] : await sql`
+    select c.id::text, c.status, c.decision_reason, o.model_name as ocr_model, l.model_name as liveness_model,
+      l.liveness_score, l.presentation_attack_detected, l.attack_type, l.inference_latency_ms
+    from identity.verification_cases c
+      left join identity.ocr_results o on o.case_id = c.id
+      left join identity.liveness_results l on l.case_id = c.id
+    where c.id = any(${[...asSubmitted.keys()]}::uuid[])`;
+  return rows.map((row) => ({ ...row, kind: asSubmitted.get(row.id).kind, side: asSubmitted.get(row.id).side }));
+}
+
+const OUTCOME_OF_STATUS = { Approved: 'approved', PendingManualReview: 'review', Rejected: 'rejected', Failed: 'failed' };
+
+/** Per input kind: approved, review, rejected, failed and anything else (a case left in the checks, say). */
+export function liveOutcomesByKind(rows, kinds) {
+  const byKind = Object.fromEntries(kinds.map((kind) => [kind, { approved: 0, review: 0, rejected: 0, failed: 0, other: 0 }]));
+  for (const row of rows) byKind[row.kind][OUTCOME_OF_STATUS[row.status] ?? 'other'] += 1;
+  return byKind;
+}
+
+/**
  * Every live case the harness submitted was taken up by the on-CPU checks and came to a decision
  * or to a person: never Failed, never stuck in the checks, never sent to review because no
  * provider was configured. `byModels` counts the cases the models scored (a case they could not
  * read goes to review without scores, with the reason).
  */
-export async function liveCasesSettled(sql, submitted) {
-  const rows = submitted.length === 0 ? [] : await sql`
-    select c.id::text, c.status, c.decision_reason, o.model_name as ocr_model, l.model_name as liveness_model
-    from identity.verification_cases c
-      left join identity.ocr_results o on o.case_id = c.id
-      left join identity.liveness_results l on l.case_id = c.id
-    where c.id = any(${submitted}::uuid[])`;
+export function liveCasesSettled(rows, submitted) {
   const wrong = rows.filter((row) => !LIVE_SETTLED.has(row.status) || /not configured/i.test(row.decision_reason ?? '') || row.ocr_model === 'sandbox-simulator');
   const scored = rows.filter((row) => row.ocr_model !== null && row.liveness_model !== null);
   const ok = submitted.length > 0 && rows.length === submitted.length && wrong.length === 0;
@@ -213,5 +282,38 @@ export async function liveCasesSettled(sql, submitted) {
     models: [...new Set(scored.map((row) => `${row.ocr_model} / ${row.liveness_model}`))],
     reviewReasons: countBy(rows.filter((row) => row.status === 'PendingManualReview'), (row) => row.decision_reason),
     wrong: wrong.slice(0, 10),
+  });
+}
+
+const liveness = (row) => ({ caseId: row.id, status: row.status, side: row.side, score: row.liveness_score, attack: row.attack_type, latencyMs: row.inference_latency_ms, reason: row.decision_reason });
+
+/**
+ * A real person (the real man, turning to the side his case asked for) is never rejected: approved,
+ * or in review, which is allowed but reported with its reasons. Broken too when no real-person case
+ * was scored by the liveness model, since then nothing was judged.
+ */
+export function realPersonNeverRejected(rows) {
+  const real = rows.filter((row) => row.kind === 'real-person');
+  const rejected = real.filter((row) => row.status === 'Rejected');
+  const judged = real.filter((row) => LIVE_SETTLED.has(row.status) && row.liveness_model !== null);
+  const review = real.filter((row) => row.status === 'PendingManualReview');
+  return result('a real person never rejected (approved, or in review: reported)', rejected.length === 0 && judged.length > 0, real.length, {
+    judgedByTheModels: judged.length,
+    approved: real.filter((row) => row.status === 'Approved').length,
+    review: review.length,
+    reviewShare: real.length > 0 ? Number((review.length / real.length).toFixed(2)) : null,
+    reviewReasons: countBy(review, (row) => row.decision_reason),
+    rejected: rejected.map(liveness).slice(0, 10),
+    cases: real.map(liveness).slice(0, 10),
+  });
+}
+
+/** A replayed still photo is never approved (rejected as an attack, or in review); counted per outcome. */
+export function replaysNeverApproved(rows) {
+  const replays = rows.filter((row) => row.kind === 'replay');
+  const approved = replays.filter((row) => row.status === 'Approved');
+  return result('a replayed photo never approved', approved.length === 0, replays.length, {
+    byStatus: countBy(replays, (row) => row.status),
+    approved: approved.map(liveness).slice(0, 10),
   });
 }

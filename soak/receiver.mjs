@@ -4,7 +4,8 @@
 // @svc/webhook-signing against that endpoint's secret, and answered 204 whatever the check says (a
 // bad signature is counted, never retried into a pass). Before its secret is known an endpoint
 // answers 503, so the service retries: the delivery is not lost, only late.
-//   GET /receipts   every receipt as JSON lines {name, deliveryId, attempt, eventType, eventId, caseId, ok}
+//   GET /receipts   every receipt as JSON lines {name, deliveryId, attempt, eventType, eventId, caseId, ok, at}
+// (`at`: when the request was read, epoch ms, so a repeat can be set against the faults' times)
 // Usage: node soak/receiver.mjs  (prints {"port":…} first; stops on SIGTERM or when stdin closes)
 import { createServer } from 'node:http';
 import { serveForParent } from '../services/identity/bench/helper-server.mjs';
@@ -58,6 +59,7 @@ const server = createServer((request, response) => {
       caseId: event?.data?.caseId ?? null,
       ok: result.ok && event !== null,
       reason: result.ok ? undefined : result.reason,
+      at: Date.now(),
     });
     answer(response, 204);
   });

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { percentiles } from '../bench/out-of-process.mjs';
 
 const BUCKET_MS = 5000;
+const OUTCOMES = ['approved', 'review', 'rejected', 'failed', 'other'];
 
 /** Requests per second and latency percentiles per 5 s bucket, from `startedAt`. */
 export function requestSeries(requests, startedAt) {
@@ -49,11 +50,25 @@ export function writeReport(outDir, summary, { series, queueSamples, rssSamples,
   const seconds = (at) => Math.round((at - startedAt) / 1000);
   const faultMarks = faults.map((fault) => ({ t: seconds(fault.at), kind: fault.kind, target: fault.target }));
   const rows = summary.invariants.map((entry) => `<tr><td>${entry.ok ? 'ok' : '<b>BROKEN</b>'}</td><td>${entry.name}</td><td>${entry.count}</td><td><code>${JSON.stringify(entry.detail).slice(0, 400).replaceAll('<', '&lt;')}</code></td></tr>`).join('');
+  // The per-kill duplicates in full: the invariants table cuts each detail at 400 characters.
+  const perKill = summary.invariants.find((entry) => Array.isArray(entry.detail?.perKill))?.detail;
+  const killRows = (perKill?.perKill ?? []).map((kill) => `<tr><td>${seconds(kill.at)} s</td><td>${kill.target}</td><td>${kill.duplicates}</td></tr>`).join('');
+  const killTable = perKill
+    ? `<h2>Duplicate deliveries per delivery-worker kill</h2>
+<p>${perKill.duplicates} deliveries received more than once in all; worst kill ${perKill.worstKill}, mean ${perKill.meanPerKill}; ${perKill.notAfterAWorkerKill} repeats followed no worker kill.</p>
+<table border="1" cellspacing="0" cellpadding="4"><tr><th>kill at</th><th>worker</th><th>duplicates</th></tr>${killRows}</table>`
+    : '';
+  // What the on-CPU checks made of each live input kind, from the database at the end.
+  const kindRows = Object.entries(summary.liveCases.byKind).map(([kind, counts]) => `<tr><td>${kind}</td>${OUTCOMES.map((outcome) => `<td>${counts[outcome]}</td>`).join('')}</tr>`).join('');
+  const kindTable = `<h2>Live cases by input kind</h2>
+<table border="1" cellspacing="0" cellpadding="4"><tr><th>input</th>${OUTCOMES.map((outcome) => `<th>${outcome}</th>`).join('')}</tr>${kindRows}</table>`;
   const html = `<!doctype html><html lang="en"><meta charset="utf-8"><title>Soak ${summary.passed ? 'passed' : 'FAILED'}</title>
 <body style="font-family:sans-serif;max-width:960px;margin:auto">
 <h1>Soak: ${summary.passed ? 'passed' : 'FAILED'}</h1>
 <p>${summary.minutes} minutes, faults ${summary.faults}, ${summary.requests.total} requests, ${faults.length} faults injected; ${summary.cases} case keys, ${summary.liveCases.submitted} live cases on the on-CPU checks, ${summary.ocrCorrections} OCR corrections.</p>
 <table border="1" cellspacing="0" cellpadding="4"><tr><th></th><th>invariant</th><th>count</th><th>detail</th></tr>${rows}</table>
+${kindTable}
+${killTable}
 ${chart('Throughput', 'requests/s', [{ label: 'all requests', points: series.map((point) => [point.t, point.rps]) }], faultMarks, durationSeconds)}
 ${chart('Latency', 'ms', ['p50', 'p95', 'p99'].map((name) => ({ label: name, points: series.map((point) => [point.t, point[name]]) })), faultMarks, durationSeconds)}
 ${chart('Queue depths', 'rows waiting', ['webhookDeliveries', 'jobs', 'fxDeliveries'].map((name) => ({ label: name, points: queueSamples.map((sample) => [seconds(sample.at), sample[name]]) })), faultMarks, durationSeconds)}

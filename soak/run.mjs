@@ -2,8 +2,9 @@
 // one machine (two identity APIs and two identity workers, two fx APIs and one fx worker, one
 // PostgreSQL database, a Redis of its own, evidence on s3rver, a round-robin front per service, a
 // webhook receiver that checks every signature), loaded all at once for N minutes (default 10):
-// sandbox cases decided by the simulator, a trickle of a live tenant's cases decided by the on-CPU
-// checks (soak/live-cases.mjs), OCR corrections, tokens, endpoint churn and the fx lanes;
+// sandbox cases decided by the simulator, a trickle of a live tenant's cases (a real person, a
+// replayed photo, a spliced video in turn) decided by the on-CPU checks (soak/live-cases.mjs),
+// OCR corrections, tokens, endpoint churn and the fx lanes;
 // with faults (default on): every 20-40 s a random API or worker (not the first replica of a
 // replicated kind: those are the RSS check's sentinels) killed with SIGKILL and started again
 // 2-5 s later, Redis restarted once, every PostgreSQL backend of one service terminated once.
@@ -27,7 +28,7 @@ import { fleetSlot, rssKilobytes, startHelper, startRedis } from './fleet.mjs';
 import { adminPoster, anonymousReader, createAlerts, keyedReader, keyedUsage, streamReader } from './fx-load.mjs';
 import { caseLane, endpointLane, tokenLane } from './identity-load.mjs';
 import * as invariants from './invariants.mjs';
-import { liveEvidence, liveLane } from './live-cases.mjs';
+import { LIVE_KINDS, liveEvidence, liveLane } from './live-cases.mjs';
 import { requestSeries, writeReport } from './report.mjs';
 import { fxKey, identityPartner, webhookEndpoint } from './setup.mjs';
 import { createRecorder } from './traffic.mjs';
@@ -81,6 +82,10 @@ async function cleanup() {
 
 async function main() {
   const startedSetupAt = Date.now();
+  // First, so a soak that cannot make its live cases' evidence (no network for the real person's
+  // recordings) stops at once, saying why.
+  const evidence = await liveEvidence();
+  log(`live evidence made in ${Math.round((Date.now() - startedSetupAt) / 1000)} s`);
   await database.create();
   sql = await openDatabase(database.url);
   const s3 = await startHelper('s3rver', 's3.mjs', [join(workDir, 's3'), 'soak-evidence']);
@@ -97,6 +102,9 @@ async function main() {
     // Live cases are decided by the on-CPU models in whichever worker claims them, and the APIs give
     // the capture's quality hints with the same models, as deployed; sandbox cases never touch them.
     CHECKS_PROVIDER: 'local',
+    // A check's time limit for a machine the whole fleet shares: at the default 30 s the liveness
+    // check (a minute there) times out and every live case goes to review unjudged (decision 0903).
+    CHECKS_TIMEOUT_MS: '150000',
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_RETRY_SCHEDULE_MS: '0,1000,2000,5000,10000',
     EVIDENCE_S3_BUCKET: 'soak-evidence', EVIDENCE_S3_ENDPOINT: s3.origin, AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER',
   };
@@ -120,9 +128,6 @@ async function main() {
   const steady = await webhookEndpoint(identityFront.origin, partner, receiver, 'steady', EVENT_TYPES);
   const toggled = await webhookEndpoint(identityFront.origin, partner, receiver, 'toggled', ['verification.approved', 'verification.cancelled']);
   const liveEndpoint = await webhookEndpoint(identityFront.origin, livePartner, receiver, 'live', EVENT_TYPES);
-  const startedEvidenceAt = Date.now();
-  const evidence = await liveEvidence();
-  log(`live evidence made in ${Math.round((Date.now() - startedEvidenceAt) / 1000)} s`);
   const key = await fxKey({ ...process.env, ...fxEnv });
   const alertKey = await fxKey({ ...process.env, ...fxEnv });
 
@@ -208,29 +213,55 @@ async function main() {
 
   const receipts = (await (await fetch(`${receiver.origin}/receipts`)).text()).split('\n').filter(Boolean).map((line) => JSON.parse(line));
   const headersOfTenant = new Map([partner, livePartner].map((tenant) => [tenant.tenantId, tenant.headers]));
-  /** A partner GET through the front, retried over a lost connection; `read` of a 200 answer, else null. */
+  /**
+   * A partner GET through the front, retried over a lost connection (the front's own 502 is one, as
+   * for the load's requests) and after a 503 that asks for a retry; `read` of a 200 answer, else
+   * null, with the answer logged so a broken invariant says what the service answered.
+   */
   const partnerGet = async (path, headers, read) => {
+    let last = 'no answer';
     for (let attempt = 0; attempt < 3; attempt += 1) {
+      let waitMs = 500;
       try {
         const response = await fetch(`${identityFront.origin}/api/partner/v1${path}`, { headers, signal: AbortSignal.timeout(30_000) });
-        return response.status === 200 ? await read(response) : null;
-      } catch {
-        await sleep(500);
+        if (response.status === 200) return await read(response);
+        const body = (await response.text()).slice(0, 300);
+        const lostConnection = response.status === 502 && response.headers.get('x-soak-front') === 'upstream-error';
+        // A 503 with Retry-After is the service saying a dependency dropped the request's connection (a
+        // PostgreSQL backend the faults terminated, say): a client retries it, as the answer asks.
+        const retryAfter = response.status === 503 ? response.headers.get('retry-after') : null;
+        if (!lostConnection && !retryAfter) {
+          log(`GET ${path}: ${response.status} ${body}`);
+          return null;
+        }
+        last = lostConnection ? 'the front lost its connection to the instance' : `503 ${body}`;
+        if (retryAfter) {
+          waitMs = Math.min(Number(retryAfter) || 1, 5) * 1000;
+          log(`GET ${path}: 503, retried after ${waitMs / 1000} s as asked`);
+        }
+      } catch (error) {
+        last = String(error?.cause?.code ?? error?.name ?? error);
       }
+      await sleep(waitMs);
     }
+    log(`GET ${path}: ${last}, 3 times`);
     return null;
   };
   const download = (evidenceId, tenantId) => partnerGet(`/evidence/${evidenceId}/file`, headersOfTenant.get(tenantId), async (response) => Buffer.from(await response.arrayBuffer()));
   const partnerJson = (correction, path) => partnerGet(path, correction.auth(), (response) => response.json());
   const counted = await keyedUsage(fxContext);
+  const liveRows = await invariants.liveCaseRows(sql, liveContext.live.submitted);
   const results = [
     await invariants.casesExplainedByHistory(sql),
     await invariants.oneCasePerKey(sql, identityContext.caseIdsByKey),
     await invariants.everyEventDelivered(sql, steady, receipts),
     await invariants.everyEventDelivered(sql, liveEndpoint, receipts),
-    await invariants.liveCasesSettled(sql, liveContext.live.submitted),
+    invariants.liveCasesSettled(liveRows, liveContext.live.submitted),
+    invariants.realPersonNeverRejected(liveRows),
+    invariants.replaysNeverApproved(liveRows),
     await invariants.ocrCorrectionsVisible(identityContext.corrections, partnerJson),
     await invariants.everyAlertFiringSettled(sql, receipts),
+    invariants.duplicatesPerWorkerKill(receipts, faults),
     invariants.revokedTokensRefused(recorder, identityContext.tokenChecks),
     invariants.noServerErrors(recorder, faults),
     await invariants.evidenceReadable(sql, download),
@@ -244,7 +275,7 @@ async function main() {
     passed, minutes: options.minutes, faults: options.faults ? 'on' : 'off', selfCheck: options.selfCheck,
     requests: { total: recorder.requests.length, perSecond: Number((recorder.requests.length / (options.minutes * 60)).toFixed(1)), byStatus: countStatuses(recorder.requests) },
     latencyMs: Object.fromEntries(['identity', 'fx'].map((service) => [service, invariantsFreeLatency(recorder.requests, service)])),
-    cases: identityContext.caseIdsByKey.size, liveCases: { submitted: liveContext.live.submitted.length, byVideo: liveContext.live.outcomes },
+    cases: identityContext.caseIdsByKey.size, liveCases: { submitted: liveContext.live.submitted.length, byKind: invariants.liveOutcomesByKind(liveRows, LIVE_KINDS), harnessSaw: liveContext.live.outcomes },
     ocrCorrections: identityContext.corrections.made.length, ratePosts: fxContext.ratePosts, streams: fxContext.streams, faultsInjected: faults,
     peakRssMb: Object.fromEntries(slots.map((slot) => [slot.name, Math.round(Math.max(0, ...Object.entries(samples.rss).filter(([name]) => name.startsWith(`${slot.name}#`)).flatMap(([, list]) => list.map((sample) => sample.kb))) / 1024)])),
     // Mean CPU of each slot over the run (100 = one core), from its instances' /proc counters: the basis of resource requests.
@@ -260,6 +291,7 @@ async function main() {
   };
   writeReport(outDir, summary, { series, queueSamples: samples.queues, rssSamples: samples.rss, faults, startedAt, durationSeconds: Math.round((endAt - startedAt) / 1000) });
   for (const entry of results) console.log(`${entry.ok ? 'ok     ' : 'BROKEN '} ${entry.name}: ${entry.count}  ${JSON.stringify(entry.detail).slice(0, 300)}`);
+  console.log(`live cases by input kind: ${JSON.stringify(summary.liveCases.byKind)}`);
   console.log(`${passed ? 'PASSED' : 'FAILED'}: ${recorder.requests.length} requests, ${faults.length} faults; ${join(outDir, 'summary.json')}, ${join(outDir, 'report.html')}`);
   return passed;
 }

@@ -33,12 +33,16 @@ export interface LocalChecksStatus {
   models: LocalChecksModels;
 }
 
-/** Quick looks at one photo while the user is still there to take another; same engines and slots as the checks. */
+/**
+ * Quick looks at one photo while the user is still there to take another; same engines and slots as the checks.
+ * `signal`: the caller has stopped listening (its budget ran out). The look gives its slot back at
+ * once, or leaves the queue if it is still waiting, and answers ChecksUnavailableError.
+ */
 export interface QualityHints {
   /** Whether the MRZ band reads with a valid check digit (passport: the front; ID card: the back). */
-  mrzReadable(input: { documentType: DocumentType; image: EvidenceBytes; side: 'front' | 'back' }): Promise<boolean>;
+  mrzReadable(input: { documentType: DocumentType; image: EvidenceBytes; side: 'front' | 'back'; signal?: AbortSignal }): Promise<boolean>;
   /** Confident faces in a photo. */
-  faceCount(input: { image: EvidenceBytes }): Promise<number>;
+  faceCount(input: { image: EvidenceBytes; signal?: AbortSignal }): Promise<number>;
 }
 
 export interface LocalChecksProvider extends LocalChecks, QualityHints {
@@ -121,25 +125,54 @@ export function composeLocalChecks(engines: CheckEngines, options: LocalChecksOp
   const ocr = lazyEngine(engines.ocr, loadTimeoutMs);
   const face = lazyEngine(engines.face, loadTimeoutMs);
   const slots = createSlots(concurrency);
+  /** Abandoned hints still running, per engine: a new hint behind one would only queue inside that engine's thread. */
+  const lingering = new Map<object, number>();
   let closing = false;
 
   /**
-   * One check in one slot. The slot is held until the engine's work really ends, even after the
-   * caller has been answered with a time-out: the CPU is still busy, and a freed slot would let
-   * more work pile onto it than `concurrency` allows.
+   * One check in one slot. A check's slot is held until the engine's work really ends, even after
+   * the caller has been answered with a time-out: the CPU is still busy, and a freed slot would let
+   * more work pile onto it than `concurrency` allows. A hint is the exception (`signal`): it is
+   * short, and a hint nobody waits for any more must not keep a case's check waiting for its slot,
+   * least of all while the models load; so an aborted hint frees its slot at once, and one still
+   * waiting for the models never starts its inference. While an abandoned hint still runs on an
+   * engine, further hints on it are refused at once, so hints cannot pile up inside its thread.
    */
-  async function runCheck<TEngine, TAnswer>(check: string, engine: LazyEngine<TEngine>, infer: (engine: TEngine) => Promise<TAnswer>, verify: (answer: TAnswer) => void, waitMs = queueTimeoutMs): Promise<TAnswer> {
+  async function runCheck<TEngine, TAnswer>(
+    check: string,
+    engine: LazyEngine<TEngine>,
+    infer: (engine: TEngine) => Promise<TAnswer>,
+    verify: (answer: TAnswer) => void,
+    waitMs = queueTimeoutMs,
+    signal?: AbortSignal,
+  ): Promise<TAnswer> {
     if (closing) throw new ChecksUnavailableError('the local checks are shutting down');
-    const release = await slots.acquire(waitMs, check);
+    const abandoned = () => new ChecksUnavailableError(`${check}: abandoned by its caller`);
+    if (signal?.aborted) throw abandoned();
+    if ((lingering.get(engine) ?? 0) > 0) throw new ChecksUnavailableError(`${check}: an earlier look the caller gave up on is still running`);
+    const release = await slots.acquire(waitMs, check, signal);
+    let running = false;
+    const onAbort = () => {
+      release();
+      if (running) lingering.set(engine, (lingering.get(engine) ?? 0) + 1);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const done = () => {
+      signal?.removeEventListener('abort', onAbort);
+      if (running && signal?.aborted) lingering.set(engine, (lingering.get(engine) ?? 1) - 1);
+      release();
+    };
     let work: Promise<TAnswer>;
     try {
       const loaded = await engine.get();
+      if (signal?.aborted) throw abandoned();
       work = infer(loaded);
+      running = true;
     } catch (error) {
-      release();
+      done();
       throw asCheckError(check, error);
     }
-    work.then(release, release);
+    work.then(done, done);
     try {
       const answer = await withDeadline(work, backstop(inferenceTimeoutMs), () => new ManualReviewRequiredError(`${check} took longer than ${inferenceTimeoutMs} ms`));
       verify(answer);
@@ -153,9 +186,9 @@ export function composeLocalChecks(engines: CheckEngines, options: LocalChecksOp
     ocr: (input) => runCheck('OCR', ocr, (engine) => engine.read(input), verifyOcrAnswer),
     faceMatch: (input) => runCheck('face match', face, (engine) => engine.match(input), (answer) => verifyScore('face match', 'similarityScore', answer.similarityScore)),
     liveness: (input) => runCheck('liveness', face, (engine) => engine.liveness(input), verifyLivenessAnswer),
-    mrzReadable: ({ documentType, image, side }) =>
-      runCheck('MRZ hint', ocr, (engine) => engine.mrzReadable({ documentType, front: image, back: side === 'back' ? image : null }), () => undefined, hintQueueTimeoutMs),
-    faceCount: (input) => runCheck('face hint', face, (engine) => engine.countFaces(input), () => undefined, hintQueueTimeoutMs),
+    mrzReadable: ({ documentType, image, side, signal }) =>
+      runCheck('MRZ hint', ocr, (engine) => engine.mrzReadable({ documentType, front: image, back: side === 'back' ? image : null }), () => undefined, hintQueueTimeoutMs, signal),
+    faceCount: ({ image, signal }) => runCheck('face hint', face, (engine) => engine.countFaces({ image }), () => undefined, hintQueueTimeoutMs, signal),
 
     async status() {
       // Missing files first; an engine's own state only when nothing is missing (it would repeat them).
@@ -270,7 +303,7 @@ function createSlots(limit: number) {
   }
 
   return {
-    acquire(timeoutMs: number, check: string): Promise<() => void> {
+    acquire(timeoutMs: number, check: string, signal?: AbortSignal): Promise<() => void> {
       if (active < limit) {
         active += 1;
         return Promise.resolve(releaseOnce());
@@ -279,12 +312,18 @@ function createSlots(limit: number) {
         // The slot passes straight from the releasing holder to this waiter: `active` stays the same.
         const take = () => {
           clearTimeout(timer);
+          signal?.removeEventListener('abort', leave);
           resolve(releaseOnce());
         };
-        const timer = setTimeout(() => {
+        const giveUp = (error: Error) => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', leave);
           waiting.splice(waiting.indexOf(take), 1);
-          reject(new ChecksUnavailableError(`${check}: all ${limit} check slots stayed busy for ${timeoutMs} ms`));
-        }, timeoutMs);
+          reject(error);
+        };
+        const leave = () => giveUp(new ChecksUnavailableError(`${check}: abandoned by its caller while waiting for a slot`));
+        const timer = setTimeout(() => giveUp(new ChecksUnavailableError(`${check}: all ${limit} check slots stayed busy for ${timeoutMs} ms`)), timeoutMs);
+        signal?.addEventListener('abort', leave, { once: true });
         waiting.push(take);
       });
     },

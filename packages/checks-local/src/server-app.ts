@@ -33,7 +33,8 @@ const FORMS = {
   },
   // `document` is ours, not identity's: with it, liveness can also check the video shows the document's face.
   liveness: {
-    fields: {},
+    // The side the user was asked to turn their head to (their own left or right); without it, any blink or turn will do.
+    fields: { headTurnSide: { required: false, allowed: ['left', 'right'] } },
     files: { video: { required: true, kind: 'video' }, document: { required: false, kind: 'image' } },
   },
 } satisfies Record<string, FormSpec>;
@@ -96,7 +97,8 @@ export async function buildChecksServer(options: ChecksServerOptions): Promise<F
   app.post('/liveness', (request) =>
     bounded(async () => {
       const form = await read(request, FORMS.liveness);
-      return checks.liveness({ video: fileOf(form, 'video'), document: form.files.get('document') ?? null });
+      const side = form.fields.get('headTurnSide') as 'left' | 'right' | undefined;
+      return checks.liveness({ video: fileOf(form, 'video'), document: form.files.get('document') ?? null, challenge: side ? { headTurnSide: side } : {} });
     }),
   );
 

@@ -190,6 +190,54 @@ describe('the local checks provider', () => {
     await checks.close();
   });
 
+  it('frees a hint\'s slot the moment its caller gives up, so a case check waiting behind it starts at once', async () => {
+    const hold = gate();
+    const { engines, counts } = testEngines({ hold });
+    const checks = composeLocalChecks(engines, { ...OPTIONS, concurrency: 1, queueTimeoutMs: 5_000 });
+    const caller = new AbortController();
+    const hint = checks.faceCount({ image: IMAGE, signal: caller.signal });
+    hint.catch(() => undefined);
+    await expect.poll(() => counts.inferences).toBe(1);
+    const check = checks.faceMatch({ document: IMAGE, selfie: IMAGE });
+    caller.abort();
+    // The check's inference begins while the abandoned hint's is still held at the gate.
+    await expect.poll(() => counts.inferences).toBe(2);
+    expect(counts.running).toBe(2);
+    // Another hint on that engine would only queue inside its thread behind the abandoned one: refused at once.
+    expect(((await rejection(checks.faceCount({ image: IMAGE, signal: new AbortController().signal }))) as Error).message).toBe(
+      'face hint: an earlier look the caller gave up on is still running',
+    );
+    hold.open();
+    await expect(check).resolves.toEqual(MATCH_ANSWER);
+    expect(await checks.faceCount({ image: IMAGE, signal: new AbortController().signal }), 'once it ends, hints run again').toBe(1);
+    await checks.close();
+  });
+
+  it('drops a hint given up while it waits for a slot or for the models: it leaves the queue and never infers', async () => {
+    const hold = gate();
+    const loadGate = gate();
+    const { engines, counts } = testEngines({ hold, loadGate });
+    const checks = composeLocalChecks(engines, { ...OPTIONS, concurrency: 1, queueTimeoutMs: 5_000, hintQueueTimeoutMs: 5_000 });
+    // The OCR engine is still loading: the hint holds the only slot, waiting for it.
+    const loading = new AbortController();
+    const coldHint = rejection(checks.mrzReadable({ documentType: 'SyrianPassport', image: IMAGE, side: 'front', signal: loading.signal }));
+    await expect.poll(() => counts.ocrLoads).toBe(1);
+    const waiting = new AbortController();
+    const queuedHint = rejection(checks.faceCount({ image: IMAGE, signal: waiting.signal }));
+    waiting.abort();
+    expect(((await queuedHint) as Error).message).toBe('face hint: abandoned by its caller while waiting for a slot');
+    loading.abort();
+    // The slot is free before the load ends: a face check takes it and runs.
+    const check = checks.faceMatch({ document: IMAGE, selfie: IMAGE });
+    await expect.poll(() => counts.inferences).toBe(1);
+    loadGate.open();
+    expect(((await coldHint) as Error).message).toBe('MRZ hint: abandoned by its caller');
+    hold.open();
+    await expect(check).resolves.toEqual(MATCH_ANSWER);
+    expect(counts.inferences, 'the abandoned hints never ran').toBe(1);
+    await checks.close();
+  });
+
   it('answers a check that never settles with manual review, yet keeps its slot until the work really ends', async () => {
     const hold = gate();
     const { engines, counts } = testEngines({ hold });

@@ -25,7 +25,7 @@ const MODELS = { ocr: { name: 'test-ocr' }, faceMatch: { name: 'test-face' }, li
 interface Received {
   ocr: Array<{ documentType: DocumentType; front: EvidenceBytes; back: EvidenceBytes | null }>;
   match: Array<{ document: EvidenceBytes; selfie: EvidenceBytes }>;
-  liveness: Array<{ video: EvidenceBytes; document: EvidenceBytes | null }>;
+  liveness: Array<{ video: EvidenceBytes; document: EvidenceBytes | null; challenge?: { headTurnSide?: 'left' | 'right' } }>;
 }
 
 /** Engines that record their input; `behaviour` decides each answer (default: the fixed answers). */
@@ -102,14 +102,16 @@ describe('the checks server, over HTTP', () => {
     expect(input).toEqual({ documentType: 'SyrianNationalId', front: { contentType: 'image/jpeg', bytes: JPEG }, back: { contentType: 'image/png', bytes: PNG } });
   });
 
-  it('answers face match and liveness, the document for liveness optional', async () => {
+  it('answers face match and liveness, the document and the head-turn side for liveness optional', async () => {
     expect(await post(`${server.url}/face-match`, [['document', JPEG], ['selfie', PNG]])).toMatchObject({ status: 200, body: MATCH_ANSWER });
     expect(provider.received.match.slice(-1)).toEqual([{ document: { contentType: 'image/jpeg', bytes: JPEG }, selfie: { contentType: 'image/png', bytes: PNG } }]);
     expect(await post(`${server.url}/liveness`, [['video', MP4]])).toMatchObject({ status: 200, body: LIVENESS_ANSWER });
     expect(await post(`${server.url}/liveness`, [['video', WEBM], ['document', JPEG]])).toMatchObject({ status: 200 });
-    expect(provider.received.liveness.slice(-2)).toEqual([
-      { video: { contentType: 'video/mp4', bytes: MP4 }, document: null },
-      { video: { contentType: 'video/webm', bytes: WEBM }, document: { contentType: 'image/jpeg', bytes: JPEG } },
+    expect(await post(`${server.url}/liveness`, [['headTurnSide', 'left'], ['video', MP4]])).toMatchObject({ status: 200 });
+    expect(provider.received.liveness.slice(-3)).toEqual([
+      { video: { contentType: 'video/mp4', bytes: MP4 }, document: null, challenge: {} },
+      { video: { contentType: 'video/webm', bytes: WEBM }, document: { contentType: 'image/jpeg', bytes: JPEG }, challenge: {} },
+      { video: { contentType: 'video/mp4', bytes: MP4 }, document: null, challenge: { headTurnSide: 'left' } },
     ]);
   });
 
@@ -127,6 +129,7 @@ describe('the checks server, over HTTP', () => {
     ['text instead of an image', '/face-match', [['document', Buffer.from('hello, I am a passport')], ['selfie', JPEG]], 'document must be a JPEG, PNG, WebP or HEIC image; the bytes sent are not a recognised image or video'],
     ['a video instead of an image', '/ocr', [['documentType', 'SyrianPassport'], ['front', MP4]], 'front must be a JPEG, PNG, WebP or HEIC image; the bytes sent are video/mp4'],
     ['an image instead of a video', '/liveness', [['video', JPEG]], 'video must be an MP4, WebM or QuickTime video; the bytes sent are image/jpeg'],
+    ['a head-turn side that is no side', '/liveness', [['headTurnSide', 'up'], ['video', MP4]], 'headTurnSide must be one of left, right'],
   ])('refuses %s with 400 and says what is wrong', async (_case, path, parts, detail) => {
     const before = provider.received.ocr.length + provider.received.match.length + provider.received.liveness.length;
     const answer = await post(`${server.url}${path}`, parts);

@@ -60,8 +60,15 @@ function median(values: number[]): number {
 
 export async function measureAccuracy(
   read: (document: { documentType: DocumentType; front: { contentType: string; bytes: Buffer }; back: { contentType: string; bytes: Buffer } | null }) => Promise<OcrAnswer>,
-  options: { seeds: number[]; documentTypes?: DocumentType[]; variants?: AccuracyVariant[] },
+  options: {
+    seeds: number[];
+    documentTypes?: DocumentType[];
+    variants?: AccuracyVariant[];
+    /** How each side reaches the OCR, when not as generated: e.g. placed in a camera frame and cut as the capture page cuts it. */
+    photograph?: (side: { contentType: string; bytes: Buffer }) => Promise<{ contentType: string; bytes: Buffer }>;
+  },
 ): Promise<Record<string, AccuracyCounts>> {
+  const photograph = options.photograph ?? (async (side) => side);
   const table: Record<string, AccuracyCounts> = {};
   for (const documentType of options.documentTypes ?? (['SyrianPassport', 'SyrianNationalId'] as DocumentType[])) {
     for (const variant of options.variants ?? ACCURACY_VARIANTS) {
@@ -69,7 +76,8 @@ export async function measureAccuracy(
       const seconds: number[] = [];
       const cpuSeconds: number[] = [];
       for (const seed of options.seeds) {
-        const document = await generateSyntheticDocument({ documentType, seed, degradation: variant.degradation, tamper: variant.tamper });
+        const generated = await generateSyntheticDocument({ documentType, seed, degradation: variant.degradation, tamper: variant.tamper });
+        const document = { ...generated, front: await photograph(generated.front), back: generated.back && (await photograph(generated.back)) };
         counts.total += 1;
         const started = performance.now();
         const cpuStarted = process.cpuUsage();

@@ -50,7 +50,7 @@ export const DEFAULT_CACHE_DIR = fileURLToPath(new URL('../../node_modules/.cach
 function run(command: string, args: string[], cwd?: string): Promise<void> {
   return new Promise((resolve, reject) => {
     execFile(command, args, { cwd, maxBuffer: 16 * 1024 * 1024, timeout: 300_000 }, (error, _stdout, stderr) =>
-      error ? reject(new Error(`${command} ${args.slice(0, 3).join(' ')} failed: ${String(stderr).slice(-1500)}`, { cause: error })) : resolve(),
+      error ? reject(new Error(`${command} ${args.slice(0, 3).join(' ')} failed: ${String(stderr).slice(-1500) || error.message}`, { cause: error })) : resolve(),
     );
   });
 }
