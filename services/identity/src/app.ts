@@ -92,7 +92,7 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
   const { config, database, redis } = dependencies;
   const clock = dependencies.clock ?? (() => new Date());
   const isTrustedProxy = createAddressMatcher(config.TRUSTED_PROXIES);
-  // Before the app: the health endpoint reports on it. Models load on the first live case, not here.
+  // Before the app: the health endpoint reports on it. Models load once the server listens (below), not here.
   const ownProvider = dependencies.checksProvider === undefined ? await configuredChecksProvider(config) : null;
   // The first health check would wait for the provider's look at its models and ffmpeg (it spawns
   // `ffmpeg -version`): begun now, it runs while the app is built. The provider keeps the answer; health reports it.
@@ -170,6 +170,11 @@ export async function buildApp(dependencies: IdentityAppDependencies): Promise<S
   watchReviewQueue(app.metrics, db, clock);
   // Like fx's alert worker: started when the server listens, never in app.inject tests.
   if (config.WORKER_IN_PROCESS) app.addHook('onListen', () => worker.start());
+  // A quality hint has CAPTURE_QUALITY_HINT_MS (1.5 s) and loading the models takes seconds: cold, the first
+  // uploads after a start would get no hint. Loaded once listening, in the background, so the start is not held
+  // up; a failed load shows on /health and the next check or hint tries again.
+  const warm = ownProvider?.warm?.bind(ownProvider);
+  if (warm) app.addHook('onListen', async () => void warm().catch((error: unknown) => app.log.warn({ err: error }, 'loading the on-CPU checks models at start failed')));
   app.addHook('onClose', async () => {
     spoolSweeper.stop();
     rateLimit.close();

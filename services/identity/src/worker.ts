@@ -37,7 +37,12 @@ await runWorker({
       },
     });
     return {
-      start: () => worker.start(),
+      start: () => {
+        // The on-CPU models load now, as the API's do when it listens, not on the first live case:
+        // that case does not wait for them, and the worker's memory takes its step at start.
+        void checksProvider?.warm?.().catch((error: unknown) => log.warn({ err: error }, 'loading the on-CPU checks models at start failed'));
+        return worker.start();
+      },
       async stop() {
         await worker.stop();
         await checksProvider?.close();

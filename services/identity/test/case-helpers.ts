@@ -4,6 +4,15 @@ import { BASE, clientWithToken, createLoggedInTenant, type TestApp } from './hel
 
 export const CAPTURE = '/api/capture/v1';
 
+/** Issued a year ago, expiring in five years: an expired document would send a case to review whatever the checks say. */
+export function holderValidToday(): { dateOfIssue: string; expiryDate: string } {
+  const issued = new Date();
+  issued.setUTCFullYear(issued.getUTCFullYear() - 1);
+  const expires = new Date(issued);
+  expires.setUTCFullYear(issued.getUTCFullYear() + 6);
+  return { dateOfIssue: issued.toISOString().slice(0, 10), expiryDate: expires.toISOString().slice(0, 10) };
+}
+
 /** Real file headers (what file-type reads) followed by random bytes up to `size`. */
 function withPadding(head: Buffer, size: number): Buffer {
   return size <= head.length ? head : Buffer.concat([head, randomBytes(size - head.length)]);

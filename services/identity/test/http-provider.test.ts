@@ -94,7 +94,9 @@ describe('the HTTP checks provider, over the whole app, against a fake inference
       expect.objectContaining({ field: 'document', contentType: 'image/jpeg', sha256: front.sha256Hash }),
       expect.objectContaining({ field: 'selfie', fileName: 'selfie.png', contentType: 'image/png', sha256: detail.selfieEvidence[0]!.sha256Hash }),
     ]);
+    // The side the case asked the user to turn to travels with the video, for the server to check.
     expect(fake.received('liveness')[0]!.parts).toEqual([
+      { field: 'headTurnSide', value: expect.stringMatching(/^(left|right)$/) },
       expect.objectContaining({ field: 'video', fileName: 'video.mp4', contentType: 'video/mp4', sha256: detail.videoEvidence[0]!.sha256Hash }),
       expect.objectContaining({ field: 'document', sha256: detail.documentEvidence[0]!.sha256Hash }),
     ]);

@@ -29,7 +29,7 @@ describe("security notices to the account's own address, over a real SMTP server
     await sink?.stop();
   });
 
-  const call = (method: 'POST' | 'GET' | 'DELETE', url: string, headers: Headers = {}, payload?: object) => test.app.inject({ method, url, headers, ...(payload ? { payload } : {}) });
+  const call = (method: 'POST' | 'GET' | 'DELETE' | 'PUT', url: string, headers: Headers = {}, payload?: object) => test.app.inject({ method, url, headers, ...(payload ? { payload } : {}) });
   const mailsTo = (to: string) => sink.messages.filter((message) => message.to && !Array.isArray(message.to) && message.to.text === to);
   const expectNotice = (mail: ParsedMail, sentence: string, link: string) => {
     expect(mail.from?.value[0]?.address).toBe('no-reply@mail.example.test');
@@ -92,6 +92,35 @@ describe("security notices to the account's own address, over a real SMTP server
     const login = await call('POST', `${INTERNAL}/login`, {}, { email, password: PASSWORD });
     await addAuthenticator(INTERNAL, { authorization: `Bearer ${login.json<{ sessionToken: string }>().sessionToken}` });
     expectNotice(await mailArriving(test, sink, email, NOTICE_EN), 'An authenticator app was set up as a second factor.', 'https://kyc.example.test/console/security');
+  });
+
+  it('writes later mails in the language switched to while signed in, for a portal user and a reviewer', async () => {
+    const { email, headers } = await portalUser();
+    const switched = await call('PUT', `${BASE}/portal/account/language`, { ...headers, 'accept-language': 'en' }, { language: 'ar' });
+    expect(switched.statusCode, switched.body).toBe(204);
+    // A bare API call (no Accept-Language) falls back to the stored choice, not to English.
+    await addAuthenticator(`${BASE}/portal`, headers);
+    expect((await mailArriving(test, sink, email, NOTICE_AR)).headers.get('content-language')).toBe('ar');
+
+    const reviewer = `reviewer-${randomUUID()}@example.com`;
+    await test.db.transaction((tx) => createStaffUser(tx, { email: reviewer, password: PASSWORD }, clock.now()));
+    const login = await call('POST', `${INTERNAL}/login`, { 'accept-language': 'en' }, { email: reviewer, password: PASSWORD });
+    const staff = { authorization: `Bearer ${login.json<{ sessionToken: string }>().sessionToken}` };
+    expect((await call('PUT', `${INTERNAL}/account/language`, staff, { language: 'ckb' })).statusCode).toBe(204);
+    await addAuthenticator(INTERNAL, staff);
+    const sorani = await mailArriving(test, sink, reviewer, /./);
+    expect(sorani.headers.get('content-language')).toBe('ckb');
+    expect([NOTICE_EN, NOTICE_AR]).not.toContain(sorani.subject);
+  });
+
+  it('refuses a language mails are not written in, and a caller who is not signed in', async () => {
+    const { headers } = await portalUser();
+    const unknown = await call('PUT', `${BASE}/portal/account/language`, headers, { language: 'fr' });
+    expect(unknown.statusCode).toBe(400);
+    expect(unknown.json()).toMatchObject({ code: 'VALIDATION_ERROR' });
+    expect((await call('PUT', `${BASE}/portal/account/language`, headers, {})).statusCode).toBe(400);
+    expect((await call('PUT', `${BASE}/portal/account/language`, {}, { language: 'ar' })).statusCode).toBe(401);
+    expect((await call('PUT', `${INTERNAL}/account/language`, {}, { language: 'ar' })).statusCode).toBe(401);
   });
 
   it('mails nothing when the change is refused', async () => {

@@ -34,6 +34,7 @@ const INTERNAL_OPERATIONS = [
   'patch /account/second-factors/passkeys/{factorId}',
   'post /account/reauthenticate',
   'post /account/reauthenticate/passkey-options',
+  'put /account/language',
   'get /review-queue',
   'get /cases/{caseId}',
   'post /cases/{caseId}/claim',

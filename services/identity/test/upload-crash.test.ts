@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { openDatabase, type Database } from '@svc/db';
 import { describeNeeding } from '@svc/db/testing';
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrationsFolder, schemaName } from '../src/db/migrations.js';
@@ -13,8 +13,12 @@ import { CAPTURE, startCaptureService, uploadBody, waitFor, type CaptureService 
 import { startCommitReplyCutter, type CommitReplyCutter } from './fixtures/commit-reply-cutter.js';
 
 const BUCKET = 'identity-evidence';
-/** Short, so the sweep's work is seen within the test; the sweep runs every SWEEP_MS. */
-const GRACE_MS = 1000;
+/**
+ * Short, so the sweep's work is seen within the test (it runs every SWEEP_MS), yet long enough for
+ * an upload to be stored and recorded on a very busy machine: at 1 s, a load of 28 on two cores
+ * made the crash tests' uploads answer 503 before reaching the step they were to die at.
+ */
+const GRACE_MS = 5000;
 const SWEEP_MS = 200;
 /** Start-up of the service from source on a loaded two-core machine, then the sweep. */
 const STEP_TIMEOUT_MS = 120_000;
@@ -75,6 +79,41 @@ describeNeeding('DATABASE_URL')('an upload interrupted at each step (PostgreSQL)
         const entries = await readdir(objects, { recursive: true, withFileTypes: true });
         return entries.filter((entry) => entry.isFile()).map((entry) => relative(objects, join(entry.parentPath, entry.name))).sort();
       };
+      /** Removes an object behind the service's back, as the abandoned-upload sweep does. */
+      const deleteStored = async (key: string) => {
+        if (store === 's3') {
+          const client = new S3Client({ endpoint: s3Env.EVIDENCE_S3_ENDPOINT!, region: 'us-east-1', forcePathStyle: true });
+          try {
+            await client.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: key }));
+          } finally {
+            client.destroy();
+          }
+        } else {
+          await rm(join(edge.evidenceDir, 'objects', ...key.split('/')));
+        }
+      };
+      /** A transaction on a connection of its own that runs `statement` and holds its locks until released, then rolls back as a killed process's would. */
+      const holdLocks = (statement: SQL) => {
+        let release!: () => void;
+        const released = new Promise<void>((resolve) => (release = resolve));
+        let held!: () => void;
+        const holding = new Promise<void>((resolve) => (held = resolve));
+        const rolledBack = new Error('rolled back');
+        const ended = database.db
+          .transaction(async (tx) => {
+            await tx.execute(statement);
+            held();
+            await released;
+            throw rolledBack;
+          })
+          .catch((error: unknown) => {
+            if (error !== rolledBack) throw error;
+          });
+        return { holding: Promise.race([holding, ended]), release: () => (release(), ended) };
+      };
+      /** Whether a statement of the service on `table` waits for a row lock (this test's holders hold theirs; its sweeps skip locked rows). */
+      const waitsOnLock = async (table: string) =>
+        (await database.rows(sql`select pid from pg_stat_activity where wait_event_type = 'Lock' and pid <> pg_backend_pid() and query ilike ${`%${table}%`}`)).length > 0;
       const rows = () => database.rows<{ id: string; storage_key: string; sha256_hash: string }>(sql`select id::text, storage_key, sha256_hash from identity.evidence order by storage_key`);
       const intents = async () => (await database.rows<{ n: number }>(sql`select count(*)::int as n from identity.evidence_uploads`))[0]!.n;
 
@@ -91,7 +130,7 @@ describeNeeding('DATABASE_URL')('an upload interrupted at each step (PostgreSQL)
         await waitFor('the sweep to leave only recorded objects and no intent', async () => {
           const [keys, recorded] = await Promise.all([storedKeys(), rows()]);
           return (await intents()) === 0 && JSON.stringify(keys) === JSON.stringify(recorded.map((row) => row.storage_key));
-        }, 30_000);
+        }, 60_000);
         for (const row of await rows()) expect({ id: row.id, sha256: await download(row.id) }).toEqual({ id: row.id, sha256: row.sha256_hash });
       };
 
@@ -167,7 +206,7 @@ describeNeeding('DATABASE_URL')('an upload interrupted at each step (PostgreSQL)
           await holder.execute(sql`select id from identity.verification_cases for update`);
           const answering = upload(captureToken);
           await waitFor('the upload announced', async () => (await intents()) === 1, 30_000);
-          await waitFor('the sweep to take the announced upload', async () => (await intents()) === 0, 30_000);
+          await waitFor('the sweep to take the announced upload', async () => (await intents()) === 0, 60_000);
           return { answering };
         });
         const answer = await answering;
@@ -178,6 +217,38 @@ describeNeeding('DATABASE_URL')('an upload interrupted at each step (PostgreSQL)
         expect(again.status).toBe(201);
         const body = (await again.json()) as { id: string; sha256Hash: string };
         expect(await download(body.id)).toBe(body.sha256Hash);
+      }, STEP_TIMEOUT_MS);
+
+      // Last: it restarts the service with a grace long enough to hold an announcement while young.
+      it('refuses an announcement a sweep held past the grace, deleted the object of and died before committing', async () => {
+        // No worker in the process: the only sweep is the one this test plays, and the handler removes what it refuses.
+        const graceMs = 20_000;
+        await edge.service.stop('SIGKILL');
+        await edge.restart({ EVIDENCE_UPLOAD_GRACE_MS: String(graceMs), WORKER_IN_PROCESS: 'false' });
+        const captureToken = await edge.newCaptureToken();
+        const before = (await rows()).length;
+        // The recording is held at its case's lock until the announcement is locked here, young,
+        // as a sweep locks one the moment it comes of age; then it waits on that lock.
+        const caseLock = holdLocks(sql`select id from identity.verification_cases for update`);
+        await caseLock.holding;
+        const answering = upload(captureToken);
+        await waitFor('the stored upload waiting on its case', () => waitsOnLock('verification_cases'), 30_000);
+        const [{ storage_key: storageKey } = { storage_key: '' }] = await database.rows<{ storage_key: string }>(sql`select storage_key from identity.evidence_uploads`);
+        const sweep = holdLocks(sql`select storage_key from identity.evidence_uploads where storage_key = ${storageKey} for update`);
+        await sweep.holding;
+        await caseLock.release();
+        await waitFor('the recording waiting on the announcement', () => waitsOnLock('evidence_uploads'), 30_000);
+        // The sweep's work: the object deleted, the grace passed; then it dies before its commit.
+        await deleteStored(storageKey);
+        await waitFor('the grace to pass', async () => {
+          const [age] = await database.rows<{ past: boolean }>(sql`select clock_timestamp() - started_at > make_interval(secs => ${graceMs / 1000}) as past from identity.evidence_uploads`);
+          return age?.past === true;
+        }, 60_000);
+        await sweep.release();
+        const answer = await answering;
+        expect(answer.status).toBe(503);
+        expect((await rows()).length).toBe(before);
+        await wholeOrAbsent();
       }, STEP_TIMEOUT_MS);
     });
   }

@@ -640,6 +640,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/partner/v1/portal/account/language": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * The language of your mails
+         * @description Password resets, security notices and operational notices to this account are written in this language from now on. The web apps set it when you switch language while signed in; a sign-in with a password sets it from the page too.
+         */
+        put: operations["portalSetAccountLanguage"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/partner/v1/portal/tenant/security": {
         parameters: {
             query?: never;
@@ -1344,8 +1364,10 @@ export interface components {
             modelName: string;
             modelVersion: string;
             confidenceScore: number;
-            /** @description A JSON object mapping field names to extracted values, as text */
+            /** @description A JSON object mapping field names to extracted values, as text. Its key fieldsToConfirm (when present) is not a document field: it repeats the list below, comma-separated. */
             extractedFieldsJson: string;
+            /** @description Fields the reader was not confident of and left out (on a Syrian national ID: its Arabic names, place, registry, date or number). A person reads them off the document; a correction (PATCH …/ocr-fields) may fill them in, which removes them from this list. */
+            fieldsToConfirm: string[];
             mrzIsValid: boolean | null;
             mrzRawText: string | null;
             hasManipulationIndicators: boolean;
@@ -7974,6 +7996,195 @@ export interface operations {
             };
         };
     };
+    portalSetAccountLanguage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    language: "en" | "ar" | "ckb" | "kmr";
+                };
+            };
+        };
+        responses: {
+            /** @description Remembered */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR: not one of the languages mails are written in */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description CSRF_REJECTED, ACCOUNT_DISABLED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: more than 120 requests per minute from this IP (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description URI reference identifying the problem type
+                         * @example /problems/validation-error
+                         */
+                        type: string;
+                        /** @description Short summary of the problem type; the same for every occurrence */
+                        title: string;
+                        /** @description The HTTP status code */
+                        status: number;
+                        /** @description Explanation specific to this occurrence */
+                        detail: string;
+                        /**
+                         * @description Stable machine-readable error code
+                         * @example VALIDATION_ERROR
+                         */
+                        code: string;
+                        /** @description The request path this problem occurred on */
+                        instance?: string;
+                        /** @description The request correlation id (also in the X-Correlation-ID header) */
+                        correlationId?: string;
+                        /** @description Every failing field, on VALIDATION_ERROR */
+                        errors?: {
+                            /**
+                             * @description The failing field, prefixed by the request part
+                             * @example body.rates.0.buy
+                             */
+                            path: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
     updatePortalTenantSecurity: {
         parameters: {
             query?: never;
@@ -9317,6 +9528,12 @@ export interface operations {
                     externalReference?: string;
                     /** @description https:// (at most 500 characters, no credentials); after submit the capture page sends the user here with ?caseId=…&status=submitted */
                     returnUrl?: string;
+                    /** @description The applicant's name in Latin letters as the partner holds it. When the document's Arabic first name or surname clearly differs from it (consonant skeletons and common spellings compared), the case gets a name_mismatch fraud signal and goes to a person; an uncertain comparison raises nothing. */
+                    applicantName?: {
+                        /** @description Given names in Latin letters, first name first */
+                        givenNames: string;
+                        surname: string;
+                    };
                 };
             };
         };
@@ -15944,6 +16161,7 @@ export const pathsApiPartnerV1PortalTeamUsersUserIdPatchResponses200ContentAppli
 export const pathsApiPartnerV1PortalTeamUsersUserIdPatchResponses200ContentApplicationJsonStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/partner/v1/portal/team/users/{userId}"]["patch"]["responses"]["200"]["content"]["application/json"]["status"]> = ["active", "disabled"];
 export const pathsApiPartnerV1PortalTeamInvitationsPostRequestBodyContentApplicationJsonRoleValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/partner/v1/portal/team/invitations"]["post"]["requestBody"]["content"]["application/json"]["role"]> = ["PartnerAdmin", "PartnerReadOnly"];
 export const pathsApiPartnerV1PortalInvitationsLookupPostResponses200ContentApplicationJsonRoleValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/partner/v1/portal/invitations/lookup"]["post"]["responses"]["200"]["content"]["application/json"]["role"]> = ["PartnerAdmin", "PartnerReadOnly"];
+export const pathsApiPartnerV1PortalAccountLanguagePutRequestBodyContentApplicationJsonLanguageValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/partner/v1/portal/account/language"]["put"]["requestBody"]["content"]["application/json"]["language"]> = ["en", "ar", "ckb", "kmr"];
 export const pathsApiPartnerV1OauthTokenPostResponses200ContentApplicationJsonToken_typeValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/partner/v1/oauth/token"]["post"]["responses"]["200"]["content"]["application/json"]["token_type"]> = ["Bearer"];
 export const pathsApiPartnerV1OauthIntrospectPostResponses200ContentApplicationJsonAnyOf0Token_typeValues: ReadonlyArray<Extract<FlattenedDeepRequired<paths>["/api/partner/v1/oauth/introspect"]["post"]["responses"]["200"]["content"]["application/json"], {
     token_type: unknown;

@@ -2,11 +2,20 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 
 export type Facing = 'environment' | 'user';
 
+/** What a step asks of the camera: stills want every pixel the phone has; the liveness video only what its check reads. */
+export interface CameraSize {
+  width: number;
+  height: number;
+  frameRate?: number;
+}
+
+const STILL_SIZE: CameraSize = { width: 1920, height: 1080 };
+
 /**
  * The camera stream of one step, stopped when the step ends. `failed` means no camera at all
  * (none, denied, insecure context): the page then offers the file picker and the QR code.
  */
-export function useCamera(facing: Facing, enabled: boolean) {
+export function useCamera(facing: Facing, enabled: boolean, size: CameraSize = STILL_SIZE) {
   const video = useRef<HTMLVideoElement>(null);
   const [state, setState] = useState<'starting' | 'live' | 'failed'>(enabled ? 'starting' : 'failed');
   const stream = useRef<MediaStream | null>(null);
@@ -20,7 +29,10 @@ export function useCamera(facing: Facing, enabled: boolean) {
       return undefined;
     }
     navigator.mediaDevices
-      .getUserMedia({ video: { facingMode: facing, width: { ideal: 1920 }, height: { ideal: 1080 } }, audio: false })
+      .getUserMedia({
+        video: { facingMode: facing, width: { ideal: size.width }, height: { ideal: size.height }, ...(size.frameRate ? { frameRate: { ideal: size.frameRate } } : {}) },
+        audio: false,
+      })
       .then(async (media) => {
         if (stopped) return media.getTracks().forEach((track) => track.stop());
         stream.current = media;

@@ -2,8 +2,11 @@
  * A quick look at a still before it is uploaded: too dark (mean luminance) or too blurred (the
  * variance of the Laplacian, which falls as edges soften). Measured on a copy at most 480 px
  * wide, so a 12-megapixel photo costs a few milliseconds and the thresholds do not depend on the
- * camera's resolution.
+ * camera's resolution. Both take the region that will be sent (the document guide's, or the
+ * whole image), so the hint judges what the server gets.
  */
+import type { Region } from './document-guide-region.js';
+
 export type FrameProblem = 'tooDark' | 'tooBlurry';
 
 const ANALYSIS_WIDTH = 480;
@@ -12,16 +15,16 @@ const MIN_BRIGHTNESS = 45;
 /** Variance of the Laplacian below which the frame is blurred; sharp document photos score in the hundreds. */
 const MIN_SHARPNESS = 60;
 
-export function measureFrame(source: CanvasImageSource, width: number, height: number): { brightness: number; sharpness: number } {
-  const scale = Math.min(1, ANALYSIS_WIDTH / width);
-  const w = Math.max(3, Math.round(width * scale));
-  const h = Math.max(3, Math.round(height * scale));
+export function measureFrame(source: CanvasImageSource, region: Region): { brightness: number; sharpness: number } {
+  const scale = Math.min(1, ANALYSIS_WIDTH / region.width);
+  const w = Math.max(3, Math.round(region.width * scale));
+  const h = Math.max(3, Math.round(region.height * scale));
   const canvas = document.createElement('canvas');
   canvas.width = w;
   canvas.height = h;
   const context = canvas.getContext('2d', { willReadFrequently: true });
   if (!context) return { brightness: 255, sharpness: Number.POSITIVE_INFINITY };
-  context.drawImage(source, 0, 0, w, h);
+  context.drawImage(source, region.x, region.y, region.width, region.height, 0, 0, w, h);
   const { data } = context.getImageData(0, 0, w, h);
   const gray = new Float32Array(w * h);
   let sum = 0;
@@ -46,19 +49,19 @@ export function measureFrame(source: CanvasImageSource, width: number, height: n
   return { brightness: sum / (w * h), sharpness: count > 1 ? squares / (count - 1) : 0 };
 }
 
-export function frameProblem(source: CanvasImageSource, width: number, height: number): FrameProblem | null {
-  const { brightness, sharpness } = measureFrame(source, width, height);
+export function frameProblem(source: CanvasImageSource, region: Region): FrameProblem | null {
+  const { brightness, sharpness } = measureFrame(source, region);
   if (brightness < MIN_BRIGHTNESS) return 'tooDark';
   if (sharpness < MIN_SHARPNESS) return 'tooBlurry';
   return null;
 }
 
-/** A JPEG at most `maxSide` px on its longer side: enough for the checks (the MRZ stays legible at 1600). */
-export function downscaledJpeg(source: CanvasImageSource, width: number, height: number, maxSide: number): Promise<Blob> {
-  const scale = Math.min(1, maxSide / Math.max(width, height));
+/** `region` of the source as a JPEG at most `maxSide` px on its longer side: enough for the checks (the MRZ stays legible at 1600). */
+export function downscaledJpeg(source: CanvasImageSource, region: Region, maxSide: number): Promise<Blob> {
+  const scale = Math.min(1, maxSide / Math.max(region.width, region.height));
   const canvas = document.createElement('canvas');
-  canvas.width = Math.round(width * scale);
-  canvas.height = Math.round(height * scale);
-  canvas.getContext('2d')?.drawImage(source, 0, 0, canvas.width, canvas.height);
+  canvas.width = Math.max(1, Math.round(region.width * scale));
+  canvas.height = Math.max(1, Math.round(region.height * scale));
+  canvas.getContext('2d')?.drawImage(source, region.x, region.y, region.width, region.height, 0, 0, canvas.width, canvas.height);
   return new Promise((resolve, reject) => canvas.toBlob((blob) => (blob ? resolve(blob) : reject(new Error('the browser could not encode the photo'))), 'image/jpeg', 0.92));
 }

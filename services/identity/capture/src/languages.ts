@@ -1,4 +1,4 @@
-import { createLanguageStore } from '../../web-shared/language-store.js';
+import { createLanguageStore } from '@svc/web-ui/language-store';
 
 /** Arabic (the default), English, Kurdish Sorani (Arabic script) and Kurmanji (Latin script). */
 export const LANGUAGES = ['ar', 'en', 'ckb', 'kmr'] as const;

@@ -1,6 +1,6 @@
 import { render } from 'preact';
 import { App } from './app.js';
-import '../../web-shared/styles.css';
+import '@svc/web-ui/styles.css';
 import './capture.css';
 
 const root = document.getElementById('app');

@@ -1,3 +1,4 @@
+import { interpolate } from '@svc/web-ui/interpolate';
 import { currentLanguage, useLanguage, type Language } from './languages.js';
 
 const en = {
@@ -266,12 +267,9 @@ const kmr: Record<Key, string> = {
 const MESSAGES: Record<Language, Record<Key, string>> = { ar, en, ckb, kmr };
 export type Translate = (key: Key, vars?: Record<string, string | number>) => string;
 
-/**
- * `{name}` becomes vars.name. Not web-shared's i18n: importing it would apply its own two-language
- * choice to <html lang dir> when it loads, over this page's four.
- */
+/** The shared placeholder rule; not the portal's i18n store, which would apply its two-language choice over this page's four. */
 export function translator(language: Language): Translate {
-  return (key, vars) => MESSAGES[language][key].replace(/\{(\w+)\}/g, (whole, name: string) => (vars && name in vars ? String(vars[name]) : whole));
+  return (key, vars) => interpolate(MESSAGES[language][key], vars);
 }
 
 export function useMessages(): Translate {

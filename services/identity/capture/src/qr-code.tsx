@@ -1,4 +1,4 @@
-import { QrCanvas } from '../../web-shared/components/qr-canvas.js';
+import { QrCanvas } from '@svc/web-ui/components/qr-canvas';
 import { useMessages } from './messages.js';
 
 /** The page's own link as a QR code, to continue on a phone. */

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { useCamera, type Facing } from './camera.js';
+import { documentGuideRegion, wholeFrame, type Region } from './document-guide-region.js';
 import { downscaledJpeg, frameProblem, type FrameProblem } from './frame-quality.js';
 import { useMessages } from './messages.js';
 
@@ -23,6 +24,7 @@ export function StillStep(props: StillStepProps) {
   const [photo, setPhoto] = useState<{ blob: Blob; url: string } | null>(null);
   const [problem, setProblem] = useState<FrameProblem | 'unreadableImage' | null>(null);
   const input = useRef<HTMLInputElement>(null);
+  const guide = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
     if (camera.state === 'failed') props.onNoCamera();
@@ -33,18 +35,26 @@ export function StillStep(props: StillStepProps) {
     if (props.serverProblem) setPhoto(null);
   }, [props.serverProblem]);
 
-  async function accept(source: CanvasImageSource, width: number, height: number) {
-    const found = frameProblem(source, width, height);
+  async function accept(source: CanvasImageSource, region: Region) {
+    const found = frameProblem(source, region);
     setProblem(found);
     if (found) return;
-    const blob = await downscaledJpeg(source, width, height, props.maxSide);
+    const blob = await downscaledJpeg(source, region, props.maxSide);
     setPhoto({ blob, url: URL.createObjectURL(blob) });
+  }
+
+  /** A document is sent as the part inside its guide, as laid out over the video now; a selfie whole (the face check finds the face). */
+  function cameraRegion(video: HTMLVideoElement): Region {
+    if (props.guide !== 'document' || !guide.current) return wholeFrame(video.videoWidth, video.videoHeight);
+    const view = video.getBoundingClientRect();
+    const drawn = guide.current.getBoundingClientRect();
+    return documentGuideRegion(video.videoWidth, video.videoHeight, view.width, view.height, { x: drawn.left - view.left, y: drawn.top - view.top, width: drawn.width, height: drawn.height });
   }
 
   async function takePhoto() {
     const video = camera.video.current;
     if (!video || video.videoWidth === 0) return;
-    await accept(video, video.videoWidth, video.videoHeight);
+    await accept(video, cameraRegion(video));
   }
 
   async function choose(event: Event) {
@@ -53,7 +63,7 @@ export function StillStep(props: StillStepProps) {
     if (!file) return;
     try {
       const bitmap = await createImageBitmap(file);
-      await accept(bitmap, bitmap.width, bitmap.height);
+      await accept(bitmap, wholeFrame(bitmap.width, bitmap.height));
       bitmap.close();
     } catch {
       setProblem('unreadableImage');
@@ -84,7 +94,7 @@ export function StillStep(props: StillStepProps) {
           {live ? (
             <div class={`viewfinder viewfinder-${props.guide}`}>
               <video ref={camera.video} muted playsInline autoPlay class={props.facing === 'user' ? 'mirrored' : ''} />
-              <div class="guide" aria-hidden="true" />
+              <div ref={guide} class="guide" aria-hidden="true" />
             </div>
           ) : null}
           {props.serverProblem || problem ? (

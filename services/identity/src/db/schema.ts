@@ -196,6 +196,12 @@ export const verificationCases = identitySchema.table(
     consentUserAgent: text('consent_user_agent'),
     /** The head-turn side the liveness video must show, drawn when capture starts; null before (and on cases from before it existed). */
     livenessTurnSide: text('liveness_turn_side').$type<'left' | 'right'>(),
+    /**
+     * The applicant's name in Latin letters as the partner holds it (optional at creation), which the
+     * checks compare with the document's Arabic names; personal data, blanked by redaction.
+     */
+    applicantGivenNames: text('applicant_given_names'),
+    applicantSurname: text('applicant_surname'),
   },
   (table) => [
     // The retention sweep scans closed cases not yet handed to redaction.

@@ -25,7 +25,11 @@ export const ocrResultSchema = z
     modelName: z.string(),
     modelVersion: z.string(),
     confidenceScore: z.number(),
-    extractedFieldsJson: z.string().meta({ description: 'A JSON object mapping field names to extracted values, as text' }),
+    extractedFieldsJson: z.string().meta({ description: 'A JSON object mapping field names to extracted values, as text. Its key fieldsToConfirm (when present) is not a document field: it repeats the list below, comma-separated.' }),
+    fieldsToConfirm: z.array(z.string()).meta({
+      description:
+        'Fields the reader was not confident of and left out (on a Syrian national ID: its Arabic names, place, registry, date or number). A person reads them off the document; a correction (PATCH …/ocr-fields) may fill them in, which removes them from this list.',
+    }),
     mrzIsValid: z.boolean().nullable(),
     mrzRawText: z.string().nullable(),
     hasManipulationIndicators: z.boolean(),
@@ -162,6 +166,24 @@ const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
  * the case id), no credentials in it (they would sit in the browser's history), and plain
  * http://localhost only where private webhook targets are allowed (development).
  */
+/** A name part in Latin letters (accents, spaces, hyphens and apostrophes allowed), as a passport's MRZ or a partner's records spell it. */
+const latinNamePart = z
+  .string()
+  .trim()
+  .min(1, 'must not be empty')
+  .max(100, 'must be at most 100 characters')
+  .regex(/^[\p{Script=Latin}][\p{Script=Latin}\p{M} '.-]*$/u, 'must be written in Latin letters (the Arabic name is read from the document)');
+
+export const applicantNameSchema = z
+  .strictObject({
+    givenNames: latinNamePart.meta({ description: 'Given names in Latin letters, first name first' }),
+    surname: latinNamePart,
+  })
+  .meta({
+    description:
+      "The applicant's name in Latin letters as the partner holds it. When the document's Arabic first name or surname clearly differs from it (consonant skeletons and common spellings compared), the case gets a name_mismatch fraud signal and goes to a person; an uncertain comparison raises nothing.",
+  });
+
 export function returnUrlSchema(allowLocalhost: boolean) {
   return z
     .string()

@@ -3,35 +3,12 @@ import type { Page } from 'playwright-core';
 import { describeEmbeddedOnly } from '@svc/db/testing';
 import { accessibilityViolations } from '@svc/service-kit/browser-testing';
 import { startSandboxCapture, stopSandboxCapture, type SandboxCaptureService } from './capture-fixture.js';
+import { expectVisibleFocus, tabTo } from './keyboard-walk.js';
 import { openPage, type WatchedPage } from './portal-fixture.js';
 
 const SIZES = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 800 } };
 const LANGUAGES = ['ar', 'en'] as const;
 const step = (page: Page, name: string) => page.locator(`[data-testid=step][data-step=${name}]`).waitFor();
-
-/** Tabs forward until the control is focused; a control Tab never reaches (or a trap before it) fails. */
-async function tabTo(page: Page, testId: string): Promise<void> {
-  for (let presses = 0; presses < 40; presses++) {
-    await page.keyboard.press('Tab');
-    if (await page.evaluate((id) => document.activeElement?.getAttribute('data-testid') === id, testId)) return;
-  }
-  throw new Error(`Tab never reaches ${testId}`);
-}
-
-/** The focused control's outline; a hidden file input shows its focus on the label around it. */
-const focusOutline = (page: Page) =>
-  page.evaluate(() => {
-    const focused = document.activeElement as HTMLElement;
-    const shown = focused instanceof HTMLInputElement && focused.type === 'file' ? focused.closest('label')! : focused;
-    const style = getComputedStyle(shown);
-    return { style: style.outlineStyle, width: Number.parseFloat(style.outlineWidth) };
-  });
-
-async function expectVisibleFocus(page: Page) {
-  const outline = await focusOutline(page);
-  expect(outline.style).not.toBe('none');
-  expect(outline.width).toBeGreaterThanOrEqual(2);
-}
 
 /** Tabs to the file input and opens its picker with Space, as a keyboard user would. */
 async function chooseByKeyboard(page: Page, testId: string, file: string) {

@@ -1,16 +1,18 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { describeEmbeddedOnly } from '@svc/db/testing';
-import { OCR_MODEL, FACE_MODEL, LIVENESS_MODEL } from '@svc/checks-local';
+import { OCR_MODEL, FACE_MODEL, LIVENESS_MODEL, imageDimensions } from '@svc/checks-local';
 import { startSignedReceiver, type SignedReceiver } from '../fixtures/signed-receiver.js';
-import { buildCapturePage, cameraFeeds, captureMedia, captureScreenshot, fakeCameraArgs, type CaptureMedia } from './capture-fixture.js';
+import { buildCapturePage, CAPTURE_ARTIFACTS_DIR, cameraFeeds, captureMedia, captureScreenshot, fakeCameraArgs, type CaptureMedia } from './capture-fixture.js';
 import { createTenant, launchChromium, openPage, partnerApi, removeQuietly, startIdentity, tearDownPortalTest, type IdentityService, type PartnerApi, type WatchedPage } from './portal-fixture.js';
 
 const PHONE = { width: 390, height: 844 };
 
 interface CaseDetail {
   status: string;
+  documentEvidence: { id: string; evidenceType: string }[];
   decisionReason: string | null;
   ocrResult: { modelName: string; mrzIsValid: boolean | null; extractedFieldsJson: string } | null;
   faceMatch: { modelName: string } | null;
@@ -118,9 +120,29 @@ describeEmbeddedOnly('the hosted capture page with a camera (Chromium fake camer
     expect(await document.page.getByTestId('capture-mode').getAttribute('data-mode')).toBe('camera');
     await expect.poll(() => document.page.getByTestId('take-photo').isEnabled()).toBe(true);
     await document.page.screenshot({ path: captureScreenshot('camera-en-1-document'), fullPage: true });
+    // Width over height of what the camera films, and of the guide drawn over it.
+    const shapes = await document.page.locator('.viewfinder').evaluate((viewfinder) => {
+      const video = viewfinder.querySelector('video')!;
+      const guide = viewfinder.querySelector('.guide')!.getBoundingClientRect();
+      return { camera: video.videoWidth / video.videoHeight, cameraHeight: video.videoHeight, guide: guide.width / guide.height };
+    });
     await document.page.getByTestId('take-photo').click();
     await document.page.getByTestId('confirm-photo').click();
     await document.page.locator('[data-testid=step][data-step=Selfie]').waitFor({ timeout: 30_000 });
+    // The document photo sent is the part inside the guide (its margin added on every side keeps the guide's shape), not the whole frame.
+    const { documentEvidence } = await partner.call<CaseDetail>('GET', `/verifications/${caseId}`);
+    const sent = await fetch(`${service.baseUrl}/api/partner/v1/evidence/${documentEvidence[0]!.id}/file`, { headers: partner.headers });
+    expect(sent.status).toBe(200);
+    const jpeg = Buffer.from(await sent.arrayBuffer());
+    writeFileSync(join(CAPTURE_ARTIFACTS_DIR, 'camera-en-1-document-sent.jpg'), jpeg);
+    const size = imageDimensions(jpeg)!;
+    console.log(`document sent from the camera: ${size.width}×${size.height}; camera ${shapes.camera.toFixed(3)}, guide ${shapes.guide.toFixed(3)} (width/height)`);
+    // Within 2 % of the guide's shape, and the camera's shape is well outside that window (5 % away with this feed).
+    const tolerance = 0.02;
+    expect(Math.abs(shapes.camera - shapes.guide) / shapes.guide).toBeGreaterThan(2 * tolerance);
+    expect(Math.abs(size.width / size.height - shapes.guide) / shapes.guide).toBeLessThan(tolerance);
+    // The guide and its margins span about 82 % of the view's height: not the frame's whole height.
+    expect(size.height).toBeLessThan(0.9 * shapes.cameraHeight);
 
     const face = await continueWithCamera(document, feeds.face, 'en');
     await face.page.goto(captureUrl);
@@ -143,7 +165,12 @@ describeEmbeddedOnly('the hosted capture page with a camera (Chromium fake camer
     expect(await face.problems()).toEqual([]);
 
     const decided = ['Approved', 'Rejected'];
-    await expect.poll(async () => (await partner.call<CaseDetail>('GET', `/verifications/${caseId}`)).status, { timeout: 120_000, interval: 500 }).toSatisfy((status: string) => decided.includes(status));
+    // The reason comes along so that a case sent to a person (a check's time-out on a busy machine, an unread MRZ) says why.
+    const decision = async () => {
+      const { status, decisionReason } = await partner.call<CaseDetail>('GET', `/verifications/${caseId}`);
+      return { status, decisionReason };
+    };
+    await expect.poll(decision, { timeout: 120_000, interval: 500 }).toSatisfy(({ status }: { status: string }) => decided.includes(status));
     const detail = await partner.call<CaseDetail>('GET', `/verifications/${caseId}`);
     // The fake camera films a still photo: the liveness model calls it a replay, and the case is rejected by the models, not by a person.
     expect(detail).toMatchObject({ status: 'Rejected', liveness: { presentationAttackDetected: true, attackType: 'suspected-photo-replay' } });
@@ -193,6 +220,45 @@ describeEmbeddedOnly('the hosted capture page with a camera (Chromium fake camer
     await expect.poll(() => noMrz.page.locator('.viewfinder video').evaluate((video: HTMLVideoElement) => video.videoWidth)).toBeGreaterThan(0);
     await noMrz.page.screenshot({ path: captureScreenshot('camera-en-mrz-retake'), fullPage: true });
     expect(await noMrz.problems()).toEqual([]);
+  }, 180_000);
+
+  it("records the liveness video at what the check reads (640 px, 600 kbit/s), not at the camera's best", async () => {
+    // Chromium's own fake camera (no file): a moving pattern at whatever size the page asks, so the size asked is what is filmed.
+    const { caseId, captureUrl } = await sandboxPartner.call<{ caseId: string; captureUrl: string }>('POST', '/verifications', { documentType: 'SyrianPassport' });
+    const sessionToken = new URL(captureUrl).hash.slice(1);
+    const exchanged = await fetch(`${service.baseUrl}/api/capture/v1/session`, { method: 'POST', headers: { authorization: `Bearer ${sessionToken}` } });
+    const { captureToken } = (await exchanged.json()) as { captureToken: string };
+    const capture = { authorization: `Bearer ${captureToken}` };
+    expect((await fetch(`${service.baseUrl}/api/capture/v1/consent`, { method: 'POST', headers: { ...capture, 'content-type': 'application/json' }, body: JSON.stringify({ language: 'en' }) })).status).toBe(204);
+    for (const [evidenceType, file] of [['DocumentFront', media.passport], ['Selfie', media.selfie]] as const) {
+      const form = new FormData();
+      form.set('evidenceType', evidenceType);
+      form.set('file', new Blob([new Uint8Array(readFileSync(file))], { type: 'image/jpeg' }), `${evidenceType}.jpg`);
+      expect((await fetch(`${service.baseUrl}/api/capture/v1/evidence`, { method: 'POST', headers: capture, body: form })).status).toBe(201);
+    }
+    const browser = await launchChromium(['--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream']);
+    browsers.push(browser);
+    const watched = await openPage(browser, { ...PHONE, locale: 'en' });
+    opened.push(watched);
+    // This tab continues the session the API started, as a reload of the tab that started it would.
+    await watched.page.addInitScript((stored: string) => sessionStorage.setItem('capture.session', stored), JSON.stringify({ sessionToken, captureToken }));
+    await watched.page.goto(captureUrl);
+    await watched.page.locator('[data-testid=step][data-step=LivenessVideo]').waitFor();
+    await expect.poll(() => watched.page.getByTestId('record').isEnabled()).toBe(true);
+    await watched.page.getByTestId('record').click();
+    await watched.page.getByTestId('confirm-video').waitFor({ timeout: 30_000 });
+    const filmed = await watched.page.locator('video.preview').evaluate(async (video: HTMLVideoElement) => {
+      if (video.readyState < 1) await new Promise((resolve) => video.addEventListener('loadedmetadata', resolve, { once: true }));
+      return { width: video.videoWidth, height: video.videoHeight };
+    });
+    expect(Math.max(filmed.width, filmed.height)).toBeLessThanOrEqual(640);
+    await watched.page.getByTestId('confirm-video').click();
+    await watched.page.locator('[data-testid=step][data-step=submit]').waitFor({ timeout: 60_000 });
+    const { videoEvidence } = await sandboxPartner.call<{ videoEvidence: { fileSizeBytes: number }[] }>('GET', `/verifications/${caseId}`);
+    console.log(`liveness video as recorded by the page: ${filmed.width}×${filmed.height}, ${videoEvidence[0]?.fileSizeBytes} bytes`);
+    // 6 seconds at 600 kbit/s are 450 KB; a quarter more allows the container and the encoder's overshoot.
+    expect(videoEvidence[0]!.fileSizeBytes).toBeLessThanOrEqual(Math.round(1.25 * 6 * (600_000 / 8)));
+    expect(await watched.problems()).toEqual([]);
   }, 180_000);
 
   it('keeps the video upload going through a lost connection: offline mid-body, back online, the same piece is sent again and the case completes (Arabic, phone size)', async () => {

@@ -19,7 +19,7 @@ export function captureScreenshot(name: string): string {
   return screenshotIn(CAPTURE_ARTIFACTS_DIR, name);
 }
 
-function ffmpeg(args: string[]) {
+export function ffmpeg(args: string[]) {
   const result = spawnSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', ...args], { encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`ffmpeg failed: ${result.stderr}`);
 }
@@ -63,15 +63,20 @@ export function cameraFeeds(media: CaptureMedia): { passport: string; face: stri
     blurredPassport: join(media.dir, 'blurred.y4m'),
     passportWithoutMrz: join(media.dir, 'no-mrz.y4m'),
   };
-  const even = 'scale=trunc(iw/2)*2:trunc(ih/2)*2,format=yuv420p';
-  const clip = (image: string, filters: string, y4m: string) => ffmpeg(['-loop', '1', '-i', image, '-t', '2', '-r', '2', '-vf', `${filters}${even}`, '-f', 'yuv4mpegpipe', y4m]);
-  // On a desk, inside the page's guide (which leaves 12 % above and below, 7 % at the sides of a 4:3 view).
-  clip(media.passport, 'pad=iw/0.81:ih/0.76:(ow-iw)/2:(oh-ih)/2:color=0x3a3f44,', feeds.passport);
-  clip(media.selfie, '', feeds.face);
-  clip(media.blurredPassport, '', feeds.blurredPassport);
+  imageFeed(media.passport, feeds.passport, DOCUMENT_ON_DESK);
+  imageFeed(media.selfie, feeds.face);
+  imageFeed(media.blurredPassport, feeds.blurredPassport);
   // The page's top 62 %: printed fields and portrait, sharp, but the MRZ is out of the picture.
-  clip(media.passport, 'crop=iw:ih*0.62:0:0,', feeds.passportWithoutMrz);
+  imageFeed(media.passport, feeds.passportWithoutMrz, 'crop=iw:ih*0.62:0:0,');
   return feeds;
+}
+
+/** On a desk, inside the page's guide (which leaves 12 % above and below, 7 % at the sides of a 4:3 view). */
+export const DOCUMENT_ON_DESK = 'pad=iw/0.81:ih/0.76:(ow-iw)/2:(oh-ih)/2:color=0x3a3f44,';
+
+/** One image as a 2-second .y4m at two frames a second (`filters`, if any, end with a comma). */
+export function imageFeed(image: string, y4m: string, filters = ''): void {
+  ffmpeg(['-loop', '1', '-i', image, '-t', '2', '-r', '2', '-vf', `${filters}scale=trunc(iw/2)*2:trunc(ih/2)*2,format=yuv420p`, '-f', 'yuv4mpegpipe', y4m]);
 }
 
 export interface SandboxCaptureService {

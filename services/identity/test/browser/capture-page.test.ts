@@ -87,7 +87,8 @@ describeEmbeddedOnly('the hosted capture page in Chromium (no camera: file picke
     await page.getByTestId('consent-check').check();
     await page.getByTestId('start').click();
     await page.locator('[data-testid=step][data-step=DocumentFront]').waitFor();
-    expect(await page.getByTestId('capture-mode').getAttribute('data-mode')).toBe('file');
+    // The page shows the camera mode until the browser has refused the camera, which takes a moment on a busy machine.
+    await expect.poll(() => page.getByTestId('capture-mode').getAttribute('data-mode')).toBe('file');
     await page.screenshot({ path: captureScreenshot('capture-en-2-document'), fullPage: true });
 
     // A blurred photo is refused in the browser, before any upload.

@@ -12,13 +12,13 @@ import {
   openPage,
   partnerApi,
   PASSWORD,
-  removeQuietly,
   runIdentityCli,
   runSandboxCase,
   screenshotPath,
   SERVICE_DIR,
   signIn as signInToPortal,
   startIdentity,
+  tearDownPortalTest,
   type IdentityService,
   type PartnerApi,
   type TenantAdmin,
@@ -98,15 +98,7 @@ describeEmbeddedOnly("reviewers' console in Chromium", () => {
     receiver.trust('/live', endpoint.signingSecret);
   }, 300_000);
 
-  afterAll(async () => {
-    for (const watched of opened) await watched.context.close().catch(() => undefined);
-    await browser?.close();
-    await receiver?.close();
-    await inference?.close();
-    await service?.stop();
-    if (service) removeQuietly(service.dataDir);
-    roots.forEach(removeQuietly);
-  });
+  afterAll(() => tearDownPortalTest({ opened, browser, service }, { servers: [receiver, inference], roots }));
 
   it('signs a reviewer in and out, locks an address after five failures, in English and Arabic', async () => {
     const watched = await open();

@@ -1,13 +1,11 @@
 /// <reference lib="dom" />
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEmbeddedOnly } from '@svc/db/testing';
-import { accessibilityViolations } from '@svc/service-kit/browser-testing';
+import { AXE_LANGUAGES as LANGUAGES, AXE_SIZES as SIZES, axeSweep } from './axe-sweep.js';
 import { buildPortal, createTenant, launchChromium, openPage, partnerApi, runSandboxCaseToApproval, signIn, startIdentity, tearDownPortalTest } from './portal-fixture.js';
 import type { IdentityService, TenantAdmin, WatchedPage } from './portal-fixture.js';
 
-const SIZES = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 800 } };
-const LANGUAGES = ['ar', 'en'] as const;
 // An unknown invitation or reset link is a 4xx answer, which Chromium logs as a failed load.
 const REFUSED_LOAD = /Failed to load resource: the server responded with a status of (400|401|404|410)/;
 const SIGNED_OUT = ['/portal/sign-in', '/portal/password-reset', '/portal/invitations'];
@@ -31,19 +29,7 @@ describeEmbeddedOnly('the partner portal meets WCAG 2.1 AA (axe-core)', () => {
 
   it('has no violations on any screen, in Arabic and English, at phone and desktop size', async () => {
     const baseUrl = started.service!.baseUrl;
-    const found: Record<string, string[]> = {};
-    const checked: string[] = [];
-    const check = async (page: Page, screen: string, language: string) => {
-      await page.locator('h1').first().waitFor();
-      await page.waitForLoadState('networkidle');
-      expect(await page.locator('html').getAttribute('lang')).toBe(language);
-      for (const [sizeName, size] of Object.entries(SIZES)) {
-        await page.setViewportSize(size);
-        const violations = await accessibilityViolations(page);
-        checked.push(`${screen} ${language} ${sizeName}`);
-        if (violations.length > 0) found[`${screen} ${language} ${sizeName}`] = violations;
-      }
-    };
+    const { found, checked, check } = axeSweep();
     for (const language of LANGUAGES) {
       const watched = await openPage(started.browser!, { ...SIZES.phone, locale: language, ignoreConsole: REFUSED_LOAD });
       started.opened.push(watched);

@@ -56,8 +56,6 @@ export async function startIdentity(webRoot: string, env: Record<string, string>
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     // Tests about something else sign staff in with a password alone, whatever DATABASE_URL makes the default.
     STAFF_REQUIRE_SECOND_FACTOR: 'false',
-    // Workspace packages from their sources, as the CLI runs them: a test never runs a stale dist.
-    NODE_OPTIONS: '--conditions=source',
     ...env,
   };
   const start = (port?: string) =>
@@ -239,15 +237,18 @@ async function captureCall(baseUrl: string, token: string, path: string, body?: 
  */
 export async function runSandboxCase(
   partner: PartnerApi,
-  options: { externalReference?: string; until?: string[]; timeoutMs?: number; evidence?: ReturnType<typeof sampleEvidence> } = {},
+  options: { externalReference?: string; until?: string[]; timeoutMs?: number; evidence?: ReturnType<typeof sampleEvidence>; documentType?: 'SyrianPassport' | 'SyrianNationalId' } = {},
 ): Promise<{ caseId: string; status: string; externalReference: string }> {
   const externalReference = options.externalReference ?? `REF-${randomUUID().slice(0, 8)}`;
-  const created = await partner.call<{ caseId: string; sessionToken: string }>('POST', '/verifications', { documentType: 'SyrianPassport', externalReference });
+  const documentType = options.documentType ?? 'SyrianPassport';
+  const created = await partner.call<{ caseId: string; sessionToken: string }>('POST', '/verifications', { documentType, externalReference });
   const { captureToken } = (await captureCall(partner.baseUrl, created.sessionToken, '/session')) as { captureToken: string };
   await captureCall(partner.baseUrl, captureToken, '/consent', { language: 'en' });
   const evidence = options.evidence ?? sampleEvidence();
   for (const [evidenceType, bytes, fileName, type] of [
     ['DocumentFront', evidence.documentFront, 'front.jpg', 'image/jpeg'],
+    // A national ID's MRZ is on its back, so the case needs both sides.
+    ...(documentType === 'SyrianNationalId' ? [['DocumentBack', evidence.documentFront, 'back.jpg', 'image/jpeg'] as const] : []),
     ['Selfie', evidence.selfie, 'selfie.png', 'image/png'],
     ['LivenessVideo', evidence.livenessVideo, 'liveness.mp4', 'video/mp4'],
   ] as const) {
@@ -274,11 +275,15 @@ export async function runSandboxCaseToApproval(partner: PartnerApi, externalRefe
   return result;
 }
 
-/** What a browser test started, released in the order that frees each part: pages, browser, service, files. */
-export async function tearDownPortalTest(started: { opened: WatchedPage[]; browser: Browser | undefined; service: IdentityService | undefined; webRoot: string }): Promise<void> {
+/** What a browser test started, released in the order that frees each part: pages, browser, other servers, service, files. */
+export async function tearDownPortalTest(
+  started: { opened: WatchedPage[]; browser: Browser | undefined; service: IdentityService | undefined; webRoot?: string },
+  also: { servers?: Array<{ close(): Promise<unknown> } | undefined>; roots?: string[] } = {},
+): Promise<void> {
   for (const watched of started.opened) await watched.context.close().catch(() => undefined);
   await started.browser?.close();
+  for (const server of also.servers ?? []) await server?.close();
   await started.service?.stop();
   if (started.service) removeQuietly(started.service.dataDir);
-  removeQuietly(started.webRoot);
+  for (const root of [started.webRoot, ...(also.roots ?? [])]) if (root) removeQuietly(root);
 }

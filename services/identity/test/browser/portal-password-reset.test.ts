@@ -6,6 +6,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEmbeddedOnly } from '@svc/db/testing';
 import { API, buildPortal, createTenant, launchChromium, openPage, portalSessionToken, screenshotPath, startIdentity, tearDownPortalTest, type IdentityService, type TenantAdmin, type WatchedPage } from './portal-fixture.js';
+import { resetPasswordThroughMail } from './password-reset-walk.js';
 
 const NEW_PASSWORD = 'a new portal passphrase 31';
 
@@ -33,32 +34,14 @@ describeEmbeddedOnly('partner portal: forgot password in Chromium, through the .
     const watched = await openPage(browser, { width: 1280, ignoreConsole: /status of 410/ });
     opened.push(watched);
     const { page } = watched;
-    await page.goto(`${service.baseUrl}/portal/sign-in`);
-    await page.locator('a.sign-in-forgot').click();
-    await page.locator('#reset-email').fill(admin.email);
-    await page.locator('[data-testid=password-reset-request] button[type=submit]').click();
-    await page.locator('[data-testid=password-reset-sent]').waitFor();
-    await page.screenshot({ path: screenshotPath('portal-password-reset-sent') });
-
-    // The log line names the file and the subject.
-    let file = '';
-    await expect.poll(() => (file = /mail written to (\S+\.eml): Reset your password/.exec(service.output())?.[1] ?? ''), { timeout: 30_000 }).not.toBe('');
-    const mail = await simpleParser(readFileSync(file));
-    expect(mail.to && !Array.isArray(mail.to) ? mail.to.text : '').toBe(admin.email);
-    const link = /https?:\/\/\S+(\/portal\/password-reset#[A-Za-z0-9_-]{43})/.exec(mail.text ?? '');
-    expect(link?.[1]).toBeDefined();
-
-    await page.goto(`${service.baseUrl}${link?.[1] ?? ''}`);
-    await page.locator('#reset-password').fill(NEW_PASSWORD);
-    await page.screenshot({ path: screenshotPath('portal-password-reset-choose') });
-    await page.locator('[data-testid=password-reset-choose] button[type=submit]').click();
+    const link = await resetPasswordThroughMail(page, service, { app: 'portal', email: admin.email, newPassword: NEW_PASSWORD });
     await page.locator('nav.sections').waitFor();
     expect(new URL(page.url()).pathname).toBe('/portal/cases');
 
     const old = await fetch(`${service.baseUrl}${API}/portal/session`, { headers: { authorization: `Bearer ${oldSession}` } });
     expect(old.status).toBe(401);
     // The link works once: opened again, the page says what to do.
-    await page.goto(`${service.baseUrl}${link?.[1] ?? ''}`);
+    await page.goto(`${service.baseUrl}${link}`);
     await page.locator('#reset-password').fill('yet another portal passphrase');
     await page.locator('[data-testid=password-reset-choose] button[type=submit]').click();
     await expect.poll(() => page.locator('[data-testid=password-reset-unusable]').getAttribute('data-code')).toBe('RESET_LINK_USED');

@@ -110,6 +110,22 @@ describeEmbeddedOnly('partner portal: signing in and out in Chromium', () => {
     expect(await watched.problems()).toEqual([]);
   });
 
+  it("tells the server of a language switched while signed in, so the account's mails follow it", async () => {
+    const watched = await open();
+    const { page } = watched;
+    await signIn(page, service.baseUrl, live.email);
+    await page.getByTestId('tenant-name').waitFor();
+    // A sign-in made on the page tells its language too (a passkey or an invitation carries none); then the switch.
+    const told = page.waitForResponse((response) => response.url().endsWith('/api/partner/v1/portal/account/language') && response.request().postDataJSON()?.language === 'ar');
+    await page.getByRole('button', { name: 'العربية' }).click();
+    const response = await told;
+    expect(response.status()).toBe(204);
+    expect(response.request().method()).toBe('PUT');
+    await page.getByRole('button', { name: 'English' }).click();
+    await expect.poll(() => page.locator('html').getAttribute('lang')).toBe('en');
+    expect(await watched.problems()).toEqual([]);
+  });
+
   it('says the email or password is wrong, in English and in Arabic', async () => {
     const watched = await open({ width: 1280, ignoreConsole: REFUSED_LOAD });
     const { page } = watched;

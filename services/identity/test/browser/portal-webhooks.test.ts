@@ -6,7 +6,7 @@ import { findFreePort } from '@svc/service-kit/testing';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startSignedReceiver, verifyStandard } from '../fixtures/signed-receiver.js';
-import { buildPortal, createTenant, createUser, launchChromium, openPage, removeQuietly, screenshotPath, signIn, startIdentity, type IdentityService, type WatchedPage } from './portal-fixture.js';
+import { buildPortal, createTenant, createUser, launchChromium, openPage, screenshotPath, signIn, startIdentity, tearDownPortalTest, type IdentityService, type WatchedPage } from './portal-fixture.js';
 
 type Receiver = Awaited<ReturnType<typeof startSignedReceiver>>;
 
@@ -38,14 +38,7 @@ describeEmbeddedOnly('portal webhooks screens in Chromium', () => {
     [browser, receiver] = await Promise.all([launchChromium(), startSignedReceiver()]);
   }, 180_000);
 
-  afterAll(async () => {
-    for (const watched of opened) await watched.context.close().catch(() => undefined);
-    await browser?.close();
-    await receiver?.close();
-    await service?.stop();
-    if (service) removeQuietly(service.dataDir);
-    removeQuietly(webRoot);
-  });
+  afterAll(() => tearDownPortalTest({ opened, browser, service, webRoot }, { servers: [receiver] }));
 
   async function signedIn(who: { email: string; password: string }, options: Parameters<typeof openPage>[1] = { width: 1280 }): Promise<WatchedPage> {
     const watched = await openPage(browser, options);

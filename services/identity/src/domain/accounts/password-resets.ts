@@ -1,12 +1,11 @@
-import { randomBytes } from 'node:crypto';
 import type { Mailer } from '@svc/mailer';
-import { AccountDisabledError, ProblemError, RateLimitedError } from '@svc/problem-json';
+import { AccountDisabledError } from '@svc/problem-json';
 import { and, count, eq, gt, min } from 'drizzle-orm';
 import type { IdentityExecutor } from '../../db/schema.js';
 import { passwordResets } from '../../db/schema-password-resets.js';
 import { announceCredentialsChanged } from '../common/credential-cache.js';
 import { writeAudit } from '../common/audit.js';
-import { hashToken } from '@svc/accounts';
+import { hashToken, mintResetToken, PASSWORD_RESET_RULES, refuseResetRequestsBeyondLimits, RESET_TOKEN_BYTES, resetExpiry, resetLinkProblem, ResetLinkUnusableError, type ResetRequestScope } from '@svc/accounts';
 import type { IdentityMails } from '../mail/identity-mails.js';
 import type { ResetAccounts } from './password-reset-accounts.js';
 import type { PortalSignIn } from './portal-sessions.js';
@@ -15,22 +14,14 @@ import { hasSecondFactor } from './second-factors/factors.js';
 import { createPendingSignIn } from './second-factors/staged-sign-in.js';
 
 /** The issue's limits: 3 requests per address and 10 per IP address an hour; a link lives 60 minutes and works once. */
-export const PASSWORD_RESET = { perAddressPerHour: 3, perIpPerHour: 10, validMinutes: 60, tokenBytes: 32 } as const;
-const HOUR_MS = 3_600_000;
+export const PASSWORD_RESET = { ...PASSWORD_RESET_RULES, tokenBytes: RESET_TOKEN_BYTES } as const;
 
-const RESET_PROBLEMS = {
-  RESET_LINK_NOT_FOUND: [404, 'This password reset link is not valid: check that the whole link was copied, or ask for a new one on the sign-in page.'],
-  RESET_LINK_EXPIRED: [410, `This password reset link has expired (links are valid for ${PASSWORD_RESET.validMinutes} minutes): ask for a new one on the sign-in page.`],
-  RESET_LINK_USED: [410, 'This password reset link was already used: sign in with the new password, or ask for a new link on the sign-in page.'],
-} as const;
-
-/** A reset link that cannot be used: 404 when unknown, 410 Gone when it was valid once. */
-export class ResetLinkUnusableError extends ProblemError {
-  constructor(code: keyof typeof RESET_PROBLEMS) {
-    const [status, detail] = RESET_PROBLEMS[code];
-    super({ status, code, title: status === 404 ? 'Not Found' : 'Reset Link Unusable', detail });
-  }
-}
+/** The stored requests of one scope since an instant, for the shared limits. */
+const requestsSince = (tx: IdentityExecutor) => async (scope: ResetRequestScope, since: Date) => {
+  const matching = 'ipAddress' in scope ? eq(passwordResets.ipAddress, scope.ipAddress) : eq(passwordResets.email, scope.email);
+  const [row] = await tx.select({ requests: count(), oldest: min(passwordResets.createdAt) }).from(passwordResets).where(and(matching, gt(passwordResets.createdAt, since)));
+  return { requests: row?.requests ?? 0, oldest: row?.oldest };
+};
 
 export interface ResetRequest {
   email: string;
@@ -46,32 +37,23 @@ export interface ResetRequest {
  * requests (not mails), known address or not, for the same reason.
  */
 export async function requestPasswordReset(db: IdentityExecutor, mailer: Mailer<IdentityMails>, accounts: ResetAccounts, request: ResetRequest, now: Date): Promise<void> {
-  const since = new Date(now.getTime() - HOUR_MS);
-  const token = randomBytes(PASSWORD_RESET.tokenBytes).toString('base64url');
+  const { token, tokenHash } = mintResetToken();
   await db.transaction(async (tx) => {
-    if (request.ipAddress) await refuseBeyond(tx, eq(passwordResets.ipAddress, request.ipAddress), since, PASSWORD_RESET.perIpPerHour, now, 'from this network');
-    await refuseBeyond(tx, eq(passwordResets.email, request.email), since, PASSWORD_RESET.perAddressPerHour, now, 'for this address');
+    await refuseResetRequestsBeyondLimits(requestsSince(tx), request, now);
     const account = await accounts.findActive(tx, request.email);
     await tx.insert(passwordResets).values({
       realm: accounts.realm,
       email: request.email,
       ipAddress: request.ipAddress,
       account: account?.account ?? null,
-      tokenHash: account ? hashToken(token) : null,
+      tokenHash: account ? tokenHash : null,
       createdAt: now,
-      expiresAt: new Date(now.getTime() + PASSWORD_RESET.validMinutes * 60_000),
+      expiresAt: resetExpiry(now, PASSWORD_RESET.validMinutes),
     });
     if (!account) return;
     await mailer.enqueue(tx, { to: request.email, language: request.language, template: 'password-reset', data: { realm: accounts.realm, token, validMinutes: PASSWORD_RESET.validMinutes }, subjectId: account.id }, now);
     await writeAudit(tx, { tenantId: account.tenantId, actor: 'anonymous', action: 'password.reset_requested', target: account.account, correlationId: request.correlationId }, now);
   });
-}
-
-async function refuseBeyond(tx: IdentityExecutor, where: ReturnType<typeof eq>, since: Date, limit: number, now: Date, scope: string): Promise<void> {
-  const [row] = await tx.select({ requests: count(), oldest: min(passwordResets.createdAt) }).from(passwordResets).where(and(where, gt(passwordResets.createdAt, since)));
-  if ((row?.requests ?? 0) < limit) return;
-  const retryAfter = Math.max(1, Math.ceil(((row?.oldest?.getTime() ?? now.getTime()) + HOUR_MS - now.getTime()) / 1000));
-  throw new RateLimitedError(retryAfter, `Too many password reset requests ${scope} in the last hour. Retry after ${Math.ceil(retryAfter / 60)} minutes.`);
 }
 
 export interface ResetConfirmation {
@@ -92,9 +74,8 @@ export interface ResetConfirmation {
 export async function confirmPasswordReset(db: IdentityExecutor, mailer: Mailer<IdentityMails>, accounts: ResetAccounts, input: ResetConfirmation, now: Date): Promise<PortalSignIn | StaffSignIn> {
   return db.transaction(async (tx) => {
     const [reset] = await tx.select().from(passwordResets).where(eq(passwordResets.tokenHash, hashToken(input.token))).for('update');
-    if (!reset || reset.realm !== accounts.realm || !reset.account) throw new ResetLinkUnusableError('RESET_LINK_NOT_FOUND');
-    if (reset.usedAt) throw new ResetLinkUnusableError('RESET_LINK_USED');
-    if (reset.expiresAt.getTime() <= now.getTime()) throw new ResetLinkUnusableError('RESET_LINK_EXPIRED');
+    const problem = resetLinkProblem(reset?.realm === accounts.realm && reset.account ? reset : undefined, now);
+    if (problem || !reset?.account) throw new ResetLinkUnusableError(problem ?? 'RESET_LINK_NOT_FOUND');
     const user = await accounts.load(tx, reset.account);
     if (!user) throw new ResetLinkUnusableError('RESET_LINK_NOT_FOUND');
     if (!user.active) throw new AccountDisabledError();

@@ -41,7 +41,8 @@ function judged(kind: HintKind, answer: boolean | number): UploadQuality {
  * A quick look at one uploaded photo while the user can still take another, or null when there
  * is nothing to say in time: the look took longer than `budgetMs`, the engines were busy or
  * missing. The upload has been stored either way; a hint only advises, the case's checks decide.
- * The look itself cannot be cancelled; past the budget it finishes unheard and frees its slot.
+ * Past the budget the look is abandoned: its checks slot is freed at once (a look still waiting for
+ * the models never starts), so a case's checks never queue behind advice nobody will read.
  */
 export async function qualityHint(
   hints: QualityHints,
@@ -51,11 +52,16 @@ export async function qualityHint(
   const kind = hintKindOf(input.documentType, input.evidenceType);
   if (!kind) return null;
   const image = { contentType: input.contentType, bytes: input.bytes };
+  const budget = new AbortController();
+  const { signal } = budget;
   const look: Promise<boolean | number> =
-    kind.look === 'mrz' ? hints.mrzReadable({ documentType: input.documentType, image, side: kind.side }) : hints.faceCount({ image });
+    kind.look === 'mrz' ? hints.mrzReadable({ documentType: input.documentType, image, side: kind.side, signal }) : hints.faceCount({ image, signal });
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<null>((resolve) => {
-    timer = setTimeout(() => resolve(null), budgetMs);
+    timer = setTimeout(() => {
+      budget.abort();
+      resolve(null);
+    }, budgetMs);
   });
   try {
     const answer = await Promise.race([look, late]);

@@ -21,6 +21,13 @@ export interface CreateCaseInput {
   idempotencyKey: string | null;
   /** Where the hosted capture page sends the user after submit, already validated. */
   returnUrl?: string | null;
+  /** The applicant's Latin name as the partner holds it, for the Arabic/Latin name check. */
+  applicantName?: ApplicantLatinName | null;
+}
+
+export interface ApplicantLatinName {
+  givenNames: string;
+  surname: string;
 }
 
 export interface CreatedCase {
@@ -33,8 +40,8 @@ export interface CreatedCase {
 /** What makes two creation requests "the same body" for idempotency. */
 function fingerprint(input: CreateCaseInput): string {
   return createHash('sha256')
-    // returnUrl joins the list only when given, so keys stored before it existed still replay.
-    .update(JSON.stringify(input.returnUrl ? [input.documentType, input.externalReference, input.returnUrl] : [input.documentType, input.externalReference]))
+    // Later fields join the list only when given, so keys stored before they existed still replay.
+    .update(JSON.stringify([input.documentType, input.externalReference, ...(input.returnUrl || input.applicantName ? [input.returnUrl ?? null] : []), ...(input.applicantName ? [input.applicantName.givenNames, input.applicantName.surname] : [])]))
     .digest('hex');
 }
 
@@ -90,8 +97,8 @@ async function insertCase(
   const [result] = await selectRows<{ created: number }>(
     db,
     sql`with new_case as (
-          insert into ${verificationCases} (id, tenant_id, external_reference, return_url, document_type, status, sandbox, idempotency_key, request_fingerprint, created_at, updated_at)
-          values (${caseId}::uuid, ${input.tenantId}::uuid, ${input.externalReference}, ${input.returnUrl ?? null}, ${input.documentType}, ${row.status},
+          insert into ${verificationCases} (id, tenant_id, external_reference, return_url, applicant_given_names, applicant_surname, document_type, status, sandbox, idempotency_key, request_fingerprint, created_at, updated_at)
+          values (${caseId}::uuid, ${input.tenantId}::uuid, ${input.externalReference}, ${input.returnUrl ?? null}, ${input.applicantName?.givenNames ?? null}, ${input.applicantName?.surname ?? null}, ${input.documentType}, ${row.status},
                   (select ${tenants.sandbox} from ${tenants} where ${tenants.id} = ${input.tenantId}::uuid),
                   ${input.idempotencyKey ?? `generated:${randomUUID()}`}, ${options.requestFingerprint}, ${at}::timestamptz, ${at}::timestamptz)
           on conflict (tenant_id, idempotency_key) do nothing

@@ -1,4 +1,5 @@
 import { NotFoundError } from '@svc/problem-json';
+import { fieldsToConfirmIn } from './fields-to-confirm.js';
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import { preparedPerDatabase } from '../../db/prepared.js';
 import type { PgTable } from 'drizzle-orm/pg-core';
@@ -28,6 +29,7 @@ export function toOcrResult(row: OcrRow) {
     modelVersion: row.modelVersion,
     confidenceScore: row.confidenceScore,
     extractedFieldsJson: row.extractedFieldsJson,
+    fieldsToConfirm: fieldsToConfirmIn(row.extractedFieldsJson),
     mrzIsValid: row.mrzIsValid,
     mrzRawText: row.mrzRawText,
     hasManipulationIndicators: row.hasManipulationIndicators,

@@ -16,7 +16,7 @@ export interface ChecksProviderSettings {
  * The on-CPU checks (their image, video and model libraries: about 30 MB of RSS) load only when configured,
  * and the HTTP provider's client too (undici: tens of milliseconds of every start).
  */
-export async function configuredChecksProvider(config: ChecksProviderSettings): Promise<(ChecksProvider & { close(): Promise<void>; hints?: QualityHints }) | null> {
+export async function configuredChecksProvider(config: ChecksProviderSettings): Promise<(ChecksProvider & { close(): Promise<void>; warm?(): Promise<void>; hints?: QualityHints }) | null> {
   if (config.CHECKS_PROVIDER === 'local') return (await import('./local-provider.js')).createLocalChecksProvider({ ffmpegPath: config.CHECKS_FFMPEG_PATH, timeoutMs: config.CHECKS_TIMEOUT_MS });
   if (config.CHECKS_PROVIDER !== 'http' || !config.CHECKS_OCR_URL || !config.CHECKS_FACE_MATCH_URL || !config.CHECKS_LIVENESS_URL) return null;
   return (await import('./http-provider.js')).createHttpChecksProvider({ ocrUrl: config.CHECKS_OCR_URL, faceMatchUrl: config.CHECKS_FACE_MATCH_URL, livenessUrl: config.CHECKS_LIVENESS_URL, timeoutMs: config.CHECKS_TIMEOUT_MS });

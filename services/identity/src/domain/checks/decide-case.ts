@@ -25,7 +25,7 @@ const fixed = (value: number) => value.toFixed(2);
  * What the answers themselves reveal on the day of the decision; later checks (MRZ digits, reused
  * documents) add theirs.
  */
-export function fraudSignalsOf(ocr: OcrAnswer, liveness: LivenessAnswer, now: Date): FraudSignalFinding[] {
+export function fraudSignalsOf(ocr: OcrAnswer, liveness: LivenessAnswer, now: Date, applicant: ApplicantLatinName | null = null): FraudSignalFinding[] {
   const found: FraudSignalFinding[] = [];
   if (liveness.presentationAttackDetected) {
     found.push({ type: 'PresentationAttack', severity: 'high', detail: `The liveness check detected a presentation attack${liveness.attackType ? ` (${liveness.attackType})` : ''}.` });
@@ -34,12 +34,33 @@ export function fraudSignalsOf(ocr: OcrAnswer, liveness: LivenessAnswer, now: Da
   const expiry = calendarDay(ocr.fields.expiryDate);
   // Medium, so a person decides: the date may be misread, and a partner may accept an expired document where its rules allow.
   if (expiry && expiry < now.toISOString().slice(0, 10)) found.push({ type: 'DocumentExpired', severity: 'medium', detail: `The document expired on ${expiry}.` });
-  // Medium: a clear Arabic/Latin contradiction needs a person, and may still be a misreading.
-  for (const mismatch of nameDisagreements(ocr.fields)) {
-    const what = mismatch.field === 'surnameAr' ? 'surname' : 'first name';
-    found.push({ type: 'name_mismatch', severity: 'medium', detail: `The Arabic ${what} ${mismatch.arabic} does not match the Latin ${what} ${mismatch.latin}.` });
-  }
+  found.push(...nameMismatchSignals(ocr.fields, applicant));
   return found;
+}
+
+/** The applicant's Latin name as the partner gave it when creating the case. */
+export interface ApplicantLatinName {
+  givenNames: string | null;
+  surname: string | null;
+}
+
+/**
+ * The document's Arabic first name and surname against every Latin spelling the case has: the
+ * document's own MRZ (a passport) and the name the partner supplied. Medium: a clear Arabic/Latin
+ * contradiction needs a person, and may still be a misreading; an uncertain comparison raises nothing.
+ */
+export function nameMismatchSignals(fields: Record<string, string>, applicant: ApplicantLatinName | null = null): FraudSignalFinding[] {
+  const arabic = { firstNameAr: fields.firstNameAr, surnameAr: fields.surnameAr };
+  const sources = [
+    { whose: 'the MRZ', latin: { givenNames: fields.givenNames, surname: fields.surname } },
+    { whose: "the partner's record", latin: { givenNames: applicant?.givenNames ?? undefined, surname: applicant?.surname ?? undefined } },
+  ];
+  return sources.flatMap(({ whose, latin }) =>
+    nameDisagreements({ ...arabic, ...latin }).map((mismatch) => {
+      const what = mismatch.field === 'surnameAr' ? 'surname' : 'first name';
+      return { type: 'name_mismatch', severity: 'medium' as const, detail: `The Arabic ${what} ${mismatch.arabic} does not match the Latin ${what} ${mismatch.latin} in ${whose}.` };
+    }),
+  );
 }
 
 /** `YYYY-MM-DD` when the text is exactly a real calendar day (Date would roll 2025-02-30 over to March), else null. */

@@ -177,8 +177,9 @@ export function createHttpChecksProvider(options: HttpChecksProviderOptions): Ch
       await appendEvidence(form, 'face match', 'selfie', selfie);
       return post('face match', options.faceMatchUrl, form, faceMatchAnswerSchema);
     },
-    async liveness({ video, document }) {
+    async liveness({ video, document, headTurnSide }) {
       const form = new FormData();
+      if (headTurnSide) form.append('headTurnSide', headTurnSide);
       await appendEvidence(form, 'liveness', 'video', video);
       await appendEvidence(form, 'liveness', 'document', document);
       return post('liveness', options.livenessUrl, form, livenessAnswerSchema);

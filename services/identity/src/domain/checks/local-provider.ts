@@ -13,12 +13,13 @@ const STATUS_TTL_MS = 60_000;
 
 /**
  * The on-CPU provider (@svc/checks-local): tesseract.js for the MRZ, @vladmandic/human on
- * tfjs-wasm for faces, Debian's ffmpeg for the video's frames. Models load on the first live
- * case, in this process, and stay warm. What the package cannot answer (no face, no readable
+ * tfjs-wasm for faces, Debian's ffmpeg for the video's frames. Models load when the server starts
+ * listening (warm()), or on the first live case if that comes first, in this process, and stay
+ * warm. What the package cannot answer (no face, no readable
  * MRZ, a missing model or ffmpeg, a time-out) is the package's ManualReviewRequiredError, which
  * identity's checks treat as theirs, so such a case goes to a person, never to a pass.
  */
-export function createLocalChecksProvider(options: LocalChecksProviderOptions): ChecksProvider & { close(): Promise<void>; hints: QualityHints } {
+export function createLocalChecksProvider(options: LocalChecksProviderOptions): ChecksProvider & { close(): Promise<void>; warm(): Promise<void>; hints: QualityHints } {
   const checks = createLocalChecks({ ffmpegPath: options.ffmpegPath, inferenceTimeoutMs: options.timeoutMs });
   let lastStatus: { at: number; status: Promise<ChecksProviderStatus> } | null = null;
 
@@ -57,6 +58,7 @@ export function createLocalChecksProvider(options: LocalChecksProviderOptions): 
     },
     // The same engines and slots: a hint never loads a second copy of the models.
     hints: { mrzReadable: (input) => checks.mrzReadable(input), faceCount: (input) => checks.faceCount(input) },
+    warm: () => checks.warm(),
     close: () => checks.close(),
   };
 }

@@ -3,10 +3,11 @@ import { and, eq, ne, or } from 'drizzle-orm';
 import { faceMatchResults, fraudSignals, livenessResults, ocrResults, type IdentityExecutor } from '../../db/schema.js';
 import type { DocumentType, EvidenceType } from '../cases/case-states.js';
 import { lockCase, transitionCase, type CaseRow } from '../cases/case-transitions.js';
+import { withFieldsToConfirm } from '../cases/fields-to-confirm.js';
 import { currentEvidence, type EvidenceRow } from '../cases/read-cases.js';
 import type { EvidenceVault } from '../evidence/evidence-vault.js';
 import { ManualReviewRequiredError, TransientProviderError, type ChecksProvider, type EvidenceFile, type OcrAnswer } from './checks-provider.js';
-import { decideCase, fraudSignalsOf, type CheckThresholds, type FraudSignalFinding } from './decide-case.js';
+import { decideCase, fraudSignalsOf, nameMismatchSignals, type ApplicantLatinName, type CheckThresholds, type FraudSignalFinding } from './decide-case.js';
 import { checkMrz, type MrzCheck } from './mrz.js';
 import { SANDBOX_THRESHOLDS, sandboxOutcome, sandboxSimulator } from './sandbox-simulator.js';
 
@@ -116,7 +117,7 @@ export function createRunChecksHandler(options: RunChecksOptions): (job: Job) =>
     try {
       ocr = await timed(clock, 'OCR', () => provider.ocr({ documentType: running.documentType as DocumentType, front, back: evidence.get('DocumentBack') ?? null, externalReference }));
       const faceMatch = await timed(clock, 'face match', () => provider.faceMatch({ document: front, selfie, externalReference }));
-      const liveness = await timed(clock, 'liveness', () => provider.liveness({ video, document: front, externalReference }));
+      const liveness = await timed(clock, 'liveness', () => provider.liveness({ video, document: front, externalReference, headTurnSide: running.livenessTurnSide }));
       answers = { ocr, faceMatch, liveness };
     } catch (error) {
       if (!(error instanceof ManualReviewRequiredError)) throw error;
@@ -124,7 +125,11 @@ export function createRunChecksHandler(options: RunChecksOptions): (job: Job) =>
       const read = ocr;
       await settle(db, caseId, async (tx, locked) => {
         // What the OCR read stays with the case: the reviewer needs it most when another check could not answer.
-        if (read !== null) await tx.insert(ocrResults).values(ocrRow(read, readOf(read.answer), caseId, locked.tenantId));
+        if (read !== null) {
+          await tx.insert(ocrResults).values(ocrRow(read, readOf(read.answer), caseId, locked.tenantId));
+          const mismatches = nameMismatchSignals(read.answer.fields, applicantOf(locked));
+          if (mismatches.length > 0) await tx.insert(fraudSignals).values(mismatches.map((signal) => ({ caseId, ...signal, detectedAt: clock() })));
+        }
         await transitionCase(tx, locked, { trigger: 'flag-for-review', action: 'go to manual review', actor: ACTOR, now: clock(), decision: { decisionReason: `Manual review: ${error.reason.replace(/\.$/, '')}.` } });
       });
       return;
@@ -134,7 +139,7 @@ export function createRunChecksHandler(options: RunChecksOptions): (job: Job) =>
     const facts = readOf(read.answer);
     await settle(db, caseId, async (tx, locked) => {
       const now = clock();
-      const signals = [...fraudSignalsOf(read.answer, liveness.answer, now), ...(await signalsFromHistory(tx, locked, facts))];
+      const signals = [...fraudSignalsOf(read.answer, liveness.answer, now, applicantOf(locked)), ...(await signalsFromHistory(tx, locked, facts))];
       const decision = decideCase({ ocr: read.answer, faceMatch: faceMatch.answer, liveness: liveness.answer }, thresholds, signals);
       await tx.insert(ocrResults).values(ocrRow(read, facts, caseId, locked.tenantId));
       await tx.insert(faceMatchResults).values({
@@ -191,6 +196,8 @@ async function signalsFromHistory(tx: IdentityExecutor, locked: CaseRow, found: 
   return signals;
 }
 
+const applicantOf = (row: CaseRow): ApplicantLatinName => ({ givenNames: row.applicantGivenNames, surname: row.applicantSurname });
+
 /** The queue gave up on a run-checks job: the case ends Failed with the last error as its reason. */
 export async function failCaseAfterChecks(tx: IdentityExecutor, job: Job, error: string, now: Date): Promise<void> {
   const { caseId } = JSON.parse(job.payload) as { caseId: string };
@@ -211,16 +218,8 @@ function ocrFacts(answer: OcrAnswer, digest: (documentNumber: string) => string)
   return { mrz: checkMrz(answer.mrzRawText), documentNumber, documentNumberDigest: documentNumber === null ? null : digest(documentNumber) };
 }
 
-/**
- * Fields the check could not read with confidence travel with the ones it could, under one key
- * whose value (comma-separated names) keeps the object a map of text to text. The row keeps the
- * number's digest only: the number itself lives in the fields, which redaction blanks.
- */
+/** The row keeps the number's digest only: the number itself lives in the fields, which redaction blanks. */
 function ocrRow(ocr: Timed<OcrAnswer>, facts: ReturnType<typeof ocrFacts>, caseId: string, tenantId: string) {
   const { fields, fieldsToConfirm, ...ocrAnswer } = ocr.answer;
   return { caseId, tenantId, documentNumberDigest: facts.documentNumberDigest, ...ocrAnswer, extractedFieldsJson: JSON.stringify(withFieldsToConfirm(fields, fieldsToConfirm)), mrzIsValid: facts.mrz.valid, inferenceTimestamp: ocr.at, inferenceLatencyMs: ocr.latencyMs };
-}
-
-function withFieldsToConfirm(fields: Record<string, string>, fieldsToConfirm: string[] | undefined): Record<string, string> {
-  return fieldsToConfirm === undefined || fieldsToConfirm.length === 0 ? fields : { ...fields, fieldsToConfirm: fieldsToConfirm.join(',') };
 }

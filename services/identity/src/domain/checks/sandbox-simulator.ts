@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { PermanentJobError } from '@svc/outbox';
-import type { ChecksProvider } from './checks-provider.js';
+import type { ChecksProvider, OcrAnswer } from './checks-provider.js';
 
 export const SANDBOX_OUTCOMES = ['approve', 'reject', 'review', 'fail', 'expire'] as const;
 export type SandboxOutcome = (typeof SANDBOX_OUTCOMES)[number];
@@ -32,9 +32,20 @@ const randomDigits = (count: number) => Array.from({ length: count }, () => rand
  */
 export const sandboxSimulator: ChecksProvider = {
   name: 'sandbox-simulator',
-  async ocr({ documentType, externalReference }) {
+  async ocr({ documentType, externalReference }): Promise<OcrAnswer> {
     if (sandboxOutcome(externalReference) === 'fail') throw new PermanentJobError('sandbox: simulated provider failure (#fail)');
     const passport = documentType === 'SyrianPassport';
+    if (!passport) {
+      // Shaped like the on-CPU reader's answer for the card's Arabic front: the fields it is sure of, and two left to confirm.
+      return {
+        ...MODEL,
+        confidenceScore: 0.97,
+        fields: { firstNameAr: 'سامر', surnameAr: 'الحلبي', motherNameAr: 'فاطمة', birthPlaceAr: 'دمشق', dateOfBirth: '1990-01-01', nationalNumber: `01${randomDigits(9)}` },
+        fieldsToConfirm: ['fatherNameAr', 'civilRegistryAr'],
+        mrzRawText: null,
+        hasManipulationIndicators: false,
+      };
+    }
     return {
       ...MODEL,
       confidenceScore: 0.97,
@@ -42,10 +53,10 @@ export const sandboxSimulator: ChecksProvider = {
         surname: 'SAMPLE',
         givenNames: 'TEST PERSON',
         // A fresh number each time: a repeated one would be flagged as a reused document.
-        documentNumber: passport ? `N${randomDigits(8)}` : randomDigits(11),
+        documentNumber: `N${randomDigits(8)}`,
         dateOfBirth: '1990-01-01',
         nationality: 'SYR',
-        ...(passport ? { expiryDate: '2031-01-01' } : {}),
+        expiryDate: '2031-01-01',
       },
       mrzRawText: null,
       hasManipulationIndicators: false,

@@ -8,7 +8,8 @@ import type { EvidenceVault } from './evidence-vault.js';
  * takes (deletes) that intent. Whoever removes the intent owns the object:
  *
  * - the recording transaction, only while the intent is younger than `graceMs` (by the database's
- *   clock), so a commit that happens at all happens within the grace;
+ *   clock, judged while it holds the intent's row lock), so a commit that happens at all happens
+ *   within the grace;
  * - the sweep, only once the intent is older than `graceMs`, under its row lock: it deletes the
  *   object first and the intent after, so a sweep killed half-way leaves an intent that no upload
  *   can take any more and the next sweep finishes.
@@ -29,6 +30,12 @@ export async function announceUpload(db: IdentityExecutor, tenantId: string, sto
  * than the grace or gone (the sweep took it, or will): the row must not be recorded then.
  */
 export async function takeUpload(tx: IdentityExecutor, storageKey: string, graceMs: number): Promise<boolean> {
+  // The lock first, the age after, in two statements. PostgreSQL judges a statement's WHERE (and
+  // computes its columns) before it waits on a row lock, and does not judge again when the holder
+  // rolls back: one DELETE could take an intent that was young when it began waiting on a sweep
+  // which then deleted the object and died before its commit.
+  const locked = await tx.select({ storageKey: evidenceUploads.storageKey }).from(evidenceUploads).where(eq(evidenceUploads.storageKey, storageKey)).for('update');
+  if (locked.length === 0) return false;
   const taken = await tx
     .delete(evidenceUploads)
     .where(and(eq(evidenceUploads.storageKey, storageKey), gt(evidenceUploads.startedAt, graceStart(graceMs))))

@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { and, eq, isNull, ne, or } from 'drizzle-orm';
 import { portalUsers, staffUsers, type IdentityExecutor } from '../../db/schema.js';
 import type { FactorAccount } from '../accounts/second-factors/accounts.js';
 import type { IdentityMailer } from './identity-mailer.js';
@@ -23,9 +23,30 @@ export async function queueSecurityNotice(tx: IdentityExecutor, notices: Securit
   );
 }
 
-/** The language the account last signed in with, or null when it never said (or is unknown). */
+/** The language the account last chose (at sign-in or with the language switch), or null when it never said. */
 export async function preferredLanguage(tx: IdentityExecutor, kind: 'user' | 'staff', id: string): Promise<string | null> {
   const table = kind === 'staff' ? staffUsers : portalUsers;
   const [row] = await tx.select({ language: table.preferredLanguage }).from(table).where(eq(table.id, id));
   return row?.language ?? null;
+}
+
+/**
+ * Keeps the language the person chose for their later mails. The row is written only when it
+ * changes, so switching back and forth or a repeated call costs no write; tenant-scoped for portal users.
+ */
+export async function rememberPreferredLanguage(db: IdentityExecutor, account: FactorAccount, language: string): Promise<void> {
+  const [kind, id] = account.account.split(':');
+  if (!id) return;
+  if (kind === 'staff') {
+    await db
+      .update(staffUsers)
+      .set({ preferredLanguage: language })
+      .where(and(eq(staffUsers.id, id), or(isNull(staffUsers.preferredLanguage), ne(staffUsers.preferredLanguage, language))));
+    return;
+  }
+  if (!account.tenantId) return;
+  await db
+    .update(portalUsers)
+    .set({ preferredLanguage: language })
+    .where(and(eq(portalUsers.id, id), eq(portalUsers.tenantId, account.tenantId), or(isNull(portalUsers.preferredLanguage), ne(portalUsers.preferredLanguage, language))));
 }

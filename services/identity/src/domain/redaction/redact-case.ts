@@ -48,7 +48,7 @@ export function createRedactCaseHandler(options: RedactCaseOptions): (job: Job) 
       if (locked.redactedAt) return;
       const now = clock();
       await blankPersonalData(tx, caseId);
-      const [updated] = await tx.update(verificationCases).set({ redactedAt: now, updatedAt: now }).where(eq(verificationCases.id, caseId)).returning();
+      const [updated] = await tx.update(verificationCases).set({ redactedAt: now, updatedAt: now, applicantGivenNames: null, applicantSurname: null }).where(eq(verificationCases.id, caseId)).returning();
       await writeAudit(tx, { tenantId: locked.tenantId, actor: ACTOR, action: 'verification.redacted', target: `case:${caseId}`, after: { evidenceObjectsDeleted: objects.length } }, now);
       await recordCaseEvent(tx, updated!, now, REDACTED_EVENT_TYPE);
     });

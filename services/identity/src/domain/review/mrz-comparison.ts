@@ -1,4 +1,5 @@
 import { parse } from 'mrz';
+import { FIELDS_TO_CONFIRM_KEY, fieldsToConfirmOf } from '../cases/fields-to-confirm.js';
 
 export interface FieldComparison {
   field: string;
@@ -63,7 +64,11 @@ export function compareOcrWithMrz(extractedFieldsJson: string, mrzRawText: strin
     rows.push({ field: ocrField, ocr: ocrValue, mrz: mrzValue, matches: ocrValue === null || mrzValue === null ? null : normalise(ocrValue) === normalise(mrzValue) });
   }
   for (const [field, value] of Object.entries(ocr)) {
-    if (!paired.has(field) && typeof value === 'string') rows.push({ field, ocr: value, mrz: null, matches: null });
+    if (!paired.has(field) && field !== FIELDS_TO_CONFIRM_KEY && typeof value === 'string') rows.push({ field, ocr: value, mrz: null, matches: null });
+  }
+  // Each field the reader left to confirm gets its row, empty, for the reviewer to fill in.
+  for (const field of fieldsToConfirmOf(ocr)) {
+    if (!rows.some((row) => row.field === field)) rows.push({ field, ocr: null, mrz: null, matches: null });
   }
   return rows;
 }

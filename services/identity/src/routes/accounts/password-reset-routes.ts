@@ -4,7 +4,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { IdentityExecutor } from '../../db/schema.js';
-import { hashPassword, newPasswordSchema } from '@svc/accounts';
+import { hashPassword, newPasswordSchema, resetRequestedMessage, resetTokenSchema } from '@svc/accounts';
 import { confirmPasswordReset, PASSWORD_RESET, requestPasswordReset } from '../../domain/accounts/password-resets.js';
 import type { ResetAccounts } from '../../domain/accounts/password-reset-accounts.js';
 import type { CredentialCache } from '../../domain/common/credential-cache.js';
@@ -33,10 +33,7 @@ export interface PasswordResetRouteOptions {
 export const resetRequestedSchema = z
   .object({ message: z.string() })
   .meta({ id: 'PasswordResetRequested', example: { message: 'If the address has an account, a link to choose a new password is on its way. It works once, within 60 minutes.' } });
-export const RESET_REQUESTED = { message: `If the address has an account, a link to choose a new password is on its way. It works once, within ${PASSWORD_RESET.validMinutes} minutes.` };
-
-/** The token of the link's fragment: 32 random bytes, base64url. */
-export const resetTokenSchema = z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'must be the token from the link (43 characters)');
+export const RESET_REQUESTED = resetRequestedMessage(PASSWORD_RESET.validMinutes);
 
 /** "Forgot password" and its confirmation, mounted once for the portal and once for the console. */
 export const passwordResetRoutes: FastifyPluginAsync<PasswordResetRouteOptions> = async (app, options) => {

@@ -10,7 +10,7 @@ import { createCaseCountCache } from '../../domain/cases/case-count-cache.js';
 import { listCases } from '../../domain/cases/list-cases.js';
 import { getCaseDetail } from '../../domain/cases/read-cases.js';
 import { requirePartner } from '../../plugins/authentication.js';
-import { caseDetailSchema, caseHistoryEntrySchema, caseIdParams, caseListItemSchema, caseStatusSchema, documentTypeSchema, ocrResultSchema, returnUrlSchema } from '../case-schemas.js';
+import { applicantNameSchema, caseDetailSchema, caseHistoryEntrySchema, caseIdParams, caseListItemSchema, caseStatusSchema, documentTypeSchema, ocrResultSchema, returnUrlSchema } from '../case-schemas.js';
 import { pageQueryShape } from '../page-query.js';
 import { RATE_LIMITED, partnerSecurity } from '../openapi.js';
 
@@ -60,6 +60,7 @@ export const verificationRoutes: FastifyPluginAsync<VerificationRouteOptions> = 
           documentType: documentTypeSchema,
           externalReference: z.string().max(200, 'must be at most 200 characters').optional().meta({ description: "The partner's own identifier; never shown to the end user" }),
           returnUrl: returnUrlSchema(options.allowLocalhostReturnUrl).optional(),
+          applicantName: applicantNameSchema.optional(),
         }),
         response: {
           201: z.object({
@@ -85,6 +86,7 @@ export const verificationRoutes: FastifyPluginAsync<VerificationRouteOptions> = 
           documentType: request.body.documentType,
           externalReference: request.body.externalReference ?? null,
           returnUrl: request.body.returnUrl ?? null,
+          applicantName: request.body.applicantName ?? null,
           idempotencyKey: request.headers['idempotency-key'] ?? null,
         },
         actor,

@@ -11,6 +11,7 @@ import { requirePrincipal } from '../../plugins/authentication.js';
 import { portalSecurity, RATE_LIMITED } from '../openapi.js';
 import { secondFactorRoutes } from '../accounts/second-factor-routes.js';
 import { reauthenticationRoutes } from '../accounts/reauthentication-routes.js';
+import { accountLanguageRoutes } from '../accounts/account-language-routes.js';
 import type { IdentityMailer } from '../../domain/mail/identity-mailer.js';
 import type { RelyingParty } from '../../domain/accounts/second-factors/passkeys.js';
 
@@ -59,6 +60,14 @@ export const portalSecondFactorRoutes: FastifyPluginAsync<PortalSecondFactorRout
     accountOf,
     sessionOf: (request) => ({ kind: 'portal', id: portalPrincipal(request).sessionId }),
     afterReauthenticated: (change) => afterCredentialsChange(options.credentials, change),
+    config: { auth: 'portal' },
+    document: { tags: ['portal'], security: portalSecurity, operationPrefix: 'portal' },
+  });
+
+  await app.register(accountLanguageRoutes, {
+    prefix: '/portal',
+    db,
+    accountOf,
     config: { auth: 'portal' },
     document: { tags: ['portal'], security: portalSecurity, operationPrefix: 'portal' },
   });

@@ -22,6 +22,7 @@ import { refuseRemovingLastFactor } from '../../domain/accounts/second-factors/f
 import { replyWithSignIn, secondFactorRequiredSchema, sessionIssuedSchema, signInLanguage, type SignInCookies } from '../accounts/sign-in-reply.js';
 import { secondFactorRoutes } from '../accounts/second-factor-routes.js';
 import { reauthenticationRoutes } from '../accounts/reauthentication-routes.js';
+import { accountLanguageRoutes } from '../accounts/account-language-routes.js';
 import { passkeySignInRoutes } from '../accounts/passkey-sign-in-routes.js';
 import type { RelyingParty } from '../../domain/accounts/second-factors/passkeys.js';
 import type { SecondStepProof } from '../../domain/accounts/second-factors/factors.js';
@@ -220,6 +221,13 @@ export const internalReviewRoutes: FastifyPluginAsync<InternalReviewRouteOptions
     accountOf: staffAccountOf,
     sessionOf: (request) => ({ kind: 'staff', id: requireStaff(request).sessionId }),
     afterReauthenticated: (change) => change(),
+    config: {},
+    document: { tags: ['staff-account'], security: staffSecurity, operationPrefix: 'staff' },
+  });
+
+  await app.register(accountLanguageRoutes, {
+    db,
+    accountOf: staffAccountOf,
     config: {},
     document: { tags: ['staff-account'], security: staffSecurity, operationPrefix: 'staff' },
   });
