@@ -33,15 +33,20 @@ const POSTGRES = 'postgres+redis';
 const databaseUrl = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
 
-// The goals by path and mode: a minimum ratio to the bare reference (`ratio`) and to the reference
-// with the path's round trip (`roundTripRatio`), a maximum p99, a minimum of requests per second.
-const IDENTITY_READ = { [EMBEDDED]: { ratio: 0.1 }, [POSTGRES]: { roundTripRatio: 0.7, p99Ms: 15 } };
+// The goals by path and mode: a minimum ratio to the bare reference (`ratio`), to the reference
+// with the path's round trip (`roundTripRatio`: bare+pglite, bare+seal) and to the reference that
+// does the contract's work (`contractRatio`: the round trip plus the count and the response
+// headers the contract asks); `headersRatio` is what those headers cost the contract reference
+// itself (its share of the round-trip reference); a maximum p99 and a minimum of requests per second.
+const FX_LATEST = { [EMBEDDED]: { contractRatio: 0.9, headersRatio: 0.9 }, [POSTGRES]: { contractRatio: 0.9, headersRatio: 0.9 } };
+const IDENTITY_READ = { [EMBEDDED]: { roundTripRatio: 0.9 }, [POSTGRES]: { contractRatio: 0.85, p99Ms: 15 } };
 const GOALS = {
-  'fx GET /api/v1/rates/latest': { [EMBEDDED]: { ratio: 0.7 }, [POSTGRES]: { roundTripRatio: 0.9, ratio: 0.5 } },
+  'fx GET /api/v1/rates/latest': FX_LATEST,
+  'fx GET /api/v1/rates/latest (with Origin)': FX_LATEST,
   'identity GET /api/partner/v1/oauth/clients': IDENTITY_READ,
   'identity GET /api/partner/v1/verifications/{id}': IDENTITY_READ,
-  'identity POST /api/partner/v1/verifications': { [POSTGRES]: { rps: 1000, p99Ms: 50 } },
-  'identity POST /api/capture/v1/evidence (2 MB image)': { [POSTGRES]: { ratio: 0.7 } },
+  'identity POST /api/partner/v1/verifications': { [POSTGRES]: { rps: 2500, p99Ms: 50 } },
+  'identity POST /api/capture/v1/evidence (2 MB image)': { [POSTGRES]: { roundTripRatio: 0.85 } },
 };
 // Start-up: a warm start (the data directory or database exists) under 1 s, idle RSS on PostgreSQL under 150 MB.
 const WARM_START_MS = 1000;
@@ -49,6 +54,8 @@ const POSTGRES_RSS_MB = 150;
 
 const benches = [
   { script: 'services/fx/bench/rates-latest.mjs', paths: ['fx GET /api/v1/rates/latest'] },
+  // The same path as a browser page asks it: `Origin` on every request, so the CORS headers are owed.
+  { script: 'services/fx/bench/rates-latest.mjs', paths: ['fx GET /api/v1/rates/latest (with Origin)'], env: { BENCH_ORIGIN: 'https://page.example' } },
   { script: 'services/identity/bench/oauth-clients.mjs', paths: ['identity GET /api/partner/v1/oauth/clients'] },
   { script: 'services/identity/bench/verifications.mjs', paths: ['identity POST /api/partner/v1/verifications', 'identity GET /api/partner/v1/verifications/{id}'] },
   { script: 'services/identity/bench/evidence-upload.mjs', paths: ['identity POST /api/capture/v1/evidence (2 MB image)'], seconds: 5 },
@@ -120,6 +127,10 @@ function goalOf(row) {
   const goals = [];
   if (goal.ratio !== undefined) goals.push([`ratio >= ${goal.ratio}`, row.ratio >= goal.ratio]);
   if (goal.roundTripRatio !== undefined) goals.push([`ratio to ${row.roundTripReference ?? 'the round-trip reference'} >= ${goal.roundTripRatio}`, row.roundTripRatio >= goal.roundTripRatio]);
+  if (goal.contractRatio !== undefined) goals.push([`ratio to ${row.contractReference ?? 'the contract reference'} >= ${goal.contractRatio}`, row.contractRatio >= goal.contractRatio]);
+  if (goal.headersRatio !== undefined) {
+    goals.push([`${row.contractReference ?? 'the contract reference'} >= ${goal.headersRatio} of ${row.roundTripReference ?? 'the round-trip reference'}`, row.contractToRoundTrip >= goal.headersRatio]);
+  }
   if (goal.rps !== undefined) goals.push([`>= ${goal.rps} req/s`, row.serviceRps >= goal.rps]);
   if (goal.p99Ms !== undefined) goals.push([`p99 < ${goal.p99Ms} ms`, row.p99Ms < goal.p99Ms]);
   return goals;
@@ -227,7 +238,7 @@ const envFor = (mode) => {
 
 let failures = 0;
 console.error(`[bench] 1-minute load average before: ${load1m()} (${cpus().length} CPUs)`);
-for (const { script, paths, seconds: benchSecondsOverride } of benches) {
+for (const { script, paths, seconds: benchSecondsOverride, env: benchEnv } of benches) {
   for (const mode of [EMBEDDED, POSTGRES]) {
     if (interrupted) break;
     if (mode === POSTGRES && skipReason) {
@@ -236,7 +247,7 @@ for (const { script, paths, seconds: benchSecondsOverride } of benches) {
     }
     const measured = Math.min(seconds, benchSecondsOverride ?? seconds);
     console.error(`[bench] ${script}, ${mode}, 3 rounds of ${measured} s measured`);
-    const failed = await runBenchScript(script, [String(measured)], envFor(mode));
+    const failed = await runBenchScript(script, [String(measured)], { ...envFor(mode), ...benchEnv });
     if (failed) {
       failures += 1;
       for (const path of paths) print({ path, mode, failed: failed.slice(0, 500) });

@@ -6,6 +6,8 @@
 // in-memory store) and also sends the service's own response headers (`bare+redis+headers`,
 // `bare+count+headers`): the work the contract itself asks. BENCH_CONTRACT_HEADERS=spec sends only
 // the six rate-limit headers the spec names there (`bare+redis+spec-headers`, `bare+count+spec-headers`).
+// BENCH_ORIGIN=https://page.example sends `Origin` on every request, as a browser page does, so the
+// service and the contract reference both carry the CORS headers such a request is owed.
 // One server process is alive at a time; wrk drives each.
 // The service runs as an operator runs it: `node services/fx/dist/server.js`, configured through
 // its environment. Embedded (no DATABASE_URL): PGlite in a temporary DATA_DIR, seeded with the
@@ -34,6 +36,8 @@ const PATH = '/api/v1/rates/latest';
 const { seconds, warmupSeconds } = benchSeconds('node services/fx/bench/rates-latest.mjs');
 /** The rate information headers the spec names, in both spellings. */
 const SPEC_HEADERS = new Set(['x-rate-limit-limit', 'x-rate-limit-remaining', 'x-rate-limit-reset', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']);
+/** BENCH_ORIGIN=<origin>: every request carries `Origin`, as a browser's cross-origin fetch does (CORS headers on). */
+const ORIGIN_HEADER = process.env.BENCH_ORIGIN ? { origin: process.env.BENCH_ORIGIN } : {};
 
 const workDir = mkdtempSync(join(tmpdir(), 'fx-bench-rates-latest-'));
 const database = process.env.DATABASE_URL ? freshDatabase(process.env.DATABASE_URL, 'fx_bench_') : undefined;
@@ -58,21 +62,22 @@ async function main() {
   const startFx = () => startService({ script: join(serviceDir, 'dist', 'server.js'), env, cwd: serviceDir, healthPath: '/api/v1/health' });
   // The bytes the references serve are the service's own answer.
   const first = await startFx();
-  const expected = await probe(`${first.origin}${PATH}`).finally(() => stopChild(first.child, 10_000));
+  const expected = await probe(`${first.origin}${PATH}`, { headers: ORIGIN_HEADER }).finally(() => stopChild(first.child, 10_000));
   const bodyFile = bodyFileOf(workDir, expected.body);
   const bare = { route: PATH, bodyFile, contentType: expected.contentType, packageDir: serviceDir };
   const redis = process.env.REDIS_URL ? { redis: process.env.REDIS_URL, 'redis-prefix': 'fx:rl:' } : undefined;
   // BENCH_CONTRACT_HEADERS=spec: only the six rate-limit headers the spec names, to tell what the others cost.
   const onlySpec = process.env.BENCH_CONTRACT_HEADERS === 'spec';
   const headers = headersFileOf(workDir, onlySpec ? { headers: Object.fromEntries(Object.entries(expected.headers).filter(([name]) => SPEC_HEADERS.has(name))) } : expected);
-  const row = await measurePath(`fx GET ${PATH}`, {
+  const row = await measurePath(`fx GET ${PATH}${process.env.BENCH_ORIGIN ? ' (with Origin)' : ''}`, {
     service: serviceSide(startFx),
     bare: bareSide({ name: 'bare', ...bare }),
-    roundTrip: redis ? bareSide({ name: 'bare+redis', ...bare, options: redis }) : undefined,
+    // The count alone (in Redis, or in memory as the embedded service counts): what the headers are measured against.
+    roundTrip: bareSide({ name: redis ? 'bare+redis' : 'bare+count', ...bare, options: redis ?? { count: 'memory' } }),
     // The count (in memory when embedded, as the service counts) and the service's own headers: the
     // two rate-limit spellings the spec asks for, RateLimit, CORS, ETag…
     contract: bareSide({ name: `${redis ? 'bare+redis' : 'bare+count'}+${onlySpec ? 'spec-headers' : 'headers'}`, ...bare, options: { ...(redis ?? { count: 'memory' }), headers } }),
-    request: (origin) => ({ url: `${origin}${PATH}` }),
+    request: (origin) => ({ url: `${origin}${PATH}`, headers: ORIGIN_HEADER }),
     async check(origin, side) {
       const answer = await probe(`${origin}${PATH}`);
       if (side.reference && (!answer.body.equals(expected.body) || answer.contentType !== expected.contentType)) throw new Error(`${side.name} does not serve the service's body`);

@@ -141,7 +141,7 @@ describe('GET /api/v1/rates/stream over real HTTP', () => {
   it('counts opening a stream as one request, and holds a key to its plan allowance', async () => {
     const one = await open();
     const two = await open();
-    const remaining = (stream: OpenStream) => Number(stream.headers['x-ratelimit-remaining']);
+    const remaining = (stream: OpenStream) => Number(stream.headers['x-rate-limit-remaining']);
     expect(remaining(two)).toBe(remaining(one) - 1);
 
     const created = await postAdmin(fx.baseUrl, '/api/v1/admin/clients', { name: 'streams', plan: 'Free' });

@@ -56,7 +56,7 @@ describe('cross-origin reads', () => {
     const response = await get('/api/v1/rates/latest', { origin: 'https://dashboard.example' });
     expect(response.statusCode).toBe(200);
     const exposed = String(response.headers['access-control-expose-headers']).toLowerCase().split(', ');
-    expect(exposed).toEqual(expect.arrayContaining(['x-rate-limit-remaining', 'x-ratelimit-reset', 'ratelimit', 'ratelimit-policy', 'retry-after', 'etag', 'x-correlation-id']));
+    expect(exposed).toEqual(expect.arrayContaining(['x-rate-limit-remaining', 'x-rate-limit-reset', 'ratelimit', 'ratelimit-policy', 'retry-after', 'etag', 'x-correlation-id']));
     // The CORS-safelisted response headers, and the CORS headers themselves, need no exposing.
     const readableAnyway = new Set(['cache-control', 'content-language', 'content-length', 'content-type', 'expires', 'last-modified', 'pragma']);
     const unexposed = Object.keys(response.headers).filter((name) => !readableAnyway.has(name) && !name.startsWith('access-control-') && !exposed.includes(name));
@@ -64,6 +64,20 @@ describe('cross-origin reads', () => {
     expect(unexposed.filter((name) => !['connection', 'keep-alive', 'date', 'vary', 'content-security-policy', 'x-content-type-options', 'referrer-policy', 'strict-transport-security', 'cross-origin-resource-policy'].includes(name))).toEqual([]);
     const limited = await get('/api/v1/no-such-route', { origin: 'https://dashboard.example' });
     expect(limited.headers['access-control-expose-headers']).toBe(response.headers['access-control-expose-headers']);
+  });
+
+  it('sends the CORS headers only to a request that carries Origin, and tells caches the answer varies on it', async () => {
+    const direct = await get('/api/v1/rates/latest');
+    expect(direct.statusCode).toBe(200);
+    expect(Object.keys(direct.headers).filter((name) => name.startsWith('access-control-'))).toEqual([]);
+    expect(direct.headers.vary).toBe('Origin');
+    const fromPage = await get('/api/v1/rates/latest', { origin: 'https://dashboard.example' });
+    expect(fromPage.headers['access-control-allow-origin']).toBe('*');
+    expect(fromPage.headers.vary).toBe('Origin');
+    // A route that varies on more keeps Origin beside its own.
+    const history = await get('/api/v1/rates/history?currency=USD', { origin: 'https://dashboard.example' });
+    expect(history.statusCode).toBe(200);
+    expect(history.headers.vary).toBe('Origin, Accept');
   });
 
   it('lets any origin read errors too', async () => {
@@ -77,7 +91,7 @@ describe('GET /api/v1/rates/latest', () => {
   it('serves CBS, market and effective rates with exact rounded values', async () => {
     const response = await get('/api/v1/rates/latest?lang=en');
     expect(response.statusCode).toBe(200);
-    expect(response.headers['access-control-allow-origin']).toBe('*');
+    expect(response.headers['access-control-allow-origin']).toBeUndefined();
     const body = response.json();
     expect(body.disclaimer).toBe('Rates are shown for information only and may differ from actual trading prices; they are not an offer to buy or sell.');
     expect(body.timestampUtc).toBe('2026-03-10T12:00:00.000Z');

@@ -16,3 +16,9 @@ export function sendCached(request: FastifyRequest, reply: FastifyReply, entry: 
   if (matchesIfNoneMatch(request.headers['if-none-match'], entry.etag)) return reply.code(304).send();
   return reply.code(200).type(contentType).send(entry.body);
 }
+
+/** A Vary value with `name` added to what the answer already varies on (the CORS hook's `Origin`, say). */
+export function addVary(current: string | number | string[] | undefined, name: string): string {
+  const present = Array.isArray(current) ? current.join(', ') : current === undefined ? '' : String(current);
+  return present === '' ? name : `${present}, ${name}`;
+}

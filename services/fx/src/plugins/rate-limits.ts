@@ -46,8 +46,12 @@ export function tooManyRequestsBody(decision: RateLimitDecision): { error: strin
   return { error, retryAfter: decision.retryAfterSeconds };
 }
 
-/** The spec names both spellings. */
-const LEGACY_PREFIXES = ['X-Rate-Limit-', 'X-RateLimit-'] as const;
+/**
+ * The spec's own spelling only: it says the variant `X-RateLimit-*` "also appears for the same
+ * information", and three more headers on every answer cost more than a client gains from a
+ * second copy (see docs/decisions).
+ */
+const LEGACY_PREFIXES = ['X-Rate-Limit-'] as const;
 
 /** Every header the limits write on a response: a cross-origin page is allowed to read them (CORS). */
 export const RATE_LIMIT_HEADER_NAMES: readonly string[] = [

@@ -7,7 +7,7 @@ import type { FxExecutor } from '../db/executor.js';
 import { loadHistory, MAX_HISTORY_DAYS, type Redenomination } from '../domain/rates/history.js';
 import { latestRateLists, loadLatestRates, usdCrossRates } from '../domain/rates/latest-rates.js';
 import { serialisedResponse, taggedText, type ResponseCache } from '../http/response-cache.js';
-import { sendCached } from '../http/send-cached.js';
+import { addVary, sendCached } from '../http/send-cached.js';
 import { HISTORY_INTERVALS, historyCsv, historyNdjson } from '../domain/rates/history-buckets.js';
 import { disclaimerFor, negotiateLanguage, RATE_LANGUAGES } from '../i18n/languages.js';
 import { publicReadErrors, publicReadSecurity } from './openapi.js';
@@ -211,7 +211,7 @@ export const ratesRoutes: FastifyPluginAsync<RatesRouteOptions> = async (app, op
       }
       const history = await loadHistory(options.db, { ...request.query, currency }, options.clock(), options.redenomination);
       // Not kept in the response cache (any window may be asked for), but tagged like the other public reads.
-      reply.header('Vary', 'Accept');
+      reply.header('vary', addVary(reply.getHeader('vary'), 'Accept'));
       const format = historyFormat(request.headers.accept);
       if (format === 'csv') return sendCached(request, reply, taggedText(historyCsv(history.points)), 'text/csv; charset=utf-8');
       if (format === 'ndjson') return sendCached(request, reply, taggedText(historyNdjson(history.points)), 'application/x-ndjson; charset=utf-8');
