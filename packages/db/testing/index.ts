@@ -169,3 +169,4 @@ export async function createTestDatabase<TSchema extends Record<string, unknown>
   }
 }
 export { describeEmbeddedOnly, describeNeeding, itEmbeddedOnly, itNeeding } from './server-requirements.js';
+export { startPrivatePostgres, type PrivatePostgres } from './private-postgres.js';

@@ -38,9 +38,14 @@ export class BatchedWrites<V> {
     }
   }
 
+  /**
+   * The last flush. A shutdown must finish even when the database is away: its failure goes to
+   * onError (the figures of this last batch are lost; they are best-effort by design), not to the
+   * caller, whose close would otherwise fail and leave the rest of it undone.
+   */
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
-    await this.flush();
+    await this.flush().catch(this.options.onError);
   }
 }

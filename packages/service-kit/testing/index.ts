@@ -11,6 +11,8 @@ export async function createTestDependencies<TSchema extends Record<string, unkn
   schemaName: string;
   migrationsFolder: string;
   schema?: TSchema;
+  /** A PostgreSQL server to create the database on instead of DATABASE_URL's (a test's private one). */
+  databaseUrl?: string;
 }): Promise<ServiceDependencies<TSchema> & { databaseUrl: string | null }> {
   const testDatabase = await createTestDatabase<TSchema>(options);
   const redis = process.env.REDIS_URL ? await connectRedis(process.env.REDIS_URL) : null;

@@ -22,8 +22,8 @@ export function manualClock(start: string) {
 }
 
 /** A fresh fx app on its own database; `close()` releases everything. */
-export async function buildTestApp(env: Record<string, string> = {}, options: { clock?: () => Date; rateLimitKeyPrefix?: string; sourcesEnv?: Record<string, string>; smtpCa?: string } = {}) {
-  const dependencies = await createTestDependencies({ schemaName, migrationsFolder, schema: databaseSchema });
+export async function buildTestApp(env: Record<string, string> = {}, options: { clock?: () => Date; rateLimitKeyPrefix?: string; sourcesEnv?: Record<string, string>; smtpCa?: string; databaseUrl?: string } = {}) {
+  const dependencies = await createTestDependencies({ schemaName, migrationsFolder, schema: databaseSchema, ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}) });
   const config = loadFxConfig({ LOG_LEVEL: 'silent', FX_ADMIN_TOKEN: ADMIN_TOKEN, ...env });
   const app = await buildApp({
     ...dependencies,

@@ -32,8 +32,8 @@ export function manualClock(start = new Date()) {
  * A fresh identity app on its own database and its own evidence directory; `close()` releases
  * everything. The background worker never starts by itself (tests drive it through `worker`).
  */
-export async function buildTestApp(env: Record<string, string> = {}, options: { clock?: () => Date; lastUsedFlushMs?: number; checksProvider?: ChecksProvider; smtpCa?: string } = {}) {
-  const dependencies = await createTestDependencies({ schemaName, migrationsFolder, schema: databaseSchema });
+export async function buildTestApp(env: Record<string, string> = {}, options: { clock?: () => Date; lastUsedFlushMs?: number; checksProvider?: ChecksProvider; smtpCa?: string; databaseUrl?: string } = {}) {
+  const dependencies = await createTestDependencies({ schemaName, migrationsFolder, schema: databaseSchema, ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}) });
   const evidenceDir = await mkdtemp(join(tmpdir(), 'identity-evidence-'));
   // No models unless a test asks for them (CHECKS_PROVIDER=local): live cases wait for a person.
   const config = loadIdentityConfig({ LOG_LEVEL: 'silent', EVIDENCE_DIR: evidenceDir, WORKER_IN_PROCESS: 'false', CHECKS_PROVIDER: 'none', ...env });
