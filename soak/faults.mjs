@@ -1,18 +1,33 @@
-// The soak's faults, until `running()` turns false: every 20-40 s one random API instance or worker
-// killed with SIGKILL and started again 2-5 s later; once, at 40 % of the run, Redis restarted;
+// The soak's faults, until `running()` turns false: every 20-40 s one API instance or worker
+// killed with SIGKILL and started again 2-5 s later, every process in turn in a shuffled order (each
+// killed once before any is killed twice); once, at 40 % of the run, Redis restarted;
 // once, at 60 %, every PostgreSQL backend of one service terminated (pg_terminate_backend on the
-// application_name its pools carry). Each fault is pushed to `faults` as {at, kind, target}.
+// application_name its pools carry); once, at 75 %, PostgreSQL itself stopped for 10 s and
+// started again (`pgRestart`, when the soak runs a server of its own). Each fault is pushed to
+// `faults` as {at, kind, target}; a restart also gets `until`, when the server accepted connections again.
 import { sleep } from '../bench/out-of-process.mjs';
 
 const between = (low, high) => low + Math.random() * (high - low);
 
-export async function injectFaults({ slots, redisRestart, sql, running, startedAt, endAt, faults, log }) {
+function shuffled(list) {
+  const copy = [...list];
+  for (let index = copy.length - 1; index > 0; index -= 1) {
+    const other = Math.floor(Math.random() * (index + 1));
+    [copy[index], copy[other]] = [copy[other], copy[index]];
+  }
+  return copy;
+}
+
+export async function injectFaults({ slots, redisRestart, pgRestart, sql, running, startedAt, endAt, faults, log }) {
   const redisAt = startedAt + (endAt - startedAt) * 0.4;
   const postgresAt = startedAt + (endAt - startedAt) * 0.6;
+  const restartAt = startedAt + (endAt - startedAt) * 0.75;
+  let restartDone = !pgRestart;
   const victimService = Math.random() < 0.5 ? 'identity' : 'fx';
   let redisDone = false;
   let postgresDone = false;
   let nextKillAt = Date.now() + between(20_000, 40_000);
+  const order = [];
   while (running()) {
     const now = Date.now();
     if (!redisDone && now >= redisAt) {
@@ -25,8 +40,16 @@ export async function injectFaults({ slots, redisRestart, sql, running, startedA
       const rows = await sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and application_name like ${`svc-${victimService}-%`}`;
       faults.push({ at: now, kind: 'pg-terminate', target: `${victimService} (${rows.length} backends)` });
       log(`fault: terminated ${rows.length} PostgreSQL backends of ${victimService}`);
+    } else if (!restartDone && now >= restartAt) {
+      restartDone = true;
+      const fault = { at: now, kind: 'pg-restart', target: 'postgres (stopped 10 s)' };
+      faults.push(fault);
+      await pgRestart(10_000);
+      fault.until = Date.now();
+      log(`fault: PostgreSQL stopped and started again in ${fault.until - now} ms`);
     } else if (now >= nextKillAt) {
-      const slot = slots[Math.floor(Math.random() * slots.length)];
+      if (order.length === 0) order.push(...shuffled(slots));
+      const slot = order.shift();
       faults.push({ at: now, kind: 'kill', target: slot.name });
       await slot.kill();
       log(`fault: kill -9 ${slot.name}`);

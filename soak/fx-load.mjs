@@ -24,10 +24,12 @@ export async function keyedReader(context) {
   const headers = { 'x-api-key': context.key.publicKey, 'x-api-secret': context.key.privateKey };
   while (context.running()) {
     const answer = await request(context.recorder, { service: 'fx', route: 'GET /rates/latest (keyed)', origin: context.origin, path: '/api/v1/rates/latest?currencies=USD,EUR', headers });
-    // Answered by the service: counted. Lost on the way back from a killed instance: maybe counted.
-    if (answer.connectionError) context.keyed.uncertain += 1;
+    // Answered by the service: counted. Lost on the way back from a killed instance, or a 503 while
+    // PostgreSQL was away (refused at the key check, or counted and then failed): maybe counted.
+    const unavailable = answer.status === 503 && answer.headers.has('retry-after');
+    if (answer.connectionError || unavailable) context.keyed.uncertain += 1;
     else context.keyed.answered += 1;
-    if (answer.status !== 200) unexpected(context.recorder, 'keyed read', answer);
+    if (answer.status !== 200 && !unavailable) unexpected(context.recorder, 'keyed read', answer);
     // Under the per-key 60 a minute, so every request is counted against the monthly quota.
     await pause(1500);
   }
@@ -38,8 +40,9 @@ export async function keyedUsage(context) {
   const headers = { 'x-api-key': context.key.publicKey, 'x-api-secret': context.key.privateKey };
   for (let attempt = 0; attempt < 10; attempt += 1) {
     const answer = await request(context.recorder, { service: 'fx', route: 'GET /rates/latest (keyed)', origin: context.origin, path: '/api/v1/rates/latest?currencies=USD', headers });
-    if (answer.connectionError) {
+    if (answer.connectionError || (answer.status === 503 && answer.headers.has('retry-after'))) {
       context.keyed.uncertain += 1;
+      await pause(1000);
       continue;
     }
     context.keyed.answered += 1;

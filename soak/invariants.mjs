@@ -147,22 +147,32 @@ export function revokedTokensRefused(recorder, tokenChecks) {
 /**
  * 5xx a service sent, outside the dying moments of a killed instance (`graceMs` after the kill)
  * or of the PostgreSQL sessions of a service terminated under it (requests of that service started
- * up to 5 s before and `graceMs` after: a transaction in flight on a terminated session fails);
+ * up to 5 s before and `graceMs` after: a transaction in flight on a terminated session fails),
+ * and other than a 503 while PostgreSQL was restarting (until `graceMs` after it was back);
  * connection errors apart.
  */
 export function noServerErrors(recorder, faults, graceMs = 2000) {
   const windows = faults.flatMap((fault) => {
     if (fault.kind === 'kill') return [{ from: fault.at - 100, to: fault.at + graceMs, service: null }];
     if (fault.kind === 'pg-terminate') return [{ from: fault.at - 5000, to: fault.at + graceMs, service: fault.target.split(' ')[0] }];
+    // While PostgreSQL is away both services answer 503 (with Retry-After), and only that: a 500 then is still a fault.
+    // Requests in flight when it stopped (a fast shutdown ends their sessions) are in it too, as for terminated sessions.
+    if (fault.kind === 'pg-restart') return [{ from: fault.at - 5000, to: (fault.until ?? Date.now()) + graceMs, service: null, only: 503 }];
     return [];
   });
-  const dying = (entry) => windows.some((window) => (window.service === null || window.service === entry.service) && entry.at >= window.from && entry.at <= window.to);
+  const dying = (entry) =>
+    windows.some((window) => (window.service === null || window.service === entry.service) && entry.at >= window.from && entry.at <= window.to && (window.only === undefined || window.only === entry.status));
   const serverErrors = recorder.requests.filter((entry) => !entry.connectionError && entry.status >= 500);
   const outside = serverErrors.filter((entry) => !dying(entry));
   const connectionErrors = recorder.requests.filter((entry) => entry.connectionError).length;
   const byRoute = countBy(outside, (entry) => `${entry.status} ${entry.route}`);
   const inDyingMoments = countBy(serverErrors.filter(dying), (entry) => `${entry.status} ${entry.route}`);
-  return result('no 5xx outside the dying moments of a killed instance or terminated sessions', outside.length === 0, recorder.requests.length, { serverErrors: serverErrors.length, outsideDyingMoments: outside.length, byRoute, inDyingMoments, connectionErrors });
+  // Where each of the first few fell, against the fault before it: enough to tell a late answer from a real defect.
+  const placed = outside.slice(0, 10).map((entry) => {
+    const before = faults.filter((fault) => fault.at <= entry.at).at(-1);
+    return { route: entry.route, status: entry.status, at: new Date(entry.at).toISOString(), ms: Math.round(entry.ms), afterFault: before ? `${before.kind} ${before.target} +${entry.at - before.at} ms` : null };
+  });
+  return result('no 5xx outside the dying moments of a killed instance or terminated sessions', outside.length === 0, recorder.requests.length, { serverErrors: serverErrors.length, outsideDyingMoments: outside.length, byRoute, outsideFirst: placed, inDyingMoments, connectionErrors });
 }
 
 /** Every stored evidence object of a case not handed to redaction downloads (by its tenant) with its recorded SHA-256. */
@@ -186,29 +196,30 @@ export function connectionsWithinPools(samples, bound) {
 }
 
 /**
- * RSS growth over the second half of the run, for each process instance alive through all of it
- * and warm at its start: the mean of its last three samples against the mean of its first three
- * in that half. Warm means started with the fleet, or at least `warmUpMs` before the half: the
- * identity processes load the on-CPU models on the first live upload or case that reaches them,
- * a step of a few hundred MB that is warming up, not leaking (in a short run only the instances
- * started with the fleet are judged).
+ * RSS growth of each process instance over its own life in the second half of the run: from the
+ * half (for an instance started with the fleet, before the load) or from `warmUpMs` after its
+ * first sample if that is later (an instance started again after a kill, under load), to its last
+ * sample (its end, whether the run's or a kill's); the mean of its last three samples against the
+ * mean of its first three. An instance is judged when that span holds at least six samples (25 s
+ * or more); a shorter life is counted as not judged. The half keeps the load's ramp out; the
+ * warm-up keeps out what a start loads (the on-CPU models, the JIT), which is not a leak.
  */
-export function rssStable(rssSamples, { halfAt, endAt }, limit = 0.1, warmUpMs = 120_000) {
-  const firstSampleAt = Math.min(...Object.values(rssSamples).map((samples) => samples[0].at));
-  const warmBy = Math.max(firstSampleAt, halfAt - warmUpMs);
+export function rssStable(rssSamples, { halfAt }, limit = 0.1, warmUpMs = 120_000) {
+  const fleetStartedBy = Math.min(...Object.values(rssSamples).map((samples) => samples[0].at)) + 5000;
   const growth = [];
   let notJudged = 0;
   for (const [key, samples] of Object.entries(rssSamples)) {
-    const half = samples.filter((sample) => sample.at >= halfAt);
-    if (half.length < 6 || samples[0].at > warmBy || half.at(-1).at < endAt - 15_000) {
+    const from = samples[0].at <= fleetStartedBy ? halfAt : Math.max(halfAt, samples[0].at + warmUpMs);
+    const span = samples.filter((sample) => sample.at >= from);
+    if (span.length < 6 || span.at(-1).at - span[0].at < 25_000) {
       notJudged += 1;
       continue;
     }
     const mean = (list) => list.reduce((sum, sample) => sum + sample.kb, 0) / list.length;
-    growth.push({ process: key, growth: Number((mean(half.slice(-3)) / mean(half.slice(0, 3)) - 1).toFixed(3)) });
+    growth.push({ process: key, growth: Number((mean(span.slice(-3)) / mean(span.slice(0, 3)) - 1).toFixed(3)) });
   }
   const worst = growth.filter((entry) => entry.growth >= limit);
-  return result('each warm process\'s RSS over the second half growing less than 10%', worst.length === 0 && growth.length > 0, growth.length, { growth, notJudged });
+  return result('each process\'s RSS over its own life in the second half growing less than 10%', worst.length === 0 && growth.length > 0, growth.length, { growth, notJudged });
 }
 
 /** The counter may include requests whose answer was lost to a kill (`uncertain`), never more. */

@@ -43,13 +43,24 @@ export async function request(recorder, { service, route, origin, method = 'GET'
   return answer;
 }
 
-/** Retries `send` while it meets a connection error (an instance was killed under it), up to `attempts`. */
+/**
+ * Sends again after a connection error (up to `attempts` times), and after a 503 that carries
+ * Retry-After, waiting as asked, for up to 40 s: what a partner's client does while a service
+ * answers that its database is away (a PostgreSQL restart).
+ */
 export async function withRetries(send, attempts = 6) {
   let answer;
-  for (let attempt = 0; attempt < attempts; attempt += 1) {
+  const unavailableUntil = Date.now() + 40_000;
+  for (let attempt = 0; attempt < attempts; ) {
     answer = await send();
+    const retryAfter = answer.status === 503 ? Number(answer.headers.get('retry-after') ?? NaN) : NaN;
+    if (Number.isFinite(retryAfter) && Date.now() < unavailableUntil) {
+      await new Promise((resolve) => setTimeout(resolve, Math.max(250, retryAfter * 1000)));
+      continue;
+    }
     if (!answer.connectionError) return answer;
     await new Promise((resolve) => setTimeout(resolve, 250 * (attempt + 1)));
+    attempt += 1;
   }
   return answer;
 }

@@ -41,7 +41,8 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-export async function startPrivatePostgres(): Promise<PrivatePostgres> {
+/** `settings`: server settings given as `-c name=value` (max_connections for a fleet, say). */
+export async function startPrivatePostgres(options: { settings?: Record<string, string> } = {}): Promise<PrivatePostgres> {
   const bin = serverBinaries();
   if (!bin) throw new Error(`no PostgreSQL server binaries under ${SERVER_ROOT}: apt-get install -y postgresql`);
   const directory = mkdtempSync(join(tmpdir(), 'private-postgres-'));
@@ -62,10 +63,11 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   };
   runToEnd('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
   const port = await freePort();
+  const settings = Object.entries(options.settings ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`]);
   let server: ChildProcess | null = null;
 
   async function start(): Promise<void> {
-    const [file, argv] = command('postgres', ['-D', data, '-p', String(port), '-k', directory, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off']);
+    const [file, argv] = command('postgres', ['-D', data, '-p', String(port), '-k', directory, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', ...settings]);
     const child = spawn(file, argv, { stdio: ['ignore', 'ignore', 'pipe'] });
     server = child;
     let log = '';
