@@ -1,11 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectRedis } from '@svc/service-kit';
 import type { Redis } from 'ioredis';
-import { createTestDependencies } from '@svc/service-kit/testing';
+import { createTestDependencies, findFreePort } from '@svc/service-kit/testing';
 import { ADMIN_TOKEN } from './helpers.js';
 import { buildApp } from '../src/app.js';
 import { loadFxConfig } from '../src/config.js';
@@ -15,16 +14,6 @@ import { cryptoPrices, databaseSchema } from '../src/db/schema.js';
 // Two instances behind a load balancer share a Redis of this file's own (a real redis-server on a
 // free port), which the test stops and starts: a write on one instance while Redis is away must
 // answer 201, and the other instance must not go on serving what it had cached.
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
-}
 
 async function startRedisServer(port: number): Promise<ChildProcess> {
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -80,7 +69,7 @@ describe('response cache while Redis is away', () => {
   }
 
   beforeAll(async () => {
-    port = await freePort();
+    port = await findFreePort();
     redisServer = await startRedisServer(port);
     dependencies = await createTestDependencies({ schemaName, migrationsFolder, schema: databaseSchema });
     first = await instance();
