@@ -3,7 +3,7 @@
 // under its per-key limit whose successes are counted per key, an admin posting market rates in
 // a small random walk, and a live stream reader that reconnects whenever its instance dies.
 import { TextDecoder } from 'node:util';
-import { request } from './traffic.mjs';
+import { askedToRetry, request } from './traffic.mjs';
 
 const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -26,7 +26,7 @@ export async function keyedReader(context) {
     const answer = await request(context.recorder, { service: 'fx', route: 'GET /rates/latest (keyed)', origin: context.origin, path: '/api/v1/rates/latest?currencies=USD,EUR', headers });
     // Answered by the service: counted. Lost on the way back from a killed instance, or a 503 while
     // PostgreSQL was away (refused at the key check, or counted and then failed): maybe counted.
-    const unavailable = answer.status === 503 && answer.headers.has('retry-after');
+    const unavailable = askedToRetry(answer) !== null;
     if (answer.connectionError || unavailable) context.keyed.uncertain += 1;
     else context.keyed.answered += 1;
     if (answer.status !== 200 && !unavailable) unexpected(context.recorder, 'keyed read', answer);
@@ -40,7 +40,7 @@ export async function keyedUsage(context) {
   const headers = { 'x-api-key': context.key.publicKey, 'x-api-secret': context.key.privateKey };
   for (let attempt = 0; attempt < 10; attempt += 1) {
     const answer = await request(context.recorder, { service: 'fx', route: 'GET /rates/latest (keyed)', origin: context.origin, path: '/api/v1/rates/latest?currencies=USD', headers });
-    if (answer.connectionError || (answer.status === 503 && answer.headers.has('retry-after'))) {
+    if (answer.connectionError || askedToRetry(answer) !== null) {
       context.keyed.uncertain += 1;
       await pause(1000);
       continue;

@@ -43,6 +43,13 @@ export async function request(recorder, { service, route, origin, method = 'GET'
   return answer;
 }
 
+/** The seconds a 503 with Retry-After asks the client to wait (a dependency of the service is away), else null. */
+export function askedToRetry(answer) {
+  if (answer.status !== 503) return null;
+  const seconds = Number(answer.headers.get('retry-after') ?? NaN);
+  return Number.isFinite(seconds) ? seconds : null;
+}
+
 /**
  * Sends again after a connection error (up to `attempts` times), and after a 503 that carries
  * Retry-After, waiting as asked, for up to 40 s: what a partner's client does while a service
@@ -53,8 +60,8 @@ export async function withRetries(send, attempts = 6) {
   const unavailableUntil = Date.now() + 40_000;
   for (let attempt = 0; attempt < attempts; ) {
     answer = await send();
-    const retryAfter = answer.status === 503 ? Number(answer.headers.get('retry-after') ?? NaN) : NaN;
-    if (Number.isFinite(retryAfter) && Date.now() < unavailableUntil) {
+    const retryAfter = askedToRetry(answer);
+    if (retryAfter !== null && Date.now() < unavailableUntil) {
       await new Promise((resolve) => setTimeout(resolve, Math.max(250, retryAfter * 1000)));
       continue;
     }

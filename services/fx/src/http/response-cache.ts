@@ -62,11 +62,6 @@ export class ResponseCache {
     if (subscriber) await subscriber.quit().catch(() => subscriber.disconnect());
   }
 
-  /** Whether this instance caches now (false while its Redis subscription is lost). */
-  get caching(): boolean {
-    return this.subscribed;
-  }
-
   async getOrCompute(key: string, compute: () => Promise<unknown>): Promise<CachedResponse> {
     const cached = this.entries.get(key);
     if (cached) return cached;
