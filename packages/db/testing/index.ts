@@ -30,6 +30,8 @@ export interface TestDatabaseOptions<TSchema extends Record<string, unknown>> ex
   schema?: TSchema;
   /** Admin connection; defaults to process.env.DATABASE_URL. Unset → PGlite. */
   databaseUrl?: string;
+  /** See openDatabase: a test of a restarted server bounds a lost transaction more tightly. */
+  idleInTransactionTimeoutMs?: number;
 }
 
 function migrationsHash(folder: string): string {
@@ -150,7 +152,7 @@ export async function createTestDatabase<TSchema extends Record<string, unknown>
     const name = `svc_test_${options.schemaName}_${randomBytes(6).toString('hex')}`;
     await createFromTemplate(admin, name, templateName);
     const url = withDatabase(adminUrl, name);
-    const database = await openDatabase<TSchema>({ ...common, driver: 'postgres', url, skipMigrations: true, maxConnections: 5 });
+    const database = await openDatabase<TSchema>({ ...common, driver: 'postgres', url, skipMigrations: true, maxConnections: 5, ...(options.idleInTransactionTimeoutMs ? { idleInTransactionTimeoutMs: options.idleInTransactionTimeoutMs } : {}) });
     return {
       database,
       url,

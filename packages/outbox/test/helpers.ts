@@ -35,6 +35,7 @@ async function fixtureMigrationsFolder(): Promise<string> {
   return folder;
 }
 
-export async function createQueueTestDatabase() {
-  return createTestDatabase({ migrationsFolder: await fixtureMigrationsFolder(), schemaName: 'outbox_test', schema });
+/** `databaseUrl`: a server of the test's own (one it restarts); default DATABASE_URL, else embedded. */
+export async function createQueueTestDatabase(options: { databaseUrl?: string; idleInTransactionTimeoutMs?: number } = {}) {
+  return createTestDatabase({ migrationsFolder: await fixtureMigrationsFolder(), schemaName: 'outbox_test', schema, ...options });
 }
