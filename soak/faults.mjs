@@ -3,7 +3,7 @@
 // killed once before any is killed twice); once, at 40 % of the run, Redis restarted;
 // once, at 60 %, every PostgreSQL backend of one service terminated (pg_terminate_backend on the
 // application_name its pools carry); once, at 75 %, PostgreSQL itself stopped for 10 s and
-// started again (`pgRestart`, when the soak runs a server of its own; runs of 10 minutes or more). Each fault is pushed to
+// started again (`pgRestart`, when the soak runs a server of its own). Each fault is pushed to
 // `faults` as {at, kind, target}; a restart also gets `until`, when the server accepted connections again.
 import { sleep } from '../bench/out-of-process.mjs';
 
@@ -22,10 +22,7 @@ export async function injectFaults({ slots, redisRestart, pgRestart, sql, runnin
   const redisAt = startedAt + (endAt - startedAt) * 0.4;
   const postgresAt = startedAt + (endAt - startedAt) * 0.6;
   const restartAt = startedAt + (endAt - startedAt) * 0.75;
-  // Only in runs of 10 minutes or more, not the 3-minute CI soak: after a restart one webhook delivery
-  // stayed claimed for about four minutes before it was sent again (see docs/operations.md), which
-  // a 3-minute run's 5-minute drain barely absorbs. Until that is found, CI does not restart PostgreSQL.
-  let restartDone = !pgRestart || endAt - startedAt < 10 * 60_000;
+  let restartDone = !pgRestart;
   const victimService = Math.random() < 0.5 ? 'identity' : 'fx';
   let redisDone = false;
   let postgresDone = false;

@@ -205,6 +205,7 @@ export function connectionsWithinPools(samples, bound) {
  * warm-up keeps out what a start loads (the on-CPU models, the JIT), which is not a leak.
  */
 export function rssStable(rssSamples, { halfAt }, limit = 0.1, warmUpMs = 120_000) {
+  const percent = Math.round(limit * 100);
   const fleetStartedBy = Math.min(...Object.values(rssSamples).map((samples) => samples[0].at)) + 5000;
   const growth = [];
   let notJudged = 0;
@@ -219,7 +220,7 @@ export function rssStable(rssSamples, { halfAt }, limit = 0.1, warmUpMs = 120_00
     growth.push({ process: key, growth: Number((mean(span.slice(-3)) / mean(span.slice(0, 3)) - 1).toFixed(3)) });
   }
   const worst = growth.filter((entry) => entry.growth >= limit);
-  return result('each process\'s RSS over its own life in the second half growing less than 10%', worst.length === 0 && growth.length > 0, growth.length, { growth, notJudged });
+  return result(`each process's RSS over its own life in the second half growing less than ${percent}%`, worst.length === 0 && growth.length > 0, growth.length, { growth, notJudged, limit });
 }
 
 /** The counter may include requests whose answer was lost to a kill (`uncertain`), never more. */
