@@ -1,6 +1,7 @@
 // The soak's faults, until `running()` turns false: every 20-40 s one API instance or worker
 // killed with SIGKILL and started again 2-5 s later, every process in turn in a shuffled order (each
-// killed once before any is killed twice); once, at 40 % of the run, Redis restarted;
+// killed once before any is killed twice); once, at 40 % of the run, Redis restarted (stopped for
+// 30 s first in runs of 10 minutes or more);
 // once, at 60 %, every PostgreSQL backend of one service terminated (pg_terminate_backend on the
 // application_name its pools carry); once, at 75 %, PostgreSQL itself stopped for 10 s and
 // started again (`pgRestart`, when the soak runs a server of its own). Each fault is pushed to
@@ -32,9 +33,13 @@ export async function injectFaults({ slots, redisRestart, pgRestart, sql, runnin
     const now = Date.now();
     if (!redisDone && now >= redisAt) {
       redisDone = true;
-      faults.push({ at: now, kind: 'redis-restart', target: 'redis' });
-      await redisRestart();
-      log(`fault: Redis restarted in ${Date.now() - now} ms`);
+      // Stopped for 30 s in runs of 10 minutes or more; the 3-minute CI run restarts it at once.
+      const downMs = endAt - startedAt >= 10 * 60_000 ? 30_000 : 0;
+      const fault = { at: now, kind: downMs > 0 ? 'redis-stop' : 'redis-restart', target: downMs > 0 ? 'redis (stopped 30 s)' : 'redis' };
+      faults.push(fault);
+      await redisRestart(downMs);
+      fault.until = Date.now();
+      log(`fault: Redis stopped and started again in ${fault.until - now} ms`);
     } else if (!postgresDone && now >= postgresAt) {
       postgresDone = true;
       const rows = await sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and application_name like ${`svc-${victimService}-%`}`;

@@ -28,7 +28,11 @@ export async function keyedReader(context) {
     // PostgreSQL was away (refused at the key check, or counted and then failed): maybe counted.
     const unavailable = askedToRetry(answer) !== null;
     if (answer.connectionError || unavailable) context.keyed.uncertain += 1;
-    else context.keyed.answered += 1;
+    else {
+      context.keyed.answered += 1;
+      // While Redis is stopped each instance counts the quota in memory, and those counts are not added to the shared one afterwards.
+      if (context.redisOutage) context.keyed.duringRedisOutage += 1;
+    }
     if (answer.status !== 200 && !unavailable) unexpected(context.recorder, 'keyed read', answer);
     // Under the per-key 60 a minute, so every request is counted against the monthly quota.
     await pause(1500);

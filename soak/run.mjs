@@ -158,7 +158,7 @@ async function main() {
     caseIdsByKey: new Map(), tokenChecks: { revoked: 0, usesAfterRevocation: 0 }, corrections: { made: [], withoutFields: 0 },
   };
   const liveContext = { ...identityContext, auth: () => livePartner.headers, live: { submitted: [], outcomes: {} } };
-  const fxContext = { recorder, origin: fxFront.origin, running, key, adminToken, keyed: { answered: 0, uncertain: 0 }, ratePosts: 0, streams: { opened: 0, events: 0 }, stopSignal: AbortSignal.timeout(endAt - Date.now()) };
+  const fxContext = { recorder, origin: fxFront.origin, running, key, adminToken, keyed: { answered: 0, uncertain: 0, duringRedisOutage: 0 }, redisOutage: false, ratePosts: 0, streams: { opened: 0, events: 0 }, stopSignal: AbortSignal.timeout(endAt - Date.now()) };
 
   await createAlerts(fxContext, alertKey, receiver);
 
@@ -195,7 +195,16 @@ async function main() {
     streamReader(fxContext),
   ];
   const faults = [];
-  const faulting = options.faults ? injectFaults({ slots, redisRestart: () => restartRedis(redisPort, workDir), pgRestart: ownPostgres && (async (downMs) => {
+  const faulting = options.faults ? injectFaults({ slots, redisRestart: async (downMs) => {
+    fxContext.redisOutage = true;
+    try {
+      await restartRedis(redisPort, workDir, downMs);
+      // The services' clients reconnect with a back-off: answers just after the start may still be counted in memory.
+      await sleep(10_000);
+    } finally {
+      fxContext.redisOutage = false;
+    }
+  }, pgRestart: ownPostgres && (async (downMs) => {
     await ownPostgres.stop();
     await sleep(downMs);
     await ownPostgres.start();
@@ -324,9 +333,10 @@ function invariantsFreeLatency(requests, service) {
   return { count: values.length, p50: at(0.5), p95: at(0.95), p99: at(0.99) };
 }
 
-/** SHUTDOWN (SIGTERM: the append-only file is complete), then the same server on the same port. */
-async function restartRedis(port, directory) {
+/** SHUTDOWN (SIGTERM: the append-only file is complete), `downMs` without it, then the same server on the same port. */
+async function restartRedis(port, directory, downMs) {
   await stopChild(redis, 10_000);
+  await sleep(downMs);
   redis = await startRedis(port, join(directory, 'redis'));
 }
 
