@@ -8,6 +8,9 @@
 // `faults` as {at, kind, target}; a restart also gets `until`, when the server accepted connections again.
 import { sleep } from '../bench/out-of-process.mjs';
 
+/** Runs at least this long stop Redis for 30 s and judge RSS growth at 10 %; shorter ones (the CI soak) do neither. */
+export const LONG_RUN_MS = 10 * 60_000;
+
 const between = (low, high) => low + Math.random() * (high - low);
 
 function shuffled(list) {
@@ -34,7 +37,7 @@ export async function injectFaults({ slots, redisRestart, pgRestart, sql, runnin
     if (!redisDone && now >= redisAt) {
       redisDone = true;
       // Stopped for 30 s in runs of 10 minutes or more; the 3-minute CI run restarts it at once.
-      const downMs = endAt - startedAt >= 10 * 60_000 ? 30_000 : 0;
+      const downMs = endAt - startedAt >= LONG_RUN_MS ? 30_000 : 0;
       const fault = { at: now, kind: downMs > 0 ? 'redis-stop' : 'redis-restart', target: downMs > 0 ? 'redis (stopped 30 s)' : 'redis' };
       faults.push(fault);
       await redisRestart(downMs);

@@ -26,7 +26,7 @@ import { pathToFileURL } from 'node:url';
 import { collectLines, cpuSeconds, freePort, killTracked, root, sleep, spawnTracked, stopChild } from '../bench/out-of-process.mjs';
 import { freshDatabase } from '../bench/service-bench.mjs';
 import { openDatabase } from './database.mjs';
-import { injectFaults } from './faults.mjs';
+import { injectFaults, LONG_RUN_MS } from './faults.mjs';
 import { fleetSlot, rssKilobytes, startHelper, startRedis } from './fleet.mjs';
 import { adminPoster, anonymousReader, createAlerts, keyedReader, keyedUsage, streamReader } from './fx-load.mjs';
 import { caseLane, endpointLane, tokenLane } from './identity-load.mjs';
@@ -289,7 +289,7 @@ async function main() {
     // A 3-minute run judges 90 s of each life, across the PostgreSQL restart: one such run measured an
     // identity API at +11.4 %, which 90 s cannot tell from a higher allocator high-water mark after the
     // retries that follow the restart. Runs of 10 minutes or more judge growth at 10 %, short ones at 20 %.
-    invariants.rssStable(samples.rss, { halfAt: startedAt + (endAt - startedAt) / 2 }, endAt - startedAt >= 10 * 60_000 ? 0.1 : 0.2),
+    invariants.rssStable(samples.rss, { halfAt: startedAt + (endAt - startedAt) / 2 }, endAt - startedAt >= LONG_RUN_MS ? 0.1 : 0.2),
   ];
   const series = requestSeries(recorder.requests, startedAt);
   const passed = results.every((entry) => entry.ok);
