@@ -61,7 +61,7 @@ function blobsOf(image: GrayImage, threshold: number, size: number): Blob[] {
         }
       }
     }
-    if (members.length < 5) {
+    if (members.length < 4) {
       blobs.push({ x: 0, y: 0, width: 0, height: 0, features: [] });
       continue;
     }
@@ -106,26 +106,39 @@ function relativeToLine(blobs: Blob[], size: number): Blob[] {
   });
 }
 
-/** Renders every digit of every card font at the card's value size. */
-export function digitTemplates(size: number): DigitTemplate[] {
+/** A blurred template is cut at the Otsu threshold and at a lighter one, as a photographed line's soft edges are. */
+const TEMPLATE_THRESHOLD_SHIFTS = [0, 30];
+
+/**
+ * Renders every digit of every card font at the card's value size, sharp (blur 0) and at each
+ * other blur given: a phone camera's blur changes a small glyph's shape at any ink threshold.
+ */
+export function digitTemplates(size: number, blurs: readonly number[] = [0]): DigitTemplate[] {
   registerFonts(DIGIT_FONTS);
   const templates: DigitTemplate[] = [];
   for (const font of DIGIT_FONTS) {
     for (const glyph of GLYPHS) {
-      const canvas = createCanvas(size * 3, size * 2);
-      const context = canvas.getContext('2d');
-      context.fillStyle = '#fff';
-      context.fillRect(0, 0, canvas.width, canvas.height);
-      context.fillStyle = '#000';
-      context.font = `${size}px "${font.family}"`;
-      // A tall reference glyph after it sets the baseline the way a printed line does (a Western one:
-      // two Arabic-Indic digits with a space between would be laid out right to left).
-      context.fillText(`${glyph} 7`, size / 2, size * 1.4);
-      const data = context.getImageData(0, 0, canvas.width, canvas.height);
-      const pixels = new Uint8ClampedArray(canvas.width * canvas.height);
-      for (let index = 0; index < pixels.length; index += 1) pixels[index] = data.data[index * 4]!;
-      const blobs = relativeToLine(blobsOf({ width: canvas.width, height: canvas.height, pixels }, 128, size), size).sort((first, second) => first.x - second.x);
-      if (blobs.length >= 2) templates.push({ glyph, features: blobs[0]!.features });
+      for (const blur of blurs) {
+        const canvas = createCanvas(size * 3, size * 2);
+        const context = canvas.getContext('2d');
+        context.fillStyle = '#fff';
+        context.fillRect(0, 0, canvas.width, canvas.height);
+        context.fillStyle = '#000';
+        context.font = `${size}px "${font.family}"`;
+        if (blur > 0) context.filter = `blur(${blur}px)`;
+        // A tall reference glyph after it sets the baseline the way a printed line does (a Western one:
+        // two Arabic-Indic digits with a space between would be laid out right to left).
+        context.fillText(`${glyph} 7`, size / 2, size * 1.4);
+        const data = context.getImageData(0, 0, canvas.width, canvas.height);
+        const pixels = new Uint8ClampedArray(canvas.width * canvas.height);
+        for (let index = 0; index < pixels.length; index += 1) pixels[index] = data.data[index * 4]!;
+        const shifts = blur === 0 ? [0] : TEMPLATE_THRESHOLD_SHIFTS;
+        for (const shift of shifts) {
+          const threshold = blur === 0 ? 128 : otsuThreshold(pixels) + shift;
+          const blobs = relativeToLine(blobsOf({ width: canvas.width, height: canvas.height, pixels }, threshold, size), size).sort((first, second) => first.x - second.x);
+          if (blobs.length >= 2) templates.push({ glyph, features: blobs[0]!.features });
+        }
+      }
     }
   }
   return templates;
@@ -137,26 +150,66 @@ function distance(first: number[], second: number[]): number {
   return Math.sqrt(sum);
 }
 
+/** A blob whose second-best digit is this close is unclear: a wider margin turns misreads into gaps the other readings fill. */
+const NEAR_TIE = 0.3;
+
+/**
+ * Two glyphs that touch (٨ and "/" in KacstOne) make one blob whose shape, squeezed onto the grid,
+ * can still look like a digit; its size cannot. Width and height are features scaled by 4/size.
+ */
+const SIZE_TOLERANCE = 0.9;
+function sameSize(blob: Blob, template: DigitTemplate): boolean {
+  const at = blob.features.length;
+  return Math.abs(blob.features[at - 2]! - template.features[at - 2]!) <= SIZE_TOLERANCE && Math.abs(blob.features[at - 3]! - template.features[at - 3]!) <= SIZE_TOLERANCE;
+}
+
 const WESTERN_OF: Record<string, string> = Object.fromEntries([...'٠١٢٣٤٥٦٧٨٩'].map((digit, index) => [digit, String(index)]));
 
 /** Reads the digits in a crop; thresholdShift moves the ink threshold (an independent second reading uses another one). */
 export function readDigits(image: GrayImage, templates: DigitTemplate[], size: number, thresholdShift = 0): DigitReading {
   const threshold = otsuThreshold(image.pixels) + thresholdShift;
   const blobs = relativeToLine(blobsOf(image, threshold, size), size)
-    .filter((blob) => blob.height > size * 0.12 && blob.height < size * 1.6)
+    .filter((blob) => blob.height > size * 0.06 && blob.height < size * 1.6)
     .sort((first, second) => first.x - second.x);
   let text: string | null = '';
   let arabicIndic = 0;
   for (const blob of blobs) {
-    const ranked = templates.map((template) => ({ glyph: template.glyph, distance: distance(blob.features, template.features) })).sort((first, second) => first.distance - second.distance);
+    const ranked = templates.map((template) => ({ glyph: template.glyph, template, distance: distance(blob.features, template.features) })).sort((first, second) => first.distance - second.distance);
     const best = ranked[0];
     if (best === undefined) return { text: null, arabicIndic: false };
     // The digit set is judged from every blob, even when one blob is too unclear to read.
     if (best.glyph in WESTERN_OF) arabicIndic += 1;
     const value = WESTERN_OF[best.glyph] ?? best.glyph;
     const rival = ranked.find((candidate) => (WESTERN_OF[candidate.glyph] ?? candidate.glyph) !== value);
-    const unclear = best.distance > 4.5 || (rival !== undefined && rival.distance - best.distance < 0.15);
+    const unclear = best.distance > 4.5 || (rival !== undefined && rival.distance - best.distance < NEAR_TIE) || !sameSize(blob, best.template);
     text = text === null || unclear ? null : text + value;
   }
   return { text, arabicIndic: arabicIndic * 2 > blobs.length };
+}
+
+const INK_THRESHOLD_SHIFTS = [-20, 0, 20, 40];
+/** Three template readers: sharp glyphs; sharp and phone-blurred; softly blurred. */
+const TEMPLATE_BLUR_SETS = [[0], [0, 0.8, 1.3], [0.5, 1.0]];
+
+export function digitTemplateSets(size: number): DigitTemplate[][] {
+  return TEMPLATE_BLUR_SETS.map((blurs) => digitTemplates(size, blurs));
+}
+
+/**
+ * A line read by every template set at every ink threshold: twelve readings, each conservative
+ * (an unclear blob voids it), which agreedValue() turns into one value or none.
+ */
+export function readDigitsEveryWay(image: GrayImage, templateSets: DigitTemplate[][], size: number): DigitReading[] {
+  return templateSets.flatMap((templates) => INK_THRESHOLD_SHIFTS.map((shift) => readDigits(image, templates, size, shift)));
+}
+
+/**
+ * The value at least `needed` readings give, outvoting any other valid value four to one (a lone
+ * misread among eight agreeing readings does not void the line); null otherwise.
+ */
+export function agreedValue(values: (string | null)[], needed: number): string | null {
+  const counts = new Map<string, number>();
+  for (const value of values) if (value !== null) counts.set(value, (counts.get(value) ?? 0) + 1);
+  const [top, runnerUp] = [...counts.entries()].sort((first, second) => second[1] - first[1]);
+  return top !== undefined && top[1] >= needed && top[1] >= 4 * (runnerUp?.[1] ?? 0) ? top[0] : null;
 }

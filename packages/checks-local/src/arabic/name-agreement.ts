@@ -5,7 +5,7 @@
  * (ABDURRAHMAN) defeat a skeleton. Short skeletons say little (علي and وائل are both "L"), so a
  * match or mismatch on them is "uncertain", never a fraud signal.
  */
-import { comparisonForm } from './text.js';
+import { comparisonForm, editDistance } from './text.js';
 
 export type NameAgreement = 'agree' | 'disagree' | 'uncertain';
 
@@ -82,18 +82,6 @@ export function compareArabicLatin(arabic: string, latin: string): NameAgreement
   // One consonant off is as likely a transliteration habit as another name; a one-letter skeleton proves nothing.
   const distance = Math.min(...latinBones.map((bones) => editDistance(arabicBones, bones)));
   return Math.min(arabicBones.length, ...latinBones.map((bones) => bones.length)) >= 2 && distance >= 2 ? 'disagree' : 'uncertain';
-}
-
-function editDistance(first: string, second: string): number {
-  let previous = Array.from({ length: second.length + 1 }, (_, index) => index);
-  for (let row = 1; row <= first.length; row += 1) {
-    const current = [row];
-    for (let column = 1; column <= second.length; column += 1) {
-      current[column] = Math.min(previous[column]! + 1, current[column - 1]! + 1, previous[column - 1]! + (first[row - 1] === second[column - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[second.length]!;
 }
 
 export interface NameDisagreement {

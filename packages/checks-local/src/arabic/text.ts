@@ -51,3 +51,18 @@ export function comparisonForm(text: string): string {
 export function isArabicWords(text: string): boolean {
   return /^[\u0621-\u064A\u0671-\u06D3 ]+$/u.test(text) && text.split(' ').every((word) => word.length >= 3 || word === 'عبد' || word === 'أبو');
 }
+
+/** Levenshtein distance in code points (letters, not UTF-16 units). */
+export function editDistance(first: string, second: string): number {
+  const a = [...first];
+  const b = [...second];
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let row = 1; row <= a.length; row += 1) {
+    const current = [row];
+    for (let column = 1; column <= b.length; column += 1) {
+      current[column] = Math.min(previous[column]! + 1, current[column - 1]! + 1, previous[column - 1]! + (a[row - 1] === b[column - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
+}

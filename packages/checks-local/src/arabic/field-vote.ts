@@ -1,0 +1,136 @@
+/**
+ * Deciding an Arabic field from several OCR readings. A value is stored only when independent
+ * readings agree on it, and how much agreement it needs depends on what the value is:
+ * - a name or place the lexicon knows needs three readings, from both models, and no reading
+ *   of another known name; one that is a letter away from another known name (ريم/مريم,
+ *   سامر/سامي: the letter a model most often drops or swaps) needs four, and no reading of that
+ *   neighbour;
+ * - a word the lexicon does not know needs four readings from both models, every word three
+ *   letters or more, no final ي/ى (every model reads a printed final ي as ى), and must not be a
+ *   letter away from a known name (إبراهير is إبراهيم misread, not a new name).
+ * The stored value of a known name is the lexicon's spelling, which the readings matched up to
+ * the final ي/ى only. Tesseract's raw-line and single-word modes sometimes add a phantom alef
+ * before the text; such a reading counts for the name without it when the name begins otherwise.
+ */
+import { agreementForm, editDistance, isArabicWords } from './text.js';
+
+export type ArabicModel = 'ara' | 'Arabic';
+
+export interface FieldReading {
+  model: ArabicModel;
+  text: string;
+  /** Read in tesseract's raw-line or single-word mode, which may add a phantom alef before the text. */
+  phantomAlef?: boolean;
+}
+
+const KNOWN_VOTES = 3;
+const NEIGHBOURED_VOTES = 4;
+const UNKNOWN_VOTES = 4;
+
+/** A reading's Arabic letters in the agreement form, with the script model's Persian and Urdu letter forms folded to the Arabic ones they draw. */
+export function readingForm(raw: string): string {
+  const letters = raw
+    .normalize('NFC')
+    .replace(/ی(?=\s|$)/gu, 'ى')
+    .replace(/ۃ/gu, 'ة')
+    .replace(/ھ/gu, 'ه')
+    .replace(/[\u064B-\u065F\u0670]/gu, '')
+    .replace(/[^\u0621-\u064A\u0671-\u06D3\u0640 ]/gu, ' ');
+  return agreementForm(letters);
+}
+
+/** The final ي/ى folded: the one difference the models cannot see. */
+function looseKey(text: string): string {
+  return text.replace(/ي(?=\s|$)/gu, 'ى');
+}
+
+export interface Lexicon {
+  /** The entry a reading spells, up to the final ي/ى. */
+  entryOf(reading: string): string | undefined;
+  /** The same, for a reading in raw-line mode, which may begin with a phantom alef (اقصاب for قصاب). */
+  entryOfRawLine(reading: string): string | undefined;
+  /** Known entries one letter away from an entry or reading (not the entry itself). */
+  neighboursOf(text: string): string[];
+}
+
+export function createLexicon(entries: readonly string[]): Lexicon {
+  const byKey = new Map<string, string>();
+  for (const entry of entries) byKey.set(looseKey(agreementForm(entry)), entry);
+  const keys = [...byKey.keys()];
+  const neighbours = new Map<string, string[]>();
+  return {
+    entryOf: (reading) => byKey.get(looseKey(reading)),
+    entryOfRawLine(reading) {
+      const exact = byKey.get(looseKey(reading));
+      if (exact !== undefined || !reading.startsWith('ا')) return exact;
+      const withoutAlef = byKey.get(looseKey(reading.slice(1).trimStart()));
+      return withoutAlef !== undefined && !/^[اأإآ]/u.test(withoutAlef) ? withoutAlef : undefined;
+    },
+    neighboursOf(text) {
+      const key = looseKey(text);
+      let found = neighbours.get(key);
+      if (found === undefined) {
+        found = keys.filter((other) => other !== key && Math.abs(other.length - key.length) <= 1 && editDistance(other, key) === 1).map((other) => byKey.get(other)!);
+        neighbours.set(key, found);
+      }
+      return found;
+    },
+  };
+}
+
+function tally<T>(items: T[], keyOf: (item: T) => string | undefined): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    if (key === undefined) continue;
+    groups.set(key, [...(groups.get(key) ?? []), item]);
+  }
+  return groups;
+}
+
+const bothModels = (readings: FieldReading[]) => new Set(readings.map((reading) => reading.model)).size === 2;
+
+/** The value several readings of one Arabic field agree on, or null for the reviewer. */
+export function decideWords(raw: FieldReading[], lexicon: Lexicon): string | null {
+  const readings = raw.map((reading) => ({ ...reading, text: readingForm(reading.text) })).filter((reading) => reading.text.length > 0);
+  const known = [...tally(readings, (reading) => (reading.phantomAlef === true ? lexicon.entryOfRawLine(reading.text) : lexicon.entryOf(reading.text))).entries()].sort((first, second) => second[1].length - first[1].length);
+  const [best, runnerUp] = known;
+  if (best !== undefined) {
+    const [entry, votes] = best;
+    if (runnerUp !== undefined && runnerUp[1].length >= 2) return null;
+    const neighbours = lexicon.neighboursOf(agreementForm(entry));
+    const neighbourRead = neighbours.some((neighbour) => known.some(([other]) => other === neighbour));
+    const needed = neighbours.length > 0 ? NEIGHBOURED_VOTES : KNOWN_VOTES;
+    // One model is enough only for a name with no known neighbour, and only when the other model read nothing at all.
+    const otherModelSilent = readings.every((reading) => votes.some((vote) => vote.model === reading.model));
+    if (votes.length >= needed && (bothModels(votes) || (neighbours.length === 0 && otherModelSilent)) && !neighbourRead) return entry;
+    if (votes.length >= 2) return null;
+  }
+  const [unknown] = [...tally(readings, (reading) => reading.text).entries()].sort((first, second) => second[1].length - first[1].length);
+  if (unknown === undefined) return null;
+  const [value, votes] = unknown;
+  if (lexicon.entryOf(value) !== undefined || lexicon.neighboursOf(value).length > 0) return null;
+  const finalYa = /[يى](\s|$)/u.test(value);
+  return votes.length >= UNKNOWN_VOTES && bothModels(votes) && isArabicWords(value) && !finalYa ? value : null;
+}
+
+/**
+ * A civil registry line (place, quarter, number): four readings from both models equal letter for
+ * letter, its words a known place and a known quarter (a first word that lost a letter, مص for
+ * حمص, is otherwise agreed on), its number in Western digits: tesseract lays Arabic-Indic digits
+ * out in reverse order, with direction marks, so those lines are the reviewer's.
+ */
+export function decideLine(raw: FieldReading[], places: Lexicon): string | null {
+  const readings = raw.map((reading) => ({ model: reading.model, text: agreementForm(reading.text.replace(/ی(?=\s|$)/gu, 'ى')) })).filter((reading) => reading.text.length > 1);
+  const [top] = [...tally(readings, (reading) => reading.text).entries()].sort((first, second) => second[1].length - first[1].length);
+  if (top === undefined || top[1].length < UNKNOWN_VOTES || !bothModels(top[1])) return null;
+  const match = /^([\u0621-\u064A ]+) ([0-9]+)$/u.exec(top[0]);
+  if (match === null) return null;
+  const words = match[1]!.split(' ');
+  for (let split = 1; split < words.length; split += 1) {
+    const place = places.entryOf(words.slice(0, split).join(' '));
+    const quarter = places.entryOf(words.slice(split).join(' '));
+    if (place !== undefined && quarter !== undefined) return `${place} ${quarter} ${match[2]!}`;
+  }
+  return null;
+}
