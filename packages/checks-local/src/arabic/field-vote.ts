@@ -7,7 +7,8 @@
  *   neighbour;
  * - a word the lexicon does not know needs four readings from both models, every word three
  *   letters or more, no final ي/ى (every model reads a printed final ي as ى), and must not be a
- *   letter away from a known name (إبراهير is إبراهيم misread, not a new name).
+ *   known name misread: a letter from one once hamza seats are folded, two for long names
+ *   (إبراهير and ابراهيو are إبراهيم misread, not new names).
  * The stored value of a known name is the lexicon's spelling, which the readings matched up to
  * the final ي/ى only. Tesseract's raw-line and single-word modes sometimes add a phantom alef
  * before the text; such a reading counts for the name without it when the name begins otherwise.
@@ -26,6 +27,7 @@ export interface FieldReading {
 const KNOWN_VOTES = 3;
 const NEIGHBOURED_VOTES = 4;
 const UNKNOWN_VOTES = 4;
+const READINGS_PER_MODEL = 3;
 
 /** A reading's Arabic letters in the agreement form, with the script model's Persian and Urdu letter forms folded to the Arabic ones they draw. */
 export function readingForm(raw: string): string {
@@ -51,6 +53,8 @@ export interface Lexicon {
   entryOfRawLine(reading: string): string | undefined;
   /** Known entries one letter away from an entry or reading (not the entry itself). */
   neighboursOf(text: string): string[];
+  /** Whether a reading could be a known name misread: a letter from one once hamza seats are folded, two for names of six letters or more. */
+  nearKnown(reading: string): boolean;
 }
 
 export function createLexicon(entries: readonly string[]): Lexicon {
@@ -58,7 +62,13 @@ export function createLexicon(entries: readonly string[]): Lexicon {
   for (const entry of entries) byKey.set(looseKey(agreementForm(entry)), entry);
   const keys = [...byKey.keys()];
   const neighbours = new Map<string, string[]>();
+  const foldHamza = (text: string) => looseKey(text).replace(/[أإآ]/gu, 'ا');
+  const folded = keys.map(foldHamza);
   return {
+    nearKnown(reading) {
+      const key = foldHamza(reading);
+      return folded.some((other) => Math.abs(other.length - key.length) <= 2 && editDistance(other, key) <= (Math.min(other.length, key.length) >= 6 ? 2 : 1));
+    },
     entryOf: (reading) => byKey.get(looseKey(reading)),
     entryOfRawLine(reading) {
       const exact = byKey.get(looseKey(reading));
@@ -101,15 +111,16 @@ export function decideWords(raw: FieldReading[], lexicon: Lexicon): string | nul
     const neighbours = lexicon.neighboursOf(agreementForm(entry));
     const neighbourRead = neighbours.some((neighbour) => known.some(([other]) => other === neighbour));
     const needed = neighbours.length > 0 ? NEIGHBOURED_VOTES : KNOWN_VOTES;
-    // One model is enough only for a name with no known neighbour, and only when the other model read nothing at all.
-    const otherModelSilent = readings.every((reading) => votes.some((vote) => vote.model === reading.model));
-    if (votes.length >= needed && (bothModels(votes) || (neighbours.length === 0 && otherModelSilent)) && !neighbourRead) return entry;
+    // One model is enough when all three of its readings spell the name and the other model's spell no known name at all.
+    const model = votes[0]!.model;
+    const oneModelUnanimous = known.length === 1 && votes.length === READINGS_PER_MODEL && raw.filter((reading) => reading.model === model).length === READINGS_PER_MODEL && votes.every((vote) => vote.model === model);
+    if (!neighbourRead && ((votes.length >= needed && bothModels(votes)) || oneModelUnanimous)) return entry;
     if (votes.length >= 2) return null;
   }
   const [unknown] = [...tally(readings, (reading) => reading.text).entries()].sort((first, second) => second[1].length - first[1].length);
   if (unknown === undefined) return null;
   const [value, votes] = unknown;
-  if (lexicon.entryOf(value) !== undefined || lexicon.neighboursOf(value).length > 0) return null;
+  if (lexicon.entryOf(value) !== undefined || lexicon.nearKnown(value)) return null;
   const finalYa = /[يى](\s|$)/u.test(value);
   return votes.length >= UNKNOWN_VOTES && bothModels(votes) && isArabicWords(value) && !finalYa ? value : null;
 }
