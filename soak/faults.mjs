@@ -42,7 +42,7 @@ export async function injectFaults({ slots, redisRestart, pgRestart, sql, runnin
       faults.push(fault);
       await redisRestart(downMs);
       fault.until = Date.now();
-      log(`fault: Redis stopped and started again in ${fault.until - now} ms`);
+      log(downMs > 0 ? `fault: Redis stopped and started again in ${fault.until - now} ms` : `fault: Redis restarted in ${fault.until - now} ms`);
     } else if (!postgresDone && now >= postgresAt) {
       postgresDone = true;
       const rows = await sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and application_name like ${`svc-${victimService}-%`}`;
