@@ -14,7 +14,7 @@
 import { createWorker, OEM, PSM, type Worker } from 'tesseract.js';
 import { cropGray, cropPng, flattenCard, imagePng, inkCrop, type GrayImage } from './card-geometry.js';
 import { NATIONAL_ID_LAYOUT, VALUE_SIZE, type FieldRegion, type NationalIdField } from './card-layout.js';
-import { agreedValue, digitTemplateSets, readDigits, readDigitsEveryWay, type DigitTemplate } from './digit-reader.js';
+import { agreedValue, digitTemplateSets, readDigitsEveryWay, type DigitTemplate } from './digit-reader.js';
 import { parseNationalNumber } from './national-number.js';
 import { createLexicon, decideLine, decideWords, type FieldReading } from './field-vote.js';
 import { NAME_LEXICON, PLACE_LEXICON } from './name-lexicon.js';
@@ -86,35 +86,36 @@ export async function createArabicCardReader(): Promise<ArabicCardReader> {
     return readings.map((reading, index) => ({ model: index < 3 ? ('ara' as const) : ('Arabic' as const), text: reading, phantomAlef: index >= 2 }));
   }
 
-  /** Every reading of a digit line, as the field's parser accepts it (null where it does not). */
-  async function digitLineReadings(card: GrayImage, region: FieldRegion, parse: (digits: string) => string | null): Promise<(string | null)[]> {
+  /** Every reading of a digit line, as the field's parser accepts it (null where it does not), and whether the line is Arabic-Indic. */
+  async function digitLineReadings(card: GrayImage, region: FieldRegion, parse: (digits: string) => string | null): Promise<{ arabicIndic: boolean; values: (string | null)[] }> {
     const crop = cropGray(card, region.box);
     const templateReadings = readDigitsEveryWay(crop, templateSets, VALUE_SIZE);
     if (templateReadings.filter((reading) => reading.arabicIndic).length * 2 > templateReadings.length) {
-      return templateReadings.map((reading) => (reading.text === null ? null : parse(reading.text)));
+      return { arabicIndic: true, values: templateReadings.map((reading) => (reading.text === null ? null : parse(reading.text))) };
     }
     // Western digits: tesseract's eng reads them well, on the box and on the ink cut, at two scales.
     const ink = inkCrop(card, region.box, true);
     const images = [cropPng(card, region.box), cropPng(card, region.box, 2), ...(ink === null ? [] : [imagePng(ink), imagePng(ink, 2)])];
     const readings = await Promise.all(images.map((image) => text(eng, image)));
-    return readings.map((reading) => {
+    const values = readings.map((reading) => {
       const digits = westernDigits(reading).replace(/[^0-9/]/g, '');
       return digits.length === 0 ? null : parse(digits);
     });
+    return { arabicIndic: false, values };
   }
 
   return {
     async readNationalId(image) {
       const card = await flattenCard(image);
       const fields: Partial<Record<NationalIdField, string>> = {};
-      // A card prints all its numbers in one digit set; the models read an Arabic-Indic registry number as Western digits (٦ as 1).
-      const numberRegion = NATIONAL_ID_LAYOUT.find((region) => region.field === 'nationalNumber')!;
-      const arabicIndicCard = readDigits(cropGray(card, numberRegion.box), templateSets[0]!, VALUE_SIZE).arabicIndic;
+      // The national number is read first: a card prints all its numbers in one digit set, and the
+      // models read an Arabic-Indic registry number as Western digits (٦ as 1).
+      const number = await digitLineReadings(card, NATIONAL_ID_LAYOUT.find((region) => region.field === 'nationalNumber')!, parseNationalNumber);
       for (const region of NATIONAL_ID_LAYOUT) {
         let value: string | null;
-        if (region.field === 'nationalNumber') value = agreedValue(await digitLineReadings(card, region, parseNationalNumber), AGREEING_READINGS);
-        else if (region.field === 'dateOfBirth') value = agreedValue(await digitLineReadings(card, region, isoDate), AGREEING_READINGS);
-        else if (region.field === 'civilRegistryAr') value = arabicIndicCard ? null : decideLine(await sixReadings(card, region), places);
+        if (region.field === 'nationalNumber') value = agreedValue(number.values, AGREEING_READINGS);
+        else if (region.field === 'dateOfBirth') value = agreedValue((await digitLineReadings(card, region, isoDate)).values, AGREEING_READINGS);
+        else if (region.field === 'civilRegistryAr') value = number.arabicIndic ? null : decideLine(await sixReadings(card, region), places);
         else value = decideWords(await sixReadings(card, region), region.field === 'birthPlaceAr' ? places : names);
         if (value !== null) fields[region.field] = value;
       }

@@ -13,7 +13,7 @@
  * the final ي/ى only. Tesseract's raw-line and single-word modes sometimes add a phantom alef
  * before the text; such a reading counts for the name without it when the name begins otherwise.
  */
-import { agreementForm, editDistance, isArabicWords } from './text.js';
+import { agreementForm, comparisonForm, editDistance, isArabicWords } from './text.js';
 
 export type ArabicModel = 'ara' | 'Arabic';
 
@@ -29,16 +29,9 @@ const NEIGHBOURED_VOTES = 4;
 const UNKNOWN_VOTES = 4;
 const READINGS_PER_MODEL = 3;
 
-/** A reading's Arabic letters in the agreement form, with the script model's Persian and Urdu letter forms folded to the Arabic ones they draw. */
+/** A reading's Arabic letters (no digits, punctuation or harakat) in the agreement form. */
 export function readingForm(raw: string): string {
-  const letters = raw
-    .normalize('NFC')
-    .replace(/ی(?=\s|$)/gu, 'ى')
-    .replace(/ۃ/gu, 'ة')
-    .replace(/ھ/gu, 'ه')
-    .replace(/[\u064B-\u065F\u0670]/gu, '')
-    .replace(/[^\u0621-\u064A\u0671-\u06D3\u0640 ]/gu, ' ');
-  return agreementForm(letters);
+  return agreementForm(raw.normalize('NFC').replace(/[\u064B-\u065F\u0670]/gu, '').replace(/[^\u0621-\u064A\u0671-\u06D3\u0640 ]/gu, ' '));
 }
 
 /** The final ي/ى folded: the one difference the models cannot see. */
@@ -62,11 +55,11 @@ export function createLexicon(entries: readonly string[]): Lexicon {
   for (const entry of entries) byKey.set(looseKey(agreementForm(entry)), entry);
   const keys = [...byKey.keys()];
   const neighbours = new Map<string, string[]>();
-  const foldHamza = (text: string) => looseKey(text).replace(/[أإآ]/gu, 'ا');
-  const folded = keys.map(foldHamza);
+  // comparisonForm folds hamza seats and ى/ي, the differences a misreading of a known name hides behind.
+  const folded = keys.map(comparisonForm);
   return {
     nearKnown(reading) {
-      const key = foldHamza(reading);
+      const key = comparisonForm(reading);
       return folded.some((other) => Math.abs(other.length - key.length) <= 2 && editDistance(other, key) <= (Math.min(other.length, key.length) >= 6 ? 2 : 1));
     },
     entryOf: (reading) => byKey.get(looseKey(reading)),
@@ -132,7 +125,7 @@ export function decideWords(raw: FieldReading[], lexicon: Lexicon): string | nul
  * out in reverse order, with direction marks, so those lines are the reviewer's.
  */
 export function decideLine(raw: FieldReading[], places: Lexicon): string | null {
-  const readings = raw.map((reading) => ({ model: reading.model, text: agreementForm(reading.text.replace(/ی(?=\s|$)/gu, 'ى')) })).filter((reading) => reading.text.length > 1);
+  const readings = raw.map((reading) => ({ model: reading.model, text: agreementForm(reading.text) })).filter((reading) => reading.text.length > 1);
   const [top] = [...tally(readings, (reading) => reading.text).entries()].sort((first, second) => second[1].length - first[1].length);
   if (top === undefined || top[1].length < UNKNOWN_VOTES || !bothModels(top[1])) return null;
   const match = /^([\u0621-\u064A ]+) ([0-9]+)$/u.exec(top[0]);

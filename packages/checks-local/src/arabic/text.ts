@@ -23,12 +23,19 @@ export function westernDigits(text: string): string {
 }
 
 /**
- * The form two readings must share for a value to be stored: the display form with only the
- * Persian look-alike letters (which the script model emits for Arabic ones) and harakat folded;
- * hamza seats and ى/ي must agree, since the stored value keeps them as printed.
+ * The form two readings must share for a value to be stored: the display form with harakat and
+ * the Persian and Urdu letter forms the script model emits folded to the Arabic letters they draw
+ * (a final ی is dotless, ى; elsewhere ي; ک ك, ۃ ة, ھ ه); hamza seats and ى/ي must agree, since
+ * the stored value keeps them as printed.
  */
 export function agreementForm(text: string): string {
-  return displayForm(text).replace(HARAKAT, '').replace(/ی/g, 'ي').replace(/ک/g, 'ك');
+  return displayForm(text)
+    .replace(HARAKAT, '')
+    .replace(/ی(?=\s|$)/gu, 'ى')
+    .replace(/ی/g, 'ي')
+    .replace(/ک/g, 'ك')
+    .replace(/ۃ/g, 'ة')
+    .replace(/ھ/g, 'ه');
 }
 
 /** The form two readings are compared in for a looser match: display form folded for letters models confuse without the print differing. */
